@@ -1,0 +1,128 @@
+/*
+ * args.c - strict parsing of flag values and of --layout strings.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+int tpp_cli_int(const char *flag, const char *arg, long lo, long hi, int *out)
+{
+	char *end;
+	long v;
+	errno = 0;
+	v = strtol(arg ? arg : "", &end, 10);
+	if (!arg || end == arg || *end || errno == ERANGE) {
+		fprintf(stderr, "tpplan: %s: expected an integer, got '%s'\n",
+			flag, arg ? arg : "");
+		return TPP_E_USAGE;
+	}
+	if (v < lo || v > hi) {
+		fprintf(stderr, "tpplan: %s: %ld is out of range [%ld, %ld]\n",
+			flag, v, lo, hi);
+		return TPP_E_USAGE;
+	}
+	*out = (int)v;
+	return TPP_OK;
+}
+
+int tpp_cli_double(const char *flag, const char *arg, double lo, double hi,
+		   double *out)
+{
+	char *end;
+	double v;
+	errno = 0;
+	v = strtod(arg ? arg : "", &end);
+	if (!arg || end == arg || *end || errno == ERANGE || !isfinite(v)) {
+		fprintf(stderr, "tpplan: %s: expected a number, got '%s'\n",
+			flag, arg ? arg : "");
+		return TPP_E_USAGE;
+	}
+	if (v < lo || v > hi) {
+		fprintf(stderr, "tpplan: %s: %g is out of range [%g, %g]\n",
+			flag, v, lo, hi);
+		return TPP_E_USAGE;
+	}
+	*out = v;
+	return TPP_OK;
+}
+
+int tpp_cli_parse_layout(const char *arg, struct tpp_search *s,
+			 struct tpp_err *err)
+{
+	static const struct {
+		const char *key;
+		size_t off;
+		int lo, hi;
+	} keys[] = {
+		{"tp", offsetof(struct tpp_search, tp), 1, 1 << 20},
+		{"pp", offsetof(struct tpp_search, pp), 1, 1 << 20},
+		{"dp", offsetof(struct tpp_search, dp), 1, 1 << 24},
+		{"cp", offsetof(struct tpp_search, cp), 1, 1 << 20},
+		{"mbs", offsetof(struct tpp_search, mbs), 1, 1 << 20},
+		{"vp", offsetof(struct tpp_search, vp), 1, 1 << 16},
+		{"sp", offsetof(struct tpp_search, sp), 0, 1},
+		{"zero", offsetof(struct tpp_search, zero), 0, 3},
+	};
+	char buf[512], *item, *save = NULL;
+	size_t i;
+
+	if (strlen(arg) >= sizeof(buf))
+		return tpp_err_set(err, TPP_E_USAGE, NULL, 0, 0,
+				   "--layout: value too long");
+	tpp_strlcpy(buf, arg, sizeof(buf));
+	for (item = strtok_r(buf, ",", &save); item;
+	     item = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(item, '=');
+		char *end;
+		long v;
+		if (!eq)
+			return tpp_err_set(err, TPP_E_USAGE, NULL, 0, 0,
+					   "--layout: '%s' is not key=value", item);
+		*eq = '\0';
+		if (!strcmp(item, "recompute")) {
+			int r;
+			for (r = 0; r < TPP_RECOMPUTE__COUNT; r++)
+				if (!strcmp(eq + 1, tpp_recompute_names[r]))
+					break;
+			if (r == TPP_RECOMPUTE__COUNT)
+				return tpp_err_set(err, TPP_E_USAGE, NULL, 0, 0,
+						   "--layout: recompute=%s: expected none, selective or full",
+						   eq + 1);
+			s->recompute = r;
+			continue;
+		}
+		if (!strcmp(item, "sp") && (!strcmp(eq + 1, "yes") || !strcmp(eq + 1, "no"))) {
+			s->sp = !strcmp(eq + 1, "yes");
+			continue;
+		}
+		if (!strcmp(item, "schedule")) {
+			/* informational in plan output; vp decides the schedule */
+			if (strcmp(eq + 1, "1f1b") && strcmp(eq + 1, "interleaved"))
+				return tpp_err_set(err, TPP_E_USAGE, NULL, 0, 0,
+						   "--layout: schedule=%s: expected 1f1b or interleaved",
+						   eq + 1);
+			if (!strcmp(eq + 1, "1f1b"))
+				s->vp = 1;
+			continue;
+		}
+		for (i = 0; i < TPP_ARRAY_LEN(keys); i++)
+			if (!strcmp(item, keys[i].key))
+				break;
+		if (i == TPP_ARRAY_LEN(keys))
+			return tpp_err_set(err, TPP_E_USAGE, NULL, 0, 0,
+					   "--layout: unknown key '%s' (known: tp, pp, dp, cp, mbs, vp, sp, recompute, zero, schedule)",
+					   item);
+		errno = 0;
+		v = strtol(eq + 1, &end, 10);
+		if (end == eq + 1 || *end || errno == ERANGE || v < keys[i].lo ||
+		    v > keys[i].hi)
+			return tpp_err_set(err, TPP_E_USAGE, NULL, 0, 0,
+					   "--layout: %s=%s: expected an integer in [%d, %d]",
+					   item, eq + 1, keys[i].lo, keys[i].hi);
+		*(int *)((char *)s + keys[i].off) = (int)v;
+	}
+	return TPP_OK;
+}

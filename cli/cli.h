@@ -1,0 +1,48 @@
+/*
+ * cli.h - shared pieces of the tpplan command line: strict flag parsing,
+ * loading the model and cluster named by flags, and the plan printers used
+ * by `tpplan` (plan) and `tpplan validate`.
+ */
+#ifndef TPP_CLI_H
+#define TPP_CLI_H
+
+#include <stdio.h>
+
+#include "planner.h"
+
+/* Parse an integer flag value in [lo, hi]; prints a usage error naming the
+ * flag and returns TPP_E_USAGE on failure. */
+int tpp_cli_int(const char *flag, const char *arg, long lo, long hi, int *out);
+int tpp_cli_double(const char *flag, const char *arg, double lo, double hi,
+		   double *out);
+
+/*
+ * Parse "tp=8,pp=16,dp=8,cp=1,mbs=1,vp=3,sp=1,recompute=selective,zero=1"
+ * into the constraints of *s (fields not named stay as they are).
+ * Returns TPP_E_USAGE with a message naming the bad item.
+ */
+int tpp_cli_parse_layout(const char *arg, struct tpp_search *s,
+			 struct tpp_err *err);
+
+/* Print the plan as a table with the reasoning (text) or as JSON. */
+struct tpp_plan_ctx {
+	const struct tpp_model *model;
+	const struct tpp_cluster *cluster;
+	const struct tpp_cost_opts *opts;
+	const struct tpp_search *search;
+};
+void tpp_print_plan_text(FILE *f, const struct tpp_plan_ctx *x,
+			 const struct tpp_plan *p);
+void tpp_print_plan_json(FILE *f, const struct tpp_plan_ctx *x,
+			 const struct tpp_plan *p, int status);
+void tpp_print_eval_text(FILE *f, const struct tpp_plan_ctx *x,
+			 const struct tpp_eval *e);
+/* Print a string as a JSON string literal. */
+void tpp_json_str(FILE *f, const char *s);
+
+/* Subcommands. argv[0] is the subcommand name. */
+int tpp_cmd_plan(int argc, char **argv);
+int tpp_cmd_models(int argc, char **argv);
+int tpp_cmd_validate(int argc, char **argv);
+
+#endif

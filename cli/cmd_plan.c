@@ -1,0 +1,234 @@
+/*
+ * cmd_plan.c - `tpplan [plan]`: load model and cluster, search layouts,
+ * print the ranking (table or JSON).
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+struct optdoc {
+	struct option opt;
+	const char *arg, *help;
+};
+
+enum {
+	O_MODEL = 'm', O_CLUSTER = 'c', O_HELP = 'h',
+	O_GPUS = 1000, O_NODES, O_GBS, O_SEQ, O_PREC, O_TOP, O_JSON, O_LAYOUT,
+	O_RESERVE, O_ATTN, O_NO_DP_OVERLAP, O_MAX_MBS, O_MAX_CP,
+};
+
+static const struct optdoc opts[] = {
+	{{"model", required_argument, 0, O_MODEL}, "NAME|FILE", "model preset (see `tpplan models`) or model YAML"},
+	{{"cluster", required_argument, 0, O_CLUSTER}, "NAME|FILE", "cluster YAML path, or a preset name in topologies/"},
+	{{"gpus", required_argument, 0, O_GPUS}, "N", "plan for N GPUs instead of the cluster's size"},
+	{{"nodes", required_argument, 0, O_NODES}, "N", "plan for N nodes instead of the cluster's size"},
+	{{"global-batch", required_argument, 0, O_GBS}, "B", "global batch in sequences (default: the model's)"},
+	{{"seq", required_argument, 0, O_SEQ}, "S", "sequence length (default: the model's)"},
+	{{"precision", required_argument, 0, O_PREC}, "P", "bf16 (default), fp16 or fp8"},
+	{{"top", required_argument, 0, O_TOP}, "K", "show the K best layouts (default 5)"},
+	{{"json", no_argument, 0, O_JSON}, NULL, "print the plan as JSON (schema tpplan.plan/v1)"},
+	{{"layout", required_argument, 0, O_LAYOUT}, "L", "fix layout fields, e.g. tp=8,pp=16,dp=8,mbs=1,vp=3,sp=1,recompute=selective,zero=1; all given: evaluate that one layout"},
+	{{"mem-reserve-gib", required_argument, 0, O_RESERVE}, "G", "GPU memory kept free for context, NCCL, workspaces (default 3)"},
+	{{"attention", required_argument, 0, O_ATTN}, "A", "unfused (default, Megatron fused softmax) or flash"},
+	{{"no-dp-overlap", no_argument, 0, O_NO_DP_OVERLAP}, NULL, "do not overlap gradient reduction with backward"},
+	{{"max-mbs", required_argument, 0, O_MAX_MBS}, "N", "largest micro-batch to try (default 16)"},
+	{{"max-cp", required_argument, 0, O_MAX_CP}, "N", "largest context-parallel degree to try (default 1)"},
+	{{"help", no_argument, 0, O_HELP}, NULL, "this help"},
+};
+
+static void plan_usage(FILE *f)
+{
+	size_t i;
+	fprintf(f, "usage: tpplan [plan] --model NAME|FILE --cluster NAME|FILE [options]\n\n");
+	for (i = 0; i < TPP_ARRAY_LEN(opts); i++) {
+		char left[64];
+		snprintf(left, sizeof(left), "--%s%s%s", opts[i].opt.name,
+			 opts[i].arg ? " " : "", opts[i].arg ? opts[i].arg : "");
+		fprintf(f, "  %-26s %s\n", left, opts[i].help);
+	}
+	fprintf(f, "\nexit codes: 0 ok, 1 no feasible layout, 2 usage, 3 input error, 4 system error\n");
+}
+
+/* Build getopt's table from ours. */
+static void long_opts(struct option *lo)
+{
+	size_t i;
+	for (i = 0; i < TPP_ARRAY_LEN(opts); i++)
+		lo[i] = opts[i].opt;
+	memset(&lo[i], 0, sizeof(lo[i]));
+}
+
+int tpp_cmd_plan(int argc, char **argv)
+{
+	struct option lo[TPP_ARRAY_LEN(opts) + 1];
+	const char *model_arg = NULL, *cluster_arg = NULL, *layout_arg = NULL;
+	int gpus = 0, nodes = 0, gbs = 0, seq = 0, top = 5, json = 0;
+	int max_mbs = 16, max_cp = 1, ch, rc, i;
+	struct tpp_model model;
+	struct tpp_cluster *cluster = NULL;
+	struct tpp_cost_opts co;
+	struct tpp_search s;
+	struct tpp_plan *plan = NULL;
+	struct tpp_err err;
+	struct tpp_plan_ctx x;
+	double reserve = -1;
+
+	tpp_cost_opts_default(&co);
+	long_opts(lo);
+	optind = 1;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":m:c:h", lo, NULL)) != -1) {
+		rc = TPP_OK;
+		switch (ch) {
+		case O_MODEL: model_arg = optarg; break;
+		case O_CLUSTER: cluster_arg = optarg; break;
+		case O_GPUS: rc = tpp_cli_int("--gpus", optarg, 1, 1 << 24, &gpus); break;
+		case O_NODES: rc = tpp_cli_int("--nodes", optarg, 1, 1 << 22, &nodes); break;
+		case O_GBS: rc = tpp_cli_int("--global-batch", optarg, 1, 1 << 24, &gbs); break;
+		case O_SEQ: rc = tpp_cli_int("--seq", optarg, 1, 1 << 22, &seq); break;
+		case O_TOP: rc = tpp_cli_int("--top", optarg, 1, TPP_TOP_MAX, &top); break;
+		case O_MAX_MBS: rc = tpp_cli_int("--max-mbs", optarg, 1, 1024, &max_mbs); break;
+		case O_MAX_CP: rc = tpp_cli_int("--max-cp", optarg, 1, 1024, &max_cp); break;
+		case O_JSON: json = 1; break;
+		case O_LAYOUT: layout_arg = optarg; break;
+		case O_NO_DP_OVERLAP: co.dp_overlap = 0; break;
+		case O_RESERVE: rc = tpp_cli_double("--mem-reserve-gib", optarg, 0, 1e4, &reserve); break;
+		case O_PREC: {
+			int p = tpp_prec_parse(optarg);
+			if (p < 0 || p == TPP_PREC_FP32 || p == TPP_PREC_TF32) {
+				fprintf(stderr, "tpplan: --precision: expected bf16, fp16 or fp8, got '%s'\n", optarg);
+				rc = TPP_E_USAGE;
+			} else {
+				co.prec = (enum tpp_prec)p;
+			}
+			break;
+		}
+		case O_ATTN:
+			if (!strcmp(optarg, "flash"))
+				co.attn = TPP_ATTN_FLASH;
+			else if (!strcmp(optarg, "unfused"))
+				co.attn = TPP_ATTN_UNFUSED;
+			else {
+				fprintf(stderr, "tpplan: --attention: expected unfused or flash, got '%s'\n", optarg);
+				rc = TPP_E_USAGE;
+			}
+			break;
+		case O_HELP: plan_usage(stdout); return TPP_OK;
+		case ':':
+			fprintf(stderr, "tpplan: option %s needs a value\n", argv[optind - 1]);
+			return TPP_E_USAGE;
+		default:
+			fprintf(stderr, "tpplan: unknown option '%s' (try `tpplan plan --help`)\n",
+				argv[optind - 1]);
+			return TPP_E_USAGE;
+		}
+		if (rc)
+			return rc;
+	}
+	if (optind < argc) {
+		fprintf(stderr, "tpplan: unexpected argument '%s'\n", argv[optind]);
+		return TPP_E_USAGE;
+	}
+	if (!model_arg || !cluster_arg) {
+		fprintf(stderr, "tpplan: --model and --cluster are required (try `tpplan plan --help`)\n");
+		return TPP_E_USAGE;
+	}
+	if (gpus && nodes) {
+		fprintf(stderr, "tpplan: give --gpus or --nodes, not both\n");
+		return TPP_E_USAGE;
+	}
+	if (reserve >= 0)
+		co.mem_reserve_bytes = reserve * TPP_GiB;
+
+	if ((rc = tpp_model_load(model_arg, &model, &err))) {
+		tpp_err_print(stderr, &err);
+		return rc;
+	}
+	if (seq) {
+		model.seq = seq;
+		if ((rc = tpp_model_check(&model, NULL, &err))) {
+			fprintf(stderr, "tpplan: --seq: %s\n", err.msg);
+			return TPP_E_USAGE;
+		}
+	}
+	cluster = malloc(sizeof(*cluster));
+	plan = malloc(sizeof(*plan));
+	if (!cluster || !plan) {
+		fprintf(stderr, "tpplan: out of memory\n");
+		rc = TPP_E_SYSTEM;
+		goto out;
+	}
+	if ((rc = tpp_cluster_load(cluster_arg, NULL, cluster, &err))) {
+		tpp_err_print(stderr, &err);
+		goto out;
+	}
+	if (nodes)
+		gpus = nodes * cluster->gpus_per_node;
+	if (gpus)
+		tpp_cluster_resize(cluster, gpus);
+	else
+		gpus = tpp_cluster_gpus(cluster);
+	if (gpus % cluster->gpus_per_node && gpus > cluster->gpus_per_node) {
+		fprintf(stderr, "tpplan: --gpus %d is not a whole number of %d-GPU nodes\n",
+			gpus, cluster->gpus_per_node);
+		rc = TPP_E_USAGE;
+		goto out;
+	}
+	if (cluster->gpu.peak_flops[co.prec] <= 0) {
+		fprintf(stderr, "tpplan: --precision %s: %s has no %s peak in %s\n",
+			tpp_prec_names[co.prec], cluster->gpu.name,
+			tpp_prec_names[co.prec], cluster->path);
+		rc = TPP_E_USAGE;
+		goto out;
+	}
+	tpp_search_default(&s, gpus, gbs ? gbs : model.global_batch);
+	s.top_k = top;
+	s.max_mbs = max_mbs;
+	s.max_cp = max_cp;
+	if (layout_arg && (rc = tpp_cli_parse_layout(layout_arg, &s, &err))) {
+		fprintf(stderr, "tpplan: %s\n", err.msg);
+		goto out;
+	}
+	x.model = &model;
+	x.cluster = cluster;
+	x.opts = &co;
+	x.search = &s;
+	rc = tpp_plan_search(&model, cluster, &co, &s, plan, &err);
+	if (rc == TPP_E_USAGE) {
+		fprintf(stderr, "tpplan: %s\n", err.msg);
+		goto out;
+	}
+	if (json) {
+		tpp_print_plan_json(stdout, &x, plan, rc);
+	} else if (rc == TPP_OK) {
+		tpp_print_plan_text(stdout, &x, plan);
+	}
+	if (rc == TPP_E_INFEASIBLE) {
+		int all_fixed = s.tp != TPP_FREE && s.pp != TPP_FREE &&
+				s.mbs != TPP_FREE && s.vp != TPP_FREE &&
+				s.sp != TPP_FREE && s.recompute != TPP_FREE &&
+				s.zero != TPP_FREE;
+		fprintf(stderr, "tpplan: %s\n", err.msg);
+		for (i = 0; i < TPP_REJ__COUNT; i++)
+			if (plan->rejected[i])
+				fprintf(stderr, "  %llu layouts rejected: %s\n",
+					plan->rejected[i], tpp_reject_names[i]);
+		if (plan->have_min_mem) {
+			char lb[160];
+			tpp_layout_format(&plan->min_mem.layout, lb, sizeof(lb));
+			fprintf(stderr, "  closest to fitting: %s needs %.1f GiB per GPU of %.1f GiB\n",
+				lb, plan->min_mem.mem.total_bytes / TPP_GiB,
+				cluster->gpu.hbm_bytes / TPP_GiB);
+			if (all_fixed && !json)
+				tpp_print_eval_text(stdout, &x, &plan->min_mem);
+		}
+		if (!plan->considered)
+			fprintf(stderr, "  no layout matches the constraints for %d GPUs\n", gpus);
+	}
+out:
+	free(plan);
+	free(cluster);
+	return rc;
+}

@@ -1,0 +1,414 @@
+/*
+ * cmd_validate.c - `tpplan validate FILE`: predict each published training
+ * run of a runs file (format: ../shared/validation/README.md) and report
+ * predicted vs measured step time.  Blank layout fields are searched, as
+ * the original authors tuned them.  Rows that cannot be predicted are
+ * listed with the reason and counted, never dropped.
+ */
+#include <errno.h>
+#include <libgen.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define MAX_COLS 40
+#define MAX_ROWS 4096
+
+enum col {
+	C_ID, C_LAYERS, C_HIDDEN, C_HEADS, C_KV, C_FFN, C_MLP, C_VOCAB, C_SEQ,
+	C_GBS, C_MBS, C_TP, C_PP, C_DP, C_CP, C_VP, C_SP, C_RECOMPUTE, C_ZERO,
+	C_GPUS, C_CLUSTER, C_PREC, C_STEP, C_SOURCE, C__COUNT
+};
+static const char *const col_names[C__COUNT] = {
+	"id", "layers", "hidden", "heads", "kv_heads", "ffn", "mlp", "vocab",
+	"seq", "gbs", "mbs", "tp", "pp", "dp", "cp", "vp", "sp", "recompute",
+	"zero", "gpus", "cluster", "precision", "step_time_s", "source",
+};
+/* columns that may not be blank */
+static const int required_cols[] = {C_ID, C_LAYERS, C_HIDDEN, C_HEADS, C_VOCAB,
+				    C_SEQ, C_GBS, C_GPUS, C_CLUSTER, C_STEP};
+
+struct row_result {
+	char id[32];
+	char source[160];
+	int ok;
+	char reason[2048];
+	double measured_s, predicted_s, err;
+	struct tpp_eval e;
+};
+
+static int split_tabs(char *line, char **fields, int max)
+{
+	int n = 0;
+	char *p = line;
+	size_t len = strlen(line);
+	while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+		line[--len] = '\0';
+	fields[n++] = p;
+	for (; *p; p++)
+		if (*p == '\t') {
+			*p = '\0';
+			if (n == max)
+				return -1;
+			fields[n++] = p + 1;
+		}
+	return n;
+}
+
+/* Parse an integer field; blank gives `blank`. */
+static int field_int(const char *v, int blank, int lo, int hi, int *out)
+{
+	char *end;
+	long x;
+	if (!*v) {
+		*out = blank;
+		return 0;
+	}
+	errno = 0;
+	x = strtol(v, &end, 10);
+	if (end == v || *end || errno || x < lo || x > hi)
+		return -1;
+	*out = (int)x;
+	return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static void validate_usage(FILE *f)
+{
+	fprintf(f, "usage: tpplan validate FILE [--json] [--attention unfused|flash]\n\n"
+		   "Predicts every row of a runs file (tab-separated, format in\n"
+		   "shared/validation/README.md) and prints predicted vs measured step time,\n"
+		   "then `MAPE x%%  median y%%  worst z%%  rows n`.\n"
+		   "exit codes: 0 ok, 2 usage, 3 input error\n");
+}
+
+/* Predict one row; fills r.  Returns 0, or -1 with r->reason set. */
+static int predict_row(char **fv, const int *col, const char *dir,
+		       const struct tpp_cost_opts *base_opts,
+		       struct row_result *r, struct tpp_model *model,
+		       struct tpp_cluster *cluster, struct tpp_plan *plan)
+{
+	struct tpp_search s;
+	struct tpp_cost_opts co = *base_opts;
+	struct tpp_err err;
+	char path[1024];
+	const char *cl;
+	int gpus, gbs, v, rc, p;
+	char *end;
+
+#define F(c) (col[c] >= 0 ? fv[col[c]] : "")
+	memset(model, 0, sizeof(*model));
+	tpp_strlcpy(model->name, F(C_ID), sizeof(model->name));
+	tpp_strlcpy(model->desc, F(C_SOURCE), sizeof(model->desc));
+	if (field_int(F(C_LAYERS), 0, 1, 100000, &model->layers) ||
+	    field_int(F(C_HIDDEN), 0, 1, 1 << 22, &model->hidden) ||
+	    field_int(F(C_HEADS), 0, 1, 1 << 20, &model->heads) ||
+	    field_int(F(C_KV), model->heads, 1, 1 << 20, &model->kv_heads) ||
+	    field_int(F(C_VOCAB), 0, 1, 1 << 24, &model->vocab) ||
+	    field_int(F(C_SEQ), 0, 1, 1 << 22, &model->seq) ||
+	    field_int(F(C_FFN), 4 * model->hidden, 1, 1 << 24, &model->ffn)) {
+		snprintf(r->reason, sizeof(r->reason), "bad model shape field");
+		return -1;
+	}
+	if (!strcmp(F(C_MLP), "swiglu"))
+		model->mlp = TPP_MLP_SWIGLU;
+	else if (!*F(C_MLP) || !strcmp(F(C_MLP), "gelu"))
+		model->mlp = TPP_MLP_GELU;
+	else {
+		snprintf(r->reason, sizeof(r->reason), "unknown mlp '%s'", F(C_MLP));
+		return -1;
+	}
+	model->head_dim = model->hidden / model->heads;
+	/* GPT-style (GeLU) models train with dropout; Llama-style do not. */
+	model->dropout = model->mlp == TPP_MLP_GELU;
+	model->tied = model->mlp == TPP_MLP_GELU;
+	if (field_int(F(C_GBS), 0, 1, 1 << 24, &gbs) ||
+	    field_int(F(C_GPUS), 0, 1, 1 << 24, &gpus)) {
+		snprintf(r->reason, sizeof(r->reason), "bad gbs or gpus");
+		return -1;
+	}
+	model->global_batch = gbs;
+	if ((rc = tpp_model_check(model, NULL, &err))) {
+		snprintf(r->reason, sizeof(r->reason), "model: %s", err.msg);
+		return -1;
+	}
+	r->measured_s = strtod(F(C_STEP), &end);
+	if (end == F(C_STEP) || *end || !(r->measured_s > 0)) {
+		snprintf(r->reason, sizeof(r->reason), "bad step_time_s '%s'", F(C_STEP));
+		return -1;
+	}
+	p = *F(C_PREC) ? tpp_prec_parse(F(C_PREC)) : TPP_PREC_BF16;
+	if (p < 0) {
+		snprintf(r->reason, sizeof(r->reason), "unknown precision '%s'", F(C_PREC));
+		return -1;
+	}
+	co.prec = (enum tpp_prec)p;
+
+	cl = F(C_CLUSTER);
+	if (strchr(cl, '/') || strstr(cl, ".yaml") || strstr(cl, ".yml"))
+		snprintf(path, sizeof(path), "%s%s%s", cl[0] == '/' ? "" : dir,
+			 cl[0] == '/' ? "" : "/", cl);
+	else
+		tpp_strlcpy(path, cl, sizeof(path));
+	if ((rc = tpp_cluster_load(path, NULL, cluster, &err))) {
+		snprintf(r->reason, sizeof(r->reason), "cluster: %s%s%s", err.file,
+			 err.file[0] ? ": " : "", err.msg);
+		return -1;
+	}
+	tpp_cluster_resize(cluster, gpus);
+
+	tpp_search_default(&s, gpus, gbs);
+	s.top_k = 1;
+	if (field_int(F(C_TP), TPP_FREE, 1, 1 << 20, &s.tp) ||
+	    field_int(F(C_PP), TPP_FREE, 1, 1 << 20, &s.pp) ||
+	    field_int(F(C_DP), TPP_FREE, 1, 1 << 24, &s.dp) ||
+	    field_int(F(C_CP), TPP_FREE, 1, 1 << 20, &s.cp) ||
+	    field_int(F(C_MBS), TPP_FREE, 1, 1 << 20, &s.mbs) ||
+	    field_int(F(C_VP), TPP_FREE, 1, 1 << 16, &s.vp) ||
+	    field_int(F(C_ZERO), TPP_FREE, 0, 3, &s.zero)) {
+		snprintf(r->reason, sizeof(r->reason), "bad layout field");
+		return -1;
+	}
+	if (!*F(C_SP))
+		s.sp = TPP_FREE;
+	else if (!strcmp(F(C_SP), "yes"))
+		s.sp = 1;
+	else if (!strcmp(F(C_SP), "no"))
+		s.sp = 0;
+	else {
+		snprintf(r->reason, sizeof(r->reason), "sp must be yes or no");
+		return -1;
+	}
+	s.recompute = TPP_FREE;
+	for (v = 0; v < TPP_RECOMPUTE__COUNT && *F(C_RECOMPUTE); v++)
+		if (!strcmp(F(C_RECOMPUTE), tpp_recompute_names[v]))
+			s.recompute = v;
+	if (*F(C_RECOMPUTE) && s.recompute == TPP_FREE) {
+		snprintf(r->reason, sizeof(r->reason), "unknown recompute '%s'", F(C_RECOMPUTE));
+		return -1;
+	}
+	/* A fixed cp > 1 is searched only when the row asks for it. */
+	if (s.cp != TPP_FREE)
+		s.max_cp = s.cp;
+	rc = tpp_plan_search(model, cluster, &co, &s, plan, &err);
+	if (rc) {
+		snprintf(r->reason, sizeof(r->reason), "%s", err.msg);
+		if (plan->have_min_mem) {
+			size_t n = strlen(r->reason);
+			snprintf(r->reason + n, sizeof(r->reason) - n,
+				 " (closest needs %.1f GiB of %.1f)",
+				 plan->min_mem.mem.total_bytes / TPP_GiB,
+				 cluster->gpu.hbm_bytes / TPP_GiB);
+		}
+		return -1;
+	}
+	r->e = plan->top[0];
+	r->predicted_s = r->e.step_s;
+	r->err = (r->predicted_s - r->measured_s) / r->measured_s;
+	return 0;
+#undef F
+}
+
+int tpp_cmd_validate(int argc, char **argv)
+{
+	const char *file = NULL;
+	int json = 0, i, rc = TPP_OK, col[C__COUNT], nrows = 0, nok = 0, lineno = 0;
+	FILE *f;
+	char line[8192], dir[1024], *fields[MAX_COLS];
+	struct row_result *rows = NULL;
+	struct tpp_model model;
+	struct tpp_cluster *cluster = NULL;
+	struct tpp_plan *plan = NULL;
+	struct tpp_cost_opts co;
+	double *abserr = NULL;
+
+	tpp_cost_opts_default(&co);
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			validate_usage(stdout);
+			return TPP_OK;
+		} else if (!strcmp(argv[i], "--json")) {
+			json = 1;
+		} else if (!strcmp(argv[i], "--attention") && i + 1 < argc) {
+			i++;
+			if (!strcmp(argv[i], "flash"))
+				co.attn = TPP_ATTN_FLASH;
+			else if (!strcmp(argv[i], "unfused"))
+				co.attn = TPP_ATTN_UNFUSED;
+			else {
+				fprintf(stderr, "tpplan validate: --attention: expected unfused or flash\n");
+				return TPP_E_USAGE;
+			}
+		} else if (argv[i][0] == '-') {
+			fprintf(stderr, "tpplan validate: unknown option '%s'\n", argv[i]);
+			return TPP_E_USAGE;
+		} else if (!file) {
+			file = argv[i];
+		} else {
+			fprintf(stderr, "tpplan validate: only one runs file, got '%s'\n", argv[i]);
+			return TPP_E_USAGE;
+		}
+	}
+	if (!file) {
+		validate_usage(stderr);
+		return TPP_E_USAGE;
+	}
+	f = fopen(file, "r");
+	if (!f) {
+		fprintf(stderr, "%s: error: cannot open: %s\n", file, strerror(errno));
+		return TPP_E_INPUT;
+	}
+	{
+		char tmp[1024];
+		tpp_strlcpy(tmp, file, sizeof(tmp));
+		tpp_strlcpy(dir, dirname(tmp), sizeof(dir));
+	}
+	rows = calloc(MAX_ROWS, sizeof(*rows));
+	abserr = calloc(MAX_ROWS, sizeof(*abserr));
+	cluster = malloc(sizeof(*cluster));
+	plan = malloc(sizeof(*plan));
+	if (!rows || !abserr || !cluster || !plan) {
+		fprintf(stderr, "tpplan: out of memory\n");
+		rc = TPP_E_SYSTEM;
+		goto out;
+	}
+	for (i = 0; i < C__COUNT; i++)
+		col[i] = -1;
+	while (fgets(line, sizeof(line), f)) {
+		int n;
+		lineno++;
+		if (line[0] == '#' || line[0] == '\n')
+			continue;
+		if (!strchr(line, '\n') && !feof(f)) {
+			fprintf(stderr, "%s:%d:1: error: line too long\n", file, lineno);
+			rc = TPP_E_INPUT;
+			goto out;
+		}
+		n = split_tabs(line, fields, MAX_COLS);
+		if (n < 0) {
+			fprintf(stderr, "%s:%d:1: error: more than %d columns\n", file, lineno, MAX_COLS);
+			rc = TPP_E_INPUT;
+			goto out;
+		}
+		if (col[C_ID] < 0) { /* header */
+			int k, j;
+			for (k = 0; k < n; k++) {
+				for (j = 0; j < C__COUNT; j++)
+					if (!strcmp(fields[k], col_names[j]))
+						break;
+				if (j == C__COUNT) {
+					fprintf(stderr, "%s:%d: error: unknown column '%s'\n", file, lineno, fields[k]);
+					rc = TPP_E_INPUT;
+					goto out;
+				}
+				col[j] = k;
+			}
+			for (k = 0; k < (int)TPP_ARRAY_LEN(required_cols); k++)
+				if (col[required_cols[k]] < 0) {
+					fprintf(stderr, "%s:%d: error: missing column '%s'\n", file, lineno,
+						col_names[required_cols[k]]);
+					rc = TPP_E_INPUT;
+					goto out;
+				}
+			continue;
+		}
+		if (nrows == MAX_ROWS) {
+			fprintf(stderr, "%s:%d: error: more than %d rows\n", file, lineno, MAX_ROWS);
+			rc = TPP_E_INPUT;
+			goto out;
+		}
+		{
+			struct row_result *r = &rows[nrows++];
+			char *fv[MAX_COLS];
+			int k;
+			for (k = 0; k < MAX_COLS; k++)
+				fv[k] = k < n ? fields[k] : (char *)"";
+			tpp_strlcpy(r->id, col[C_ID] < n ? fv[col[C_ID]] : "", sizeof(r->id));
+			tpp_strlcpy(r->source, col[C_SOURCE] >= 0 ? fv[col[C_SOURCE]] : "", sizeof(r->source));
+			if (n < col[C_STEP] + 1) {
+				snprintf(r->reason, sizeof(r->reason), "line %d has %d columns, header has more", lineno, n);
+				continue;
+			}
+			r->ok = predict_row(fv, col, dir, &co, r, &model, cluster, plan) == 0;
+			if (r->ok)
+				abserr[nok++] = fabs(r->err);
+		}
+	}
+	if (col[C_ID] < 0) {
+		fprintf(stderr, "%s: error: no header line\n", file);
+		rc = TPP_E_INPUT;
+		goto out;
+	}
+	{
+		double mape = 0, median = 0, worst = 0;
+		for (i = 0; i < nok; i++) {
+			mape += abserr[i];
+			if (abserr[i] > worst)
+				worst = abserr[i];
+		}
+		if (nok) {
+			mape /= nok;
+			qsort(abserr, (size_t)nok, sizeof(double), cmp_double);
+			median = nok % 2 ? abserr[nok / 2] : 0.5 * (abserr[nok / 2 - 1] + abserr[nok / 2]);
+		}
+		if (json) {
+			printf("{\n  \"schema\": \"tpplan.validate/v1\",\n  \"tpplan_version\": ");
+			tpp_json_str(stdout, tpp_version);
+			printf(",\n  \"file\": ");
+			tpp_json_str(stdout, file);
+			printf(",\n  \"rows\": [\n");
+			for (i = 0; i < nrows; i++) {
+				struct row_result *r = &rows[i];
+				printf("    {\"id\": ");
+				tpp_json_str(stdout, r->id);
+				if (r->ok) {
+					char lb[200];
+					tpp_layout_format(&r->e.layout, lb, sizeof(lb));
+					printf(", \"predicted_s\": %.6g, \"measured_s\": %.6g, \"error\": %.6g, \"layout\": ",
+					       r->predicted_s, r->measured_s, r->err);
+					tpp_json_str(stdout, lb);
+				} else {
+					printf(", \"predicted_s\": null, \"reason\": ");
+					tpp_json_str(stdout, r->reason);
+				}
+				printf("}%s\n", i + 1 < nrows ? "," : "");
+			}
+			printf("  ],\n  \"summary\": {\"mape\": %.6g, \"median\": %.6g, \"worst\": %.6g, \"rows\": %d, \"predicted\": %d, \"unpredicted\": %d}\n}\n",
+			       mape, median, worst, nrows, nok, nrows - nok);
+		} else {
+			printf("%-5s %10s %10s %8s  %-62s %s\n", "id", "measured", "predicted", "error",
+			       "layout (searched where the row left it blank)", "source");
+			for (i = 0; i < nrows; i++) {
+				struct row_result *r = &rows[i];
+				if (r->ok) {
+					char lb[200];
+					tpp_layout_format(&r->e.layout, lb, sizeof(lb));
+					printf("%-5s %9.3fs %9.3fs %+7.1f%%  %-62s %s\n", r->id,
+					       r->measured_s, r->predicted_s, 100 * r->err, lb, r->source);
+				} else {
+					printf("%-5s %9.3fs %10s %8s  cannot predict: %s\n", r->id,
+					       r->measured_s, "-", "-", r->reason);
+				}
+			}
+			printf("MAPE %.1f%%  median %.1f%%  worst %.1f%%  rows %d",
+			       100 * mape, 100 * median, 100 * worst, nok);
+			if (nrows - nok)
+				printf("  (not predicted: %d of %d)", nrows - nok, nrows);
+			printf("\n");
+		}
+	}
+out:
+	fclose(f);
+	free(rows);
+	free(abserr);
+	free(cluster);
+	free(plan);
+	return rc;
+}

@@ -1,0 +1,278 @@
+/*
+ * print.c - human-readable plan tables with the reasoning, and the JSON
+ * plan (schema "tpplan.plan/v1": fields are only ever added, never renamed
+ * or removed, within v1).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define GIB TPP_GiB
+
+static const char *tier_name(const struct tpp_cluster *c, int ti)
+{
+	return ti >= 0 && ti < c->ntiers ? c->tiers[ti].name : "-";
+}
+
+/* "tp_comm +3.91 s, bubble +1.20 s": the parts that grew most vs best. */
+static void explain(const struct tpp_eval *alt, const struct tpp_eval *best,
+		    char *buf, size_t size)
+{
+	int used[TPP_TIME_PARTS] = {0};
+	size_t n = 0;
+	int k;
+	buf[0] = '\0';
+	for (k = 0; k < 2; k++) {
+		int i, arg = -1;
+		double bestd = 0;
+		for (i = 0; i < TPP_TIME_PARTS; i++) {
+			double dlt = tpp_time_part(&alt->t, i) - tpp_time_part(&best->t, i);
+			if (!used[i] && dlt > bestd) {
+				bestd = dlt;
+				arg = i;
+			}
+		}
+		if (arg < 0 || bestd < 0.005 * best->step_s)
+			break;
+		used[arg] = 1;
+		n += (size_t)snprintf(buf + n, n < size ? size - n : 0, "%s%s +%.3g s",
+				      k ? ", " : "", tpp_time_part_names[arg], bestd);
+	}
+	if (!buf[0])
+		snprintf(buf, size, "no single part dominates");
+}
+
+static void print_layout_row(FILE *f, int rank, const struct tpp_eval *e)
+{
+	const struct tpp_layout *l = &e->layout;
+	fprintf(f, "%4d  %3d %3d %5d %3d %4d %3d %3s %-9s %4d %4d  %9.3f %11.0f %8.1f %6.1f%% %8.1f\n",
+		rank, l->tp, l->pp, l->dp, l->cp, l->mbs, l->vp, l->sp ? "yes" : "no",
+		tpp_recompute_names[l->recompute], l->zero, e->microbatches,
+		e->step_s, e->tokens_per_s, e->model_tflops_per_gpu,
+		100.0 * e->mfu, e->mem.total_bytes / GIB);
+}
+
+static void print_header(FILE *f)
+{
+	fprintf(f, "rank   tp  pp    dp  cp  mbs  vp  sp recompute zero    m    step(s)    tokens/s  TFLOP/s    MFU  mem(GiB)\n");
+}
+
+void tpp_print_eval_text(FILE *f, const struct tpp_plan_ctx *x,
+			 const struct tpp_eval *e)
+{
+	const struct tpp_cluster *c = x->cluster;
+	int i;
+	fprintf(f, "  step time breakdown (s per step, sums to %.3f s):\n", e->step_s);
+	for (i = 0; i < TPP_TIME_PARTS; i++)
+		fprintf(f, "    %-10s %10.3f  %5.1f%%\n", tpp_time_part_names[i],
+			tpp_time_part(&e->t, i),
+			100.0 * tpp_time_part(&e->t, i) / e->step_s);
+	fprintf(f, "  per layer per micro-batch: forward %.3f ms, backward %.3f ms (incl. recompute and TP comm); slowest stage %.3f ms per micro-batch\n",
+		e->layer_fwd_s * 1e3, e->layer_bwd_s * 1e3, e->stage_mb_s * 1e3);
+	fprintf(f, "  groups: TP on %s, DP on %s, PP on %s\n",
+		tier_name(c, e->tp_tier), tier_name(c, e->dp_tier),
+		tier_name(c, e->pp_tier));
+	fprintf(f, "  memory per GPU (GiB, most-loaded stage): weights %.2f, grads %.2f, optimizer %.2f, activations %.2f, other %.2f, reserve %.2f = %.2f of %.2f\n",
+		e->mem.weights_bytes / GIB, e->mem.grads_bytes / GIB,
+		e->mem.optim_bytes / GIB, e->mem.act_bytes / GIB,
+		e->mem.other_bytes / GIB, e->mem.reserve_bytes / GIB,
+		e->mem.total_bytes / GIB, c->gpu.hbm_bytes / GIB);
+	fprintf(f, "  FLOPs: model %.4g, hardware %.4g per step; %.1f model / %.1f hardware TFLOP/s per GPU; MFU %.1f%%, HFU %.1f%%\n",
+		e->model_flops_per_step, e->hw_flops_per_step,
+		e->model_tflops_per_gpu, e->hw_tflops_per_gpu, 100 * e->mfu,
+		100 * e->hfu);
+}
+
+static void print_sources(FILE *f, const struct tpp_cluster *c,
+			  const struct tpp_cost_opts *o)
+{
+	const struct tpp_gpu *g = &c->gpu;
+	int i;
+	fprintf(f, "figures used:\n");
+	fprintf(f, "  %s %s peak %.1f TFLOP/s (datasheet)", g->name,
+		tpp_prec_names[o->prec], g->peak_flops[o->prec] / TPP_TFLOPS);
+	if (g->gemm_flops[o->prec] > 0)
+		fprintf(f, "; GEMM ceiling %.1f TFLOP/s (%s: %s)\n",
+			g->gemm_flops[o->prec] / TPP_TFLOPS,
+			tpp_src_names[g->gemm_src[o->prec]], g->gemm_source);
+	else
+		fprintf(f, "; GEMM ceiling: no measurement, 80%% of peak assumed\n");
+	fprintf(f, "  HBM %.0f GB at %.2f TB/s (datasheet)\n", g->hbm_bytes / 1e9,
+		g->hbm_Bps / 1e12);
+	for (i = 0; i < c->ntiers; i++) {
+		const struct tpp_tier *t = &c->tiers[i];
+		int k, any = 0;
+		fprintf(f, "  tier %s (%s): %.1f GB/s per GPU datasheet",
+			t->name, tpp_tier_kind_names[t->kind], t->bw_Bps / 1e9);
+		for (k = 0; k < TPP_COLL__COUNT; k++)
+			if (t->busbw_Bps[k] > 0) {
+				fprintf(f, "%s%s %.1f", any ? ", " : "; measured busbw GB/s: ",
+					tpp_coll_names[k], t->busbw_Bps[k] / 1e9);
+				any = 1;
+			}
+		if (any)
+			fprintf(f, " (%s: %s)\n", tpp_src_names[t->busbw_src[0] ? t->busbw_src[0] : TPP_SRC_PUBLISHED],
+				t->measured_source);
+		else
+			fprintf(f, "; no measurement, 80%% of datasheet assumed\n");
+	}
+	if (c->calibration[0])
+		fprintf(f, "  calibration file: %s\n", c->calibration);
+	else
+		fprintf(f, "  no calibration file: datasheet and published figures only (run `tpplan calibrate` on this cluster)\n");
+}
+
+void tpp_print_plan_text(FILE *f, const struct tpp_plan_ctx *x,
+			 const struct tpp_plan *p)
+{
+	const struct tpp_model *m = x->model;
+	const struct tpp_cluster *c = x->cluster;
+	const struct tpp_eval *best = &p->top[0];
+	char why[256];
+	int i;
+
+	fprintf(f, "tpplan %s: %s (%s) on %s, %d GPUs (%d nodes x %d %s)\n",
+		tpp_version, m->name, m->desc, c->name, x->search->gpus,
+		c->nodes, c->gpus_per_node, c->gpu.name);
+	fprintf(f, "global batch %d sequences x %d tokens, %s, attention %s\n",
+		x->search->gbs, m->seq, tpp_prec_names[x->opts->prec],
+		tpp_attn_names[x->opts->attn]);
+	print_sources(f, c, x->opts);
+	fprintf(f, "\nbest layouts (step time predicted by the analytic model; m = micro-batches per step):\n");
+	print_header(f);
+	for (i = 0; i < p->n_top; i++)
+		print_layout_row(f, i + 1, &p->top[i]);
+	fprintf(f, "\nbest layout: ");
+	{
+		char lb[200];
+		tpp_layout_format(&best->layout, lb, sizeof(lb));
+		fprintf(f, "%s, schedule %s\n", lb,
+			tpp_sched_names[tpp_layout_sched(&best->layout)]);
+	}
+	tpp_print_eval_text(f, x, best);
+
+	fprintf(f, "\nwhy the others lost:\n");
+	fprintf(f, "  %llu layouts considered, %llu valid and fit in memory\n",
+		p->considered, p->feasible);
+	for (i = 0; i < TPP_REJ__COUNT; i++)
+		if (p->rejected[i])
+			fprintf(f, "  %llu rejected: %s\n", p->rejected[i],
+				tpp_reject_names[i]);
+	fprintf(f, "  best layout per tensor-parallel degree:\n");
+	for (i = 0; i < TPP_DEGREE_SLOTS; i++) {
+		const struct tpp_eval *e = &p->best_tp[i];
+		if (!p->have_best_tp[i])
+			continue;
+		explain(e, best, why, sizeof(why));
+		fprintf(f, "    tp=%-4d %9.3f s  %+6.1f%%  TP group on %-12s %s\n",
+			1 << i, e->step_s, 100 * (e->step_s / best->step_s - 1),
+			tier_name(c, e->tp_tier),
+			e == best || e->step_s == best->step_s ? "(best)" : why);
+	}
+	fprintf(f, "  best layout per pipeline-parallel degree:\n");
+	for (i = 0; i < TPP_DEGREE_SLOTS; i++) {
+		const struct tpp_eval *e = &p->best_pp[i];
+		if (!p->have_best_pp[i])
+			continue;
+		explain(e, best, why, sizeof(why));
+		fprintf(f, "    pp=%-4d %9.3f s  %+6.1f%%  %s\n", 1 << i, e->step_s,
+			100 * (e->step_s / best->step_s - 1),
+			e->step_s == best->step_s ? "(best)" : why);
+	}
+	fprintf(f, "\nFLOP convention: %s\n", tpp_cost_flops_doc);
+}
+
+void tpp_json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s && *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(f, "\\u%04x", ch);
+		else
+			fputc(ch, f);
+	}
+	fputc('"', f);
+}
+
+static void json_eval(FILE *f, const struct tpp_eval *e, const char *ind)
+{
+	const struct tpp_layout *l = &e->layout;
+	char lb[200];
+	int i;
+	tpp_layout_format(l, lb, sizeof(lb));
+	fprintf(f, "%s{\"layout\": {\"tp\": %d, \"pp\": %d, \"dp\": %d, \"cp\": %d, \"mbs\": %d, \"vp\": %d, \"sp\": %s, \"recompute\": \"%s\", \"zero\": %d, \"schedule\": \"%s\", \"gbs\": %d},\n",
+		ind, l->tp, l->pp, l->dp, l->cp, l->mbs, l->vp, l->sp ? "true" : "false",
+		tpp_recompute_names[l->recompute], l->zero,
+		tpp_sched_names[tpp_layout_sched(l)], l->gbs);
+	fprintf(f, "%s \"layout_arg\": ", ind);
+	tpp_json_str(f, lb);
+	fprintf(f, ",\n%s \"microbatches\": %d, \"step_s\": %.6g, \"tokens_per_s\": %.6g, \"model_tflops_per_gpu\": %.6g, \"hw_tflops_per_gpu\": %.6g, \"mfu\": %.6g, \"hfu\": %.6g,\n",
+		ind, e->microbatches, e->step_s, e->tokens_per_s,
+		e->model_tflops_per_gpu, e->hw_tflops_per_gpu, e->mfu, e->hfu);
+	fprintf(f, "%s \"time_s\": {", ind);
+	for (i = 0; i < TPP_TIME_PARTS; i++)
+		fprintf(f, "%s\"%s\": %.6g", i ? ", " : "", tpp_time_part_names[i],
+			tpp_time_part(&e->t, i));
+	fprintf(f, "},\n%s \"memory_bytes\": {\"weights\": %.6g, \"grads\": %.6g, \"optimizer\": %.6g, \"activations\": %.6g, \"other\": %.6g, \"reserve\": %.6g, \"total\": %.6g},\n",
+		ind, e->mem.weights_bytes, e->mem.grads_bytes, e->mem.optim_bytes,
+		e->mem.act_bytes, e->mem.other_bytes, e->mem.reserve_bytes,
+		e->mem.total_bytes);
+	fprintf(f, "%s \"fits\": %s, \"tiers\": {\"tp\": %d, \"dp\": %d, \"pp\": %d}}",
+		ind, e->fits ? "true" : "false", e->tp_tier, e->dp_tier, e->pp_tier);
+}
+
+void tpp_print_plan_json(FILE *f, const struct tpp_plan_ctx *x,
+			 const struct tpp_plan *p, int status)
+{
+	const struct tpp_model *m = x->model;
+	const struct tpp_cluster *c = x->cluster;
+	int i, first;
+	fprintf(f, "{\n  \"schema\": \"tpplan.plan/v1\",\n  \"tpplan_version\": ");
+	tpp_json_str(f, tpp_version);
+	fprintf(f, ",\n  \"status\": \"%s\",\n", status == TPP_OK ? "ok" : "infeasible");
+	fprintf(f, "  \"model\": {\"name\": ");
+	tpp_json_str(f, m->name);
+	fprintf(f, ", \"layers\": %d, \"hidden\": %d, \"heads\": %d, \"kv_heads\": %d, \"ffn\": %d, \"mlp\": \"%s\", \"vocab\": %d, \"seq\": %d},\n",
+		m->layers, m->hidden, m->heads, m->kv_heads, m->ffn,
+		tpp_mlp_names[m->mlp], m->vocab, m->seq);
+	fprintf(f, "  \"cluster\": {\"name\": ");
+	tpp_json_str(f, c->name);
+	fprintf(f, ", \"path\": ");
+	tpp_json_str(f, c->path);
+	fprintf(f, ", \"gpu\": ");
+	tpp_json_str(f, c->gpu.name);
+	fprintf(f, ", \"gpus\": %d, \"gpus_per_node\": %d, \"calibration\": ",
+		x->search->gpus, c->gpus_per_node);
+	if (c->calibration[0])
+		tpp_json_str(f, c->calibration);
+	else
+		fputs("null", f);
+	fprintf(f, "},\n  \"global_batch\": %d,\n  \"precision\": \"%s\",\n  \"attention\": \"%s\",\n",
+		x->search->gbs, tpp_prec_names[x->opts->prec],
+		tpp_attn_names[x->opts->attn]);
+	fprintf(f, "  \"flops_convention\": ");
+	tpp_json_str(f, tpp_cost_flops_doc);
+	fprintf(f, ",\n  \"considered\": %llu,\n  \"feasible\": %llu,\n  \"rejected\": {",
+		p->considered, p->feasible);
+	for (i = 0, first = 1; i < TPP_REJ__COUNT; i++) {
+		fprintf(f, "%s", first ? "" : ", ");
+		tpp_json_str(f, tpp_reject_names[i]);
+		fprintf(f, ": %llu", p->rejected[i]);
+		first = 0;
+	}
+	fprintf(f, "},\n  \"layouts\": [\n");
+	for (i = 0; i < p->n_top; i++) {
+		json_eval(f, &p->top[i], "    ");
+		fprintf(f, "%s\n", i + 1 < p->n_top ? "," : "");
+	}
+	fprintf(f, "  ],\n  \"closest_miss\": ");
+	if (p->have_min_mem && status != TPP_OK)
+		json_eval(f, &p->min_mem, "    ");
+	else
+		fputs("null", f);
+	fprintf(f, "\n}\n");
+}

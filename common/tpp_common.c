@@ -1,0 +1,109 @@
+/*
+ * tpp_common.c - error records and assertion support (see tpp_common.h).
+ */
+#include "tpp_common.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef TPP_VERSION
+#define TPP_VERSION "0.0.0"
+#endif
+const char tpp_version[] = TPP_VERSION;
+
+void tpp_err_clear(struct tpp_err *e)
+{
+	if (!e)
+		return;
+	memset(e, 0, sizeof(*e));
+}
+
+void tpp_strlcpy(char *dst, const char *src, size_t dst_size)
+{
+	size_t n;
+	if (!dst_size)
+		return;
+	if (!src)
+		src = "";
+	n = strlen(src);
+	if (n >= dst_size)
+		n = dst_size - 1;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+/* Fetch line `line` (1-based) of `file` into buf; empty on failure. */
+static void read_source_line(const char *file, int line, char *buf, size_t n)
+{
+	FILE *f;
+	char tmp[4096];
+	int cur = 0;
+
+	buf[0] = '\0';
+	if (!file || line <= 0)
+		return;
+	f = fopen(file, "r");
+	if (!f)
+		return;
+	while (fgets(tmp, sizeof(tmp), f)) {
+		size_t len = strlen(tmp);
+		int complete = len && tmp[len - 1] == '\n';
+		if (++cur == line) {
+			if (complete)
+				tmp[len - 1] = '\0';
+			tpp_strlcpy(buf, tmp, n);
+			break;
+		}
+		/* skip the rest of an overlong line */
+		while (!complete && fgets(tmp, sizeof(tmp), f)) {
+			len = strlen(tmp);
+			complete = len && tmp[len - 1] == '\n';
+		}
+	}
+	fclose(f);
+}
+
+int tpp_err_set(struct tpp_err *e, int status, const char *file, int line,
+		int col, const char *fmt, ...)
+{
+	va_list ap;
+	if (!e)
+		return status;
+	tpp_err_clear(e);
+	e->status = status;
+	tpp_strlcpy(e->file, file, sizeof(e->file));
+	e->line = line;
+	e->col = col;
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	va_end(ap);
+	read_source_line(file, line, e->src_line, sizeof(e->src_line));
+	return status;
+}
+
+void tpp_err_print(FILE *f, const struct tpp_err *e)
+{
+	if (!e)
+		return;
+	if (e->file[0] && e->line > 0)
+		fprintf(f, "%s:%d:%d: error: %s\n", e->file, e->line,
+			e->col > 0 ? e->col : 1, e->msg);
+	else if (e->file[0])
+		fprintf(f, "%s: error: %s\n", e->file, e->msg);
+	else
+		fprintf(f, "error: %s\n", e->msg);
+	if (e->src_line[0]) {
+		int i;
+		fprintf(f, "  %s\n  ", e->src_line);
+		for (i = 1; i < e->col && i < (int)sizeof(e->src_line); i++)
+			fputc(e->src_line[i - 1] == '\t' ? '\t' : ' ', f);
+		fputs("^\n", f);
+	}
+}
+
+void tpp_assert_fail(const char *expr, const char *file, int line)
+{
+	fprintf(stderr, "tpplan: internal error: assertion `%s' failed at %s:%d\n",
+		expr, file, line);
+	abort();
+}

@@ -1,0 +1,77 @@
+/*
+ * tpp_common.h - status codes, error records, assertions and small helpers
+ * shared by every tpplan module.
+ *
+ * Data flow: every loader and evaluator reports user-caused failures as a
+ * status code plus a struct tpp_err (message + file:line:col); only the CLI
+ * turns those into exit codes.  Programming bugs trip TPP_ASSERT, which is
+ * always on.
+ */
+#ifndef TPP_COMMON_H
+#define TPP_COMMON_H
+
+#include <stdio.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+/* Status codes double as the documented CLI exit codes. */
+enum tpp_status {
+	TPP_OK = 0,
+	TPP_E_INFEASIBLE = 1, /* no layout fits / a check failed */
+	TPP_E_USAGE = 2,      /* bad command line */
+	TPP_E_INPUT = 3,      /* bad input file or configuration */
+	TPP_E_SYSTEM = 4,     /* backend, I/O or system error */
+};
+
+/*
+ * An error a user can cause.  file/line/col locate it when known
+ * (line == 0: no location).  col is 1-based.  When src_line is non-empty it
+ * holds the offending source line, printed with a caret under col.
+ */
+struct tpp_err {
+	int status;
+	char file[512];
+	int line, col;
+	char msg[1024];
+	char src_line[256];
+};
+
+/* Clear an error record; NULL is a no-op. */
+void tpp_err_clear(struct tpp_err *e);
+
+/*
+ * Record an error with location (file may be NULL, line 0 for none).
+ * Returns status so callers can write `return tpp_err_set(...)`.
+ * If e is NULL the error is dropped but status is still returned.
+ * When file and line are given, the source line is read from the file so the
+ * message can show it with a caret.
+ */
+int tpp_err_set(struct tpp_err *e, int status, const char *file, int line,
+		int col, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+
+/* Print "file:line:col: error: msg" (+ source line and caret) to f. */
+void tpp_err_print(FILE *f, const struct tpp_err *e);
+
+/* Always-on assertion for programming errors (never for user input). */
+#define TPP_ASSERT(cond)                                                     \
+	do {                                                                 \
+		if (!(cond))                                                 \
+			tpp_assert_fail(#cond, __FILE__, __LINE__);          \
+	} while (0)
+_Noreturn void tpp_assert_fail(const char *expr, const char *file, int line);
+
+#define TPP_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Bounded string copy that always NUL-terminates (dst_size > 0). */
+void tpp_strlcpy(char *dst, const char *src, size_t dst_size);
+
+/* Unit helpers: names carry units, these make conversions explicit. */
+#define TPP_GiB (1024.0 * 1024.0 * 1024.0)
+#define TPP_GB 1e9
+#define TPP_TFLOPS 1e12
+
+/* tpplan version string, from CMake. */
+extern const char tpp_version[];
+
+#endif

@@ -1,0 +1,338 @@
+/*
+ * tpp_yaml.c - libyaml document loading and table-driven struct filling
+ * (see tpp_yaml.h).  libyaml marks are 0-based; messages are 1-based.
+ */
+#include "tpp_yaml.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+int tpp_y_err(struct tpp_ydoc *d, const yaml_node_t *node, struct tpp_err *err,
+	      const char *fmt, ...)
+{
+	char msg[900];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (node)
+		return tpp_err_set(err, TPP_E_INPUT, d->path,
+				   (int)node->start_mark.line + 1,
+				   (int)node->start_mark.column + 1, "%s", msg);
+	return tpp_err_set(err, TPP_E_INPUT, d->path, 0, 0, "%s", msg);
+}
+
+static int finish_load(struct tpp_ydoc *d, yaml_parser_t *p, struct tpp_err *err)
+{
+	if (!yaml_parser_load(p, &d->doc)) {
+		int line = (int)p->problem_mark.line + 1;
+		int col = (int)p->problem_mark.column + 1;
+		const char *what = p->problem ? p->problem : "malformed YAML";
+		if (p->context)
+			tpp_err_set(err, TPP_E_INPUT, d->path, line, col,
+				    "YAML syntax error: %s %s", p->context, what);
+		else
+			tpp_err_set(err, TPP_E_INPUT, d->path, line, col,
+				    "YAML syntax error: %s", what);
+		yaml_parser_delete(p);
+		return TPP_E_INPUT;
+	}
+	yaml_parser_delete(p);
+	d->loaded = 1;
+	return TPP_OK;
+}
+
+int tpp_ydoc_load(struct tpp_ydoc *d, const char *path, struct tpp_err *err)
+{
+	yaml_parser_t p;
+	FILE *f;
+	int rc;
+
+	memset(d, 0, sizeof(*d));
+	tpp_strlcpy(d->path, path, sizeof(d->path));
+	f = fopen(path, "rb");
+	if (!f)
+		return tpp_err_set(err, TPP_E_INPUT, path, 0, 0,
+				   "cannot open: %s", strerror(errno));
+	if (!yaml_parser_initialize(&p)) {
+		fclose(f);
+		return tpp_err_set(err, TPP_E_SYSTEM, path, 0, 0,
+				   "out of memory initialising YAML parser");
+	}
+	yaml_parser_set_input_file(&p, f);
+	rc = finish_load(d, &p, err);
+	fclose(f);
+	return rc;
+}
+
+int tpp_ydoc_load_string(struct tpp_ydoc *d, const char *name,
+			 const char *text, struct tpp_err *err)
+{
+	yaml_parser_t p;
+	memset(d, 0, sizeof(*d));
+	tpp_strlcpy(d->path, name, sizeof(d->path));
+	if (!yaml_parser_initialize(&p))
+		return tpp_err_set(err, TPP_E_SYSTEM, name, 0, 0,
+				   "out of memory initialising YAML parser");
+	yaml_parser_set_input_string(&p, (const unsigned char *)text,
+				     strlen(text));
+	return finish_load(d, &p, err);
+}
+
+void tpp_ydoc_free(struct tpp_ydoc *d)
+{
+	if (d && d->loaded) {
+		yaml_document_delete(&d->doc);
+		d->loaded = 0;
+	}
+}
+
+yaml_node_t *tpp_ydoc_root(struct tpp_ydoc *d)
+{
+	return d->loaded ? yaml_document_get_root_node(&d->doc) : NULL;
+}
+
+static const char *scalar(const yaml_node_t *n)
+{
+	return (const char *)n->data.scalar.value;
+}
+
+int tpp_y_double(struct tpp_ydoc *d, yaml_node_t *node, double *out,
+		 struct tpp_err *err)
+{
+	char *end;
+	double v;
+	if (!node || node->type != YAML_SCALAR_NODE)
+		return tpp_y_err(d, node, err, "expected a number");
+	errno = 0;
+	v = strtod(scalar(node), &end);
+	if (end == scalar(node) || *end != '\0' || errno == ERANGE ||
+	    !isfinite(v))
+		return tpp_y_err(d, node, err, "expected a number, got '%s'",
+				 scalar(node));
+	*out = v;
+	return TPP_OK;
+}
+
+int tpp_y_int(struct tpp_ydoc *d, yaml_node_t *node, long long *out,
+	      struct tpp_err *err)
+{
+	char *end;
+	long long v;
+	if (!node || node->type != YAML_SCALAR_NODE)
+		return tpp_y_err(d, node, err, "expected an integer");
+	errno = 0;
+	v = strtoll(scalar(node), &end, 10);
+	if (end == scalar(node) || *end != '\0' || errno == ERANGE)
+		return tpp_y_err(d, node, err, "expected an integer, got '%s'",
+				 scalar(node));
+	*out = v;
+	return TPP_OK;
+}
+
+int tpp_y_str(struct tpp_ydoc *d, yaml_node_t *node, char *buf, size_t size,
+	      struct tpp_err *err)
+{
+	if (!node || node->type != YAML_SCALAR_NODE)
+		return tpp_y_err(d, node, err, "expected a string");
+	if (strlen(scalar(node)) >= size)
+		return tpp_y_err(d, node, err,
+				 "string too long (at most %zu characters)",
+				 size - 1);
+	tpp_strlcpy(buf, scalar(node), size);
+	return TPP_OK;
+}
+
+int tpp_y_seq(struct tpp_ydoc *d, yaml_node_t *node, const char *what,
+	      int *count, struct tpp_err *err)
+{
+	if (!node || node->type != YAML_SEQUENCE_NODE)
+		return tpp_y_err(d, node, err, "%s: expected a list", what);
+	*count = (int)(node->data.sequence.items.top -
+		       node->data.sequence.items.start);
+	return TPP_OK;
+}
+
+yaml_node_t *tpp_y_seq_item(struct tpp_ydoc *d, yaml_node_t *seq, int i)
+{
+	return yaml_document_get_node(&d->doc,
+				      seq->data.sequence.items.start[i]);
+}
+
+static int parse_bool(const char *s, int *out)
+{
+	static const char *const t[] = {"true", "yes", "on", "1"};
+	static const char *const f[] = {"false", "no", "off", "0"};
+	size_t i;
+	for (i = 0; i < TPP_ARRAY_LEN(t); i++) {
+		if (!strcasecmp(s, t[i])) {
+			*out = 1;
+			return 1;
+		}
+		if (!strcasecmp(s, f[i])) {
+			*out = 0;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static void list_keys(const struct tpp_yfield *fields, size_t n, char *buf,
+		      size_t size)
+{
+	size_t i, used = 0;
+	buf[0] = '\0';
+	for (i = 0; i < n && used + 1 < size; i++) {
+		int w = snprintf(buf + used, size - used, "%s%s", i ? ", " : "",
+				 fields[i].key);
+		if (w < 0)
+			break;
+		used += (size_t)w;
+	}
+}
+
+static int check_range(struct tpp_ydoc *d, yaml_node_t *v,
+		       const struct tpp_yfield *f, double x, const char *what,
+		       struct tpp_err *err)
+{
+	if (f->min == 0 && f->max == 0)
+		return TPP_OK;
+	if (x < f->min || x > f->max)
+		return tpp_y_err(d, v, err,
+				 "%s.%s = %s is out of range [%.15g, %.15g]", what,
+				 f->key, scalar(v),
+				 f->scale ? f->min / f->scale : f->min,
+				 f->scale ? f->max / f->scale : f->max);
+	return TPP_OK;
+}
+
+static int fill_field(struct tpp_ydoc *d, yaml_node_t *v,
+		      const struct tpp_yfield *f, void *base, const char *what,
+		      struct tpp_err *err)
+{
+	char *p = (char *)base + f->offset;
+	int rc, i;
+
+	if (f->type != TPP_YF_CUSTOM && v->type != YAML_SCALAR_NODE)
+		return tpp_y_err(d, v, err, "%s.%s: expected a single value",
+				 what, f->key);
+	switch (f->type) {
+	case TPP_YF_INT: {
+		long long x;
+		if ((rc = tpp_y_int(d, v, &x, err)))
+			return tpp_y_err(d, v, err,
+					 "%s.%s: expected an integer, got '%s'",
+					 what, f->key, scalar(v));
+		if ((rc = check_range(d, v, f, (double)x, what, err)))
+			return rc;
+		if (x < -2147483647LL || x > 2147483647LL)
+			return tpp_y_err(d, v, err, "%s.%s: too large", what,
+					 f->key);
+		*(int *)p = (int)x;
+		return TPP_OK;
+	}
+	case TPP_YF_DOUBLE: {
+		double x;
+		if ((rc = tpp_y_double(d, v, &x, err)))
+			return tpp_y_err(d, v, err,
+					 "%s.%s: expected a number, got '%s'",
+					 what, f->key, scalar(v));
+		if (f->scale)
+			x *= f->scale;
+		if ((rc = check_range(d, v, f, x, what, err)))
+			return rc;
+		*(double *)p = x;
+		return TPP_OK;
+	}
+	case TPP_YF_STR:
+		return tpp_y_str(d, v, p, f->size, err);
+	case TPP_YF_BOOL:
+		if (!parse_bool(scalar(v), (int *)p))
+			return tpp_y_err(d, v, err,
+					 "%s.%s: expected true or false, got '%s'",
+					 what, f->key, scalar(v));
+		return TPP_OK;
+	case TPP_YF_ENUM: {
+		char buf[512];
+		size_t used = 0;
+		for (i = 0; i < f->nnames; i++)
+			if (f->names[i] && !strcmp(scalar(v), f->names[i])) {
+				*(int *)p = i;
+				return TPP_OK;
+			}
+		buf[0] = '\0';
+		for (i = 0; i < f->nnames && used + 1 < sizeof(buf); i++) {
+			int w;
+			if (!f->names[i])
+				continue;
+			w = snprintf(buf + used, sizeof(buf) - used, "%s%s",
+				     used ? ", " : "", f->names[i]);
+			if (w < 0)
+				break;
+			used += (size_t)w;
+		}
+		return tpp_y_err(d, v, err, "%s.%s: unknown value '%s' (expected one of: %s)",
+				 what, f->key, scalar(v), buf);
+	}
+	case TPP_YF_CUSTOM:
+		TPP_ASSERT(f->handler);
+		return f->handler(d, v, p, err);
+	default:
+		TPP_ASSERT(0);
+	}
+	return TPP_E_INPUT;
+}
+
+int tpp_ymap_parse(struct tpp_ydoc *d, yaml_node_t *map,
+		   const struct tpp_yfield *fields, size_t n, void *base,
+		   const char *what, struct tpp_err *err)
+{
+	yaml_node_pair_t *pair;
+	unsigned char seen[64];
+	size_t i;
+	int rc;
+
+	TPP_ASSERT(n <= sizeof(seen));
+	memset(seen, 0, sizeof(seen));
+	if (!map || map->type != YAML_MAPPING_NODE)
+		return tpp_y_err(d, map, err, "%s: expected a mapping of key: value",
+				 what);
+	for (pair = map->data.mapping.pairs.start;
+	     pair < map->data.mapping.pairs.top; pair++) {
+		yaml_node_t *k = yaml_document_get_node(&d->doc, pair->key);
+		yaml_node_t *v = yaml_document_get_node(&d->doc, pair->value);
+		const char *key;
+		if (!k || k->type != YAML_SCALAR_NODE)
+			return tpp_y_err(d, k, err, "%s: keys must be plain words",
+					 what);
+		key = scalar(k);
+		for (i = 0; i < n; i++)
+			if (!strcmp(key, fields[i].key))
+				break;
+		if (i == n) {
+			char keys[700];
+			list_keys(fields, n, keys, sizeof(keys));
+			return tpp_y_err(d, k, err,
+					 "%s: unknown key '%s' (known keys: %s)",
+					 what, key, keys);
+		}
+		if (seen[i])
+			return tpp_y_err(d, k, err, "%s: duplicate key '%s'",
+					 what, key);
+		seen[i] = 1;
+		if ((rc = fill_field(d, v, &fields[i], base, what, err)))
+			return rc;
+		if (fields[i].seen)
+			*fields[i].seen = 1;
+	}
+	for (i = 0; i < n; i++)
+		if (fields[i].required && !seen[i])
+			return tpp_y_err(d, map, err,
+					 "%s: missing required key '%s'", what,
+					 fields[i].key);
+	return TPP_OK;
+}

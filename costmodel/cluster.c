@@ -1,0 +1,785 @@
+/*
+ * cluster.c - cluster descriptions: name tables, preset resolution, the
+ * topologies/<name>.yaml loader with its consistency checks, and the
+ * group-to-tier mapping (see cluster.h).
+ *
+ * Data flow: YAML --tpp_ydoc_load--> libyaml document --field tables
+ * (tpp_ymap_parse)--> struct tpp_cluster in SI units (B/s, s, bytes,
+ * FLOP/s) --> cost model.  The schema is documented in topologies/README.md;
+ * the tier model (a group maps to the innermost tier whose domain holds it)
+ * follows ../shared/reference/calibration.md section 4.
+ */
+#define _XOPEN_SOURCE 700
+
+#include "cluster.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "tpp_yaml.h"
+
+#ifndef TPP_TOPODIR
+#define TPP_TOPODIR "./topologies"
+#endif
+
+#define TPP_CLUSTER_SCHEMA "tpplan.cluster/v1"
+
+const char *const tpp_prec_names[TPP_PREC__COUNT] = {
+	[TPP_PREC_FP32] = "fp32",
+	[TPP_PREC_TF32] = "tf32",
+	[TPP_PREC_FP16] = "fp16",
+	[TPP_PREC_BF16] = "bf16",
+	[TPP_PREC_FP8] = "fp8",
+};
+
+const char *const tpp_src_names[TPP_SRC__COUNT] = {
+	[TPP_SRC_NONE] = "none",
+	[TPP_SRC_DATASHEET] = "datasheet",
+	[TPP_SRC_PUBLISHED] = "published",
+	[TPP_SRC_CALIBRATION] = "calibration",
+};
+
+const char *const tpp_tier_kind_names[TPP_TIER__COUNT] = {
+	[TPP_TIER_NVLINK] = "nvlink",
+	[TPP_TIER_XGMI] = "xgmi",
+	[TPP_TIER_PCIE] = "pcie",
+	[TPP_TIER_NVL_DOMAIN] = "nvl-domain",
+	[TPP_TIER_INFINIBAND] = "infiniband",
+	[TPP_TIER_ROCE] = "roce",
+	[TPP_TIER_ETHERNET] = "ethernet",
+};
+
+const char *const tpp_coll_names[TPP_COLL__COUNT] = {
+	[TPP_COLL_ALL_REDUCE] = "all_reduce",
+	[TPP_COLL_ALL_GATHER] = "all_gather",
+	[TPP_COLL_REDUCE_SCATTER] = "reduce_scatter",
+	[TPP_COLL_ALL_TO_ALL] = "all_to_all",
+	[TPP_COLL_SEND_RECV] = "send_recv",
+};
+
+int tpp_prec_parse(const char *s)
+{
+	int i;
+	if (!s)
+		return -1;
+	for (i = 0; i < TPP_PREC__COUNT; i++)
+		if (!strcasecmp(s, tpp_prec_names[i]))
+			return i;
+	return -1;
+}
+
+/* ---- preset resolution ---------------------------------------------------- */
+
+static int is_regular_file(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+/* Append `item` to the comma-separated list in buf (bounded). */
+static void list_append(char *buf, size_t size, const char *item)
+{
+	size_t used = strlen(buf);
+	if (used + 1 >= size)
+		return;
+	snprintf(buf + used, size - used, "%s%s", used ? ", " : "", item);
+}
+
+/*
+ * Try one candidate: on a hit copy it to path (TPP_OK), too long for the
+ * caller's buffer (TPP_E_INPUT), or a miss (-1, candidate added to tried).
+ */
+static int try_candidate(const char *cand, char *path, size_t size,
+			 char *tried, size_t tried_size, struct tpp_err *err)
+{
+	if (!is_regular_file(cand)) {
+		list_append(tried, tried_size, cand);
+		return -1;
+	}
+	if (strlen(cand) >= size)
+		return tpp_err_set(err, TPP_E_INPUT, NULL, 0, 0,
+				   "cluster file path too long: %s", cand);
+	tpp_strlcpy(path, cand, size);
+	return TPP_OK;
+}
+
+int tpp_cluster_resolve(const char *name_or_path, const char *topodir,
+			char *path, size_t size, struct tpp_err *err)
+{
+	const char *dirs[2];
+	char tried[800] = "";
+	char cand[1024];
+	int ndirs, i, rc;
+
+	TPP_ASSERT(path && size > 0);
+	if (!name_or_path || !*name_or_path)
+		return tpp_err_set(err, TPP_E_INPUT, NULL, 0, 0,
+				   "no cluster given (a preset name such as "
+				   "dgx-a100, or a path to a cluster YAML file)");
+	rc = try_candidate(name_or_path, path, size, tried, sizeof(tried), err);
+	if (rc >= 0)
+		return rc;
+	if (topodir) {
+		dirs[0] = topodir;
+		ndirs = 1;
+	} else {
+		dirs[0] = TPP_TOPODIR;
+		dirs[1] = "./topologies";
+		ndirs = strcmp(dirs[0], dirs[1]) ? 2 : 1;
+	}
+	/* An absolute path names one file; do not look for it in preset dirs. */
+	if (name_or_path[0] == '/')
+		ndirs = 0;
+	for (i = 0; i < ndirs; i++) {
+		snprintf(cand, sizeof(cand), "%s/%s", dirs[i], name_or_path);
+		rc = try_candidate(cand, path, size, tried, sizeof(tried), err);
+		if (rc >= 0)
+			return rc;
+		if (ends_with(name_or_path, ".yaml") ||
+		    ends_with(name_or_path, ".yml"))
+			continue;
+		snprintf(cand, sizeof(cand), "%s/%s.yaml", dirs[i],
+			 name_or_path);
+		rc = try_candidate(cand, path, size, tried, sizeof(tried), err);
+		if (rc >= 0)
+			return rc;
+	}
+	return tpp_err_set(err, TPP_E_INPUT, NULL, 0, 0,
+			   "cluster '%s' not found; tried: %s (give a preset "
+			   "name from the topologies directory or a path to a "
+			   "cluster YAML file)",
+			   name_or_path, tried);
+}
+
+/* ---- YAML helpers ---------------------------------------------------------- */
+
+static const char *scalar_text(const yaml_node_t *n)
+{
+	return n && n->type == YAML_SCALAR_NODE ?
+		       (const char *)n->data.scalar.value : "";
+}
+
+/* Value node of `key` in mapping `map`, or NULL. */
+static yaml_node_t *map_get(struct tpp_ydoc *d, yaml_node_t *map,
+			    const char *key)
+{
+	yaml_node_pair_t *p;
+	if (!map || map->type != YAML_MAPPING_NODE)
+		return NULL;
+	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
+	     p++) {
+		yaml_node_t *k = yaml_document_get_node(&d->doc, p->key);
+		if (k && k->type == YAML_SCALAR_NODE &&
+		    !strcmp(scalar_text(k), key))
+			return yaml_document_get_node(&d->doc, p->value);
+	}
+	return NULL;
+}
+
+/* TPP_YF_CUSTOM handler: remember the node for a second pass. */
+static int keep_node(struct tpp_ydoc *d, yaml_node_t *node, void *field,
+		     struct tpp_err *err)
+{
+	(void)d;
+	(void)err;
+	*(yaml_node_t **)field = node;
+	return TPP_OK;
+}
+
+/* Field table over a double[TPP_PREC__COUNT]: TFLOPS in (0, 1e5]. */
+#define PREC_FIELD(p, name)                                                  \
+	[p] = {.key = name, .type = TPP_YF_DOUBLE, .offset = p * sizeof(double), \
+	       .scale = TPP_TFLOPS, .min = 1e-3 * TPP_TFLOPS,                \
+	       .max = 1e5 * TPP_TFLOPS}
+static const struct tpp_yfield prec_fields[TPP_PREC__COUNT] = {
+	PREC_FIELD(TPP_PREC_FP32, "fp32"),
+	PREC_FIELD(TPP_PREC_TF32, "tf32"),
+	PREC_FIELD(TPP_PREC_FP16, "fp16"),
+	PREC_FIELD(TPP_PREC_BF16, "bf16"),
+	PREC_FIELD(TPP_PREC_FP8, "fp8"),
+};
+#undef PREC_FIELD
+
+/* Field table over a double[TPP_COLL__COUNT]: busbw GB/s in (0, 1e5]. */
+#define COLL_FIELD(c, name)                                                  \
+	[c] = {.key = name, .type = TPP_YF_DOUBLE, .offset = c * sizeof(double), \
+	       .scale = TPP_GB, .min = 1e-3 * TPP_GB, .max = 1e5 * TPP_GB}
+static const struct tpp_yfield coll_fields[TPP_COLL__COUNT] = {
+	COLL_FIELD(TPP_COLL_ALL_REDUCE, "all_reduce"),
+	COLL_FIELD(TPP_COLL_ALL_GATHER, "all_gather"),
+	COLL_FIELD(TPP_COLL_REDUCE_SCATTER, "reduce_scatter"),
+	COLL_FIELD(TPP_COLL_ALL_TO_ALL, "all_to_all"),
+	COLL_FIELD(TPP_COLL_SEND_RECV, "send_recv"),
+};
+#undef COLL_FIELD
+
+/* ---- gpu ------------------------------------------------------------------- */
+
+struct gpu_measured {
+	yaml_node_t *gemm;
+	char source[TPP_SOURCE_LEN];
+};
+
+static const struct tpp_yfield gpu_measured_fields[] = {
+	{.key = "gemm_tflops", .type = TPP_YF_CUSTOM,
+	 .offset = offsetof(struct gpu_measured, gemm), .handler = keep_node,
+	 .required = 1},
+	{.key = "source", .type = TPP_YF_STR,
+	 .offset = offsetof(struct gpu_measured, source),
+	 .size = TPP_SOURCE_LEN, .required = 1},
+};
+
+struct gpu_in {
+	struct tpp_gpu g;
+	yaml_node_t *peak, *measured;
+};
+
+static const struct tpp_yfield gpu_fields[] = {
+	{.key = "name", .type = TPP_YF_STR, .offset = offsetof(struct gpu_in, g.name),
+	 .size = TPP_NAME_LEN, .required = 1},
+	{.key = "peak_tflops", .type = TPP_YF_CUSTOM,
+	 .offset = offsetof(struct gpu_in, peak), .handler = keep_node,
+	 .required = 1},
+	{.key = "hbm_gb", .type = TPP_YF_DOUBLE,
+	 .offset = offsetof(struct gpu_in, g.hbm_bytes), .scale = TPP_GB,
+	 .min = 1e-3 * TPP_GB, .max = 1e4 * TPP_GB, .required = 1},
+	{.key = "hbm_tbps", .type = TPP_YF_DOUBLE,
+	 .offset = offsetof(struct gpu_in, g.hbm_Bps), .scale = 1e12,
+	 .min = 1e-3 * 1e12, .max = 1e3 * 1e12, .required = 1},
+	{.key = "sm_count", .type = TPP_YF_INT,
+	 .offset = offsetof(struct gpu_in, g.sm_count), .min = 1, .max = 100000},
+	{.key = "measured", .type = TPP_YF_CUSTOM,
+	 .offset = offsetof(struct gpu_in, measured), .handler = keep_node},
+};
+
+static int parse_gpu(struct tpp_ydoc *d, yaml_node_t *node,
+		     struct tpp_gpu *out, struct tpp_err *err)
+{
+	struct gpu_in in;
+	struct gpu_measured m;
+	int rc, p;
+
+	memset(&in, 0, sizeof(in));
+	if ((rc = tpp_ymap_parse(d, node, gpu_fields, TPP_ARRAY_LEN(gpu_fields),
+				 &in, "gpu", err)))
+		return rc;
+	if ((rc = tpp_ymap_parse(d, in.peak, prec_fields, TPP_PREC__COUNT,
+				 in.g.peak_flops, "gpu.peak_tflops", err)))
+		return rc;
+	if (in.g.peak_flops[TPP_PREC_BF16] <= 0 &&
+	    in.g.peak_flops[TPP_PREC_FP16] <= 0)
+		return tpp_y_err(d, in.peak, err,
+				 "gpu.peak_tflops: needs bf16 or fp16 (the "
+				 "precisions the planner trains in)");
+	if (in.measured) {
+		memset(&m, 0, sizeof(m));
+		if ((rc = tpp_ymap_parse(d, in.measured, gpu_measured_fields,
+					 TPP_ARRAY_LEN(gpu_measured_fields), &m,
+					 "gpu.measured", err)))
+			return rc;
+		if ((rc = tpp_ymap_parse(d, m.gemm, prec_fields, TPP_PREC__COUNT,
+					 in.g.gemm_flops,
+					 "gpu.measured.gemm_tflops", err)))
+			return rc;
+		for (p = 0; p < TPP_PREC__COUNT; p++) {
+			yaml_node_t *v;
+			double meas = in.g.gemm_flops[p];
+			double peak = in.g.peak_flops[p];
+			if (meas <= 0)
+				continue;
+			v = map_get(d, m.gemm, tpp_prec_names[p]);
+			if (peak <= 0)
+				return tpp_y_err(d, v, err,
+						 "gpu.measured.gemm_tflops.%s is given "
+						 "but gpu.peak_tflops has no %s",
+						 tpp_prec_names[p], tpp_prec_names[p]);
+			if (meas > peak)
+				return tpp_y_err(d, v, err,
+						 "gpu.measured.gemm_tflops.%s: measured "
+						 "%g TFLOPS exceeds peak %g TFLOPS "
+						 "(gpu.peak_tflops.%s)",
+						 tpp_prec_names[p], meas / TPP_TFLOPS,
+						 peak / TPP_TFLOPS, tpp_prec_names[p]);
+			in.g.gemm_src[p] = TPP_SRC_PUBLISHED;
+		}
+		tpp_strlcpy(in.g.gemm_source, m.source, sizeof(in.g.gemm_source));
+	}
+	*out = in.g;
+	return TPP_OK;
+}
+
+/* ---- tiers ----------------------------------------------------------------- */
+
+struct tier_measured {
+	yaml_node_t *busbw;
+	char source[TPP_SOURCE_LEN];
+};
+
+static const struct tpp_yfield tier_measured_fields[] = {
+	{.key = "busbw_GBps", .type = TPP_YF_CUSTOM,
+	 .offset = offsetof(struct tier_measured, busbw), .handler = keep_node,
+	 .required = 1},
+	{.key = "source", .type = TPP_YF_STR,
+	 .offset = offsetof(struct tier_measured, source),
+	 .size = TPP_SOURCE_LEN, .required = 1},
+};
+
+struct tier_in {
+	struct tpp_tier t;
+	yaml_node_t *features, *measured;
+};
+
+static const struct tpp_yfield tier_fields[] = {
+	{.key = "name", .type = TPP_YF_STR, .offset = offsetof(struct tier_in, t.name),
+	 .size = TPP_NAME_LEN, .required = 1},
+	{.key = "kind", .type = TPP_YF_ENUM, .offset = offsetof(struct tier_in, t.kind),
+	 .names = tpp_tier_kind_names, .nnames = TPP_TIER__COUNT, .required = 1},
+	{.key = "span_gpus", .type = TPP_YF_INT,
+	 .offset = offsetof(struct tier_in, t.span_gpus), .min = 1,
+	 .max = 1 << 24},
+	{.key = "bw_GBps", .type = TPP_YF_DOUBLE,
+	 .offset = offsetof(struct tier_in, t.bw_Bps), .scale = TPP_GB,
+	 .min = 1e-3 * TPP_GB, .max = 1e5 * TPP_GB},
+	{.key = "latency_us", .type = TPP_YF_DOUBLE,
+	 .offset = offsetof(struct tier_in, t.latency_s), .scale = 1e-6,
+	 .min = 0, .max = 1.0, .required = 1},
+	{.key = "nics_per_node", .type = TPP_YF_INT,
+	 .offset = offsetof(struct tier_in, t.nics_per_node), .min = 1,
+	 .max = 1024},
+	{.key = "nic_gbps", .type = TPP_YF_DOUBLE,
+	 .offset = offsetof(struct tier_in, t.nic_bps), .scale = 1e9,
+	 .min = 1e-3 * 1e9, .max = 1e5 * 1e9},
+	{.key = "features", .type = TPP_YF_CUSTOM,
+	 .offset = offsetof(struct tier_in, features), .handler = keep_node},
+	{.key = "measured", .type = TPP_YF_CUSTOM,
+	 .offset = offsetof(struct tier_in, measured), .handler = keep_node},
+};
+
+static int is_scale_out(enum tpp_tier_kind k)
+{
+	return k == TPP_TIER_INFINIBAND || k == TPP_TIER_ROCE ||
+	       k == TPP_TIER_ETHERNET;
+}
+
+static int is_nvlink(enum tpp_tier_kind k)
+{
+	return k == TPP_TIER_NVLINK || k == TPP_TIER_NVL_DOMAIN;
+}
+
+static int parse_features(struct tpp_ydoc *d, yaml_node_t *seq, int i,
+			  struct tpp_tier *t, struct tpp_err *err)
+{
+	static const char *const names[] = {"nvls", "sharp", "mesh"};
+	const char *kind = tpp_tier_kind_names[t->kind];
+	char what[64];
+	int n, j, f, rc;
+
+	snprintf(what, sizeof(what), "tiers[%d].features", i);
+	if ((rc = tpp_y_seq(d, seq, what, &n, err)))
+		return rc;
+	for (j = 0; j < n; j++) {
+		yaml_node_t *item = tpp_y_seq_item(d, seq, j);
+		int *flag[] = {&t->nvls, &t->sharp, &t->mesh};
+		const char *s;
+		if (!item || item->type != YAML_SCALAR_NODE)
+			return tpp_y_err(d, item, err,
+					 "%s: expected a list of words "
+					 "(nvls, sharp, mesh)", what);
+		s = scalar_text(item);
+		for (f = 0; f < (int)TPP_ARRAY_LEN(names); f++)
+			if (!strcmp(s, names[f]))
+				break;
+		if (f == (int)TPP_ARRAY_LEN(names))
+			return tpp_y_err(d, item, err,
+					 "%s: unknown feature '%s' (expected "
+					 "one of: nvls, sharp, mesh)", what, s);
+		if (*flag[f])
+			return tpp_y_err(d, item, err,
+					 "%s: duplicate feature '%s'", what, s);
+		if (f == 0 && !is_nvlink(t->kind))
+			return tpp_y_err(d, item, err,
+					 "%s: nvls (NVLink SHARP) needs an nvlink "
+					 "or nvl-domain tier, not %s", what, kind);
+		if (f == 1 && !is_scale_out(t->kind))
+			return tpp_y_err(d, item, err,
+					 "%s: sharp (in-network reduction) needs "
+					 "an infiniband, roce or ethernet tier, "
+					 "not %s (NVLink SHARP is 'nvls')",
+					 what, kind);
+		if (f == 2 && is_scale_out(t->kind))
+			return tpp_y_err(d, item, err,
+					 "%s: mesh describes a switchless "
+					 "scale-up fabric, not a %s tier",
+					 what, kind);
+		*flag[f] = 1;
+	}
+	return TPP_OK;
+}
+
+static int parse_tier_measured(struct tpp_ydoc *d, yaml_node_t *node, int i,
+			       struct tpp_tier *t, struct tpp_err *err)
+{
+	struct tier_measured m;
+	char what[64], bwhat[80];
+	int c, rc;
+
+	memset(&m, 0, sizeof(m));
+	snprintf(what, sizeof(what), "tiers[%d].measured", i);
+	snprintf(bwhat, sizeof(bwhat), "%s.busbw_GBps", what);
+	if ((rc = tpp_ymap_parse(d, node, tier_measured_fields,
+				 TPP_ARRAY_LEN(tier_measured_fields), &m, what,
+				 err)))
+		return rc;
+	if ((rc = tpp_ymap_parse(d, m.busbw, coll_fields, TPP_COLL__COUNT,
+				 t->busbw_Bps, bwhat, err)))
+		return rc;
+	for (c = 0; c < TPP_COLL__COUNT; c++)
+		if (t->busbw_Bps[c] > 0)
+			t->busbw_src[c] = TPP_SRC_PUBLISHED;
+	tpp_strlcpy(t->measured_source, m.source, sizeof(t->measured_source));
+	return TPP_OK;
+}
+
+/*
+ * Parse tiers[i] (mapping `node`) for a cluster with `gpus_per_node` GPUs
+ * per node.  Checks that need the neighbouring tiers come later.
+ */
+static int parse_tier(struct tpp_ydoc *d, yaml_node_t *node, int i,
+		      int gpus_per_node, struct tpp_tier *out,
+		      struct tpp_err *err)
+{
+	struct tier_in in;
+	struct tpp_tier *t = &in.t;
+	yaml_node_t *nics, *nic, *bw;
+	const char *kind;
+	char what[32];
+	int rc;
+
+	memset(&in, 0, sizeof(in));
+	snprintf(what, sizeof(what), "tiers[%d]", i);
+	if ((rc = tpp_ymap_parse(d, node, tier_fields, TPP_ARRAY_LEN(tier_fields),
+				 &in, what, err)))
+		return rc;
+	kind = tpp_tier_kind_names[t->kind];
+	nics = map_get(d, node, "nics_per_node");
+	nic = map_get(d, node, "nic_gbps");
+	bw = map_get(d, node, "bw_GBps");
+	if (!is_scale_out(t->kind)) {
+		if (nics || nic)
+			return tpp_y_err(d, nics ? nics : nic, err,
+					 "%s.%s applies only to infiniband, roce "
+					 "and ethernet tiers, not %s", what,
+					 nics ? "nics_per_node" : "nic_gbps", kind);
+		if (!bw)
+			return tpp_y_err(d, node, err,
+					 "%s: missing required key 'bw_GBps' "
+					 "(per-GPU bandwidth of the %s tier, GB/s)",
+					 what, kind);
+	} else {
+		if (!nics != !nic)
+			return tpp_y_err(d, nics ? nics : nic, err,
+					 "%s.%s is given without %s", what,
+					 nics ? "nics_per_node" : "nic_gbps",
+					 nics ? "nic_gbps" : "nics_per_node");
+		if (!bw && !nics)
+			return tpp_y_err(d, node, err,
+					 "%s (%s): give nics_per_node and nic_gbps "
+					 "(bw_GBps is then derived), or bw_GBps",
+					 what, kind);
+		if (!bw)
+			t->bw_Bps = t->nics_per_node * t->nic_bps / 8.0 /
+				    gpus_per_node;
+	}
+	if (t->kind == TPP_TIER_NVL_DOMAIN && !t->span_gpus)
+		return tpp_y_err(d, node, err,
+				 "%s: an nvl-domain tier needs span_gpus (GPUs "
+				 "in one NVLink domain, e.g. 72)", what);
+	if (in.features && (rc = parse_features(d, in.features, i, t, err)))
+		return rc;
+	if (t->mesh && t->span_gpus < 2)
+		return tpp_y_err(d, in.features, err,
+				 "%s: a mesh tier needs span_gpus >= 2 (the "
+				 "GPUs one full mesh connects)", what);
+	if (in.measured &&
+	    (rc = parse_tier_measured(d, in.measured, i, t, err)))
+		return rc;
+	*out = *t;
+	return TPP_OK;
+}
+
+/* Checks across tiers: order, spans, names. */
+static int check_tiers(struct tpp_ydoc *d, yaml_node_t *seq,
+		       const struct tpp_cluster *c, struct tpp_err *err)
+{
+	int i, j;
+	for (i = 0; i < c->ntiers; i++) {
+		const struct tpp_tier *t = &c->tiers[i];
+		yaml_node_t *node = tpp_y_seq_item(d, seq, i);
+		yaml_node_t *span = map_get(d, node, "span_gpus");
+		for (j = 0; j < i; j++)
+			if (!strcmp(c->tiers[j].name, t->name))
+				return tpp_y_err(d, map_get(d, node, "name"), err,
+						 "tiers[%d].name '%s' is already "
+						 "used by tiers[%d]", i, t->name, j);
+		if (!t->span_gpus) {
+			if (i != c->ntiers - 1)
+				return tpp_y_err(d, node, err,
+						 "tiers[%d]: span_gpus is required "
+						 "(only the outermost, last tier "
+						 "may omit it)", i);
+			continue;
+		}
+		if (i == 0 && t->span_gpus % c->gpus_per_node)
+			return tpp_y_err(d, span, err,
+					 "tiers[0].span_gpus = %d does not cover "
+					 "whole nodes: it must be a multiple of "
+					 "gpus_per_node = %d", t->span_gpus,
+					 c->gpus_per_node);
+		if (i == 0)
+			continue;
+		if (t->span_gpus <= c->tiers[i - 1].span_gpus)
+			return tpp_y_err(d, span, err,
+					 "tiers[%d].span_gpus = %d must be larger "
+					 "than tiers[%d].span_gpus = %d (tiers "
+					 "are listed innermost first)", i,
+					 t->span_gpus, i - 1,
+					 c->tiers[i - 1].span_gpus);
+		if (t->span_gpus % c->tiers[i - 1].span_gpus)
+			return tpp_y_err(d, span, err,
+					 "tiers[%d].span_gpus = %d is not a "
+					 "multiple of tiers[%d].span_gpus = %d",
+					 i, t->span_gpus, i - 1,
+					 c->tiers[i - 1].span_gpus);
+	}
+	return TPP_OK;
+}
+
+static int parse_tiers(struct tpp_ydoc *d, yaml_node_t *seq,
+		       struct tpp_cluster *c, struct tpp_err *err)
+{
+	int n, i, rc;
+	if ((rc = tpp_y_seq(d, seq, "tiers", &n, err)))
+		return rc;
+	if (n == 0)
+		return tpp_y_err(d, seq, err,
+				 "tiers: at least one tier is needed (the "
+				 "innermost, e.g. nvlink, first)");
+	if (n > TPP_MAX_TIERS)
+		return tpp_y_err(d, tpp_y_seq_item(d, seq, TPP_MAX_TIERS), err,
+				 "tiers: at most %d tiers are supported",
+				 TPP_MAX_TIERS);
+	for (i = 0; i < n; i++)
+		if ((rc = parse_tier(d, tpp_y_seq_item(d, seq, i), i,
+				     c->gpus_per_node, &c->tiers[i], err)))
+			return rc;
+	c->ntiers = n;
+	return check_tiers(d, seq, c, err);
+}
+
+/* ---- top level ------------------------------------------------------------- */
+
+struct cluster_in {
+	struct tpp_cluster c;
+	char schema[64];
+	char description[TPP_SOURCE_LEN];
+	char calibration[512];
+	yaml_node_t *sources, *gpu, *tiers;
+};
+
+static const struct tpp_yfield cluster_fields[] = {
+	{.key = "schema", .type = TPP_YF_STR,
+	 .offset = offsetof(struct cluster_in, schema), .size = 64,
+	 .required = 1},
+	{.key = "name", .type = TPP_YF_STR,
+	 .offset = offsetof(struct cluster_in, c.name), .size = TPP_NAME_LEN,
+	 .required = 1},
+	{.key = "description", .type = TPP_YF_STR,
+	 .offset = offsetof(struct cluster_in, description),
+	 .size = TPP_SOURCE_LEN},
+	{.key = "sources", .type = TPP_YF_CUSTOM,
+	 .offset = offsetof(struct cluster_in, sources), .handler = keep_node},
+	{.key = "gpu", .type = TPP_YF_CUSTOM,
+	 .offset = offsetof(struct cluster_in, gpu), .handler = keep_node,
+	 .required = 1},
+	{.key = "gpus_per_node", .type = TPP_YF_INT,
+	 .offset = offsetof(struct cluster_in, c.gpus_per_node), .min = 1,
+	 .max = 1024, .required = 1},
+	{.key = "nodes", .type = TPP_YF_INT,
+	 .offset = offsetof(struct cluster_in, c.nodes), .min = 1,
+	 .max = 1000000, .required = 1},
+	{.key = "calibration", .type = TPP_YF_STR,
+	 .offset = offsetof(struct cluster_in, calibration), .size = 512},
+	{.key = "tiers", .type = TPP_YF_CUSTOM,
+	 .offset = offsetof(struct cluster_in, tiers), .handler = keep_node,
+	 .required = 1},
+};
+
+/* Join the `sources` list into c->source ("; " between items; a source
+ * that does not fit is cut and ends in "..."). */
+static int parse_sources(struct tpp_ydoc *d, yaml_node_t *seq,
+			 struct tpp_cluster *c, struct tpp_err *err)
+{
+	size_t size = sizeof(c->source), used = 0;
+	int n, i, rc;
+
+	if ((rc = tpp_y_seq(d, seq, "sources", &n, err)))
+		return rc;
+	c->source[0] = '\0';
+	for (i = 0; i < n; i++) {
+		yaml_node_t *item = tpp_y_seq_item(d, seq, i);
+		const char *s;
+		int w;
+		if (!item || item->type != YAML_SCALAR_NODE)
+			return tpp_y_err(d, item, err,
+					 "sources: expected a list of strings");
+		s = scalar_text(item);
+		if (used + 1 >= size)
+			continue;
+		w = snprintf(c->source + used, size - used, "%s%s",
+			     used ? "; " : "", s);
+		if (w < 0 || (size_t)w >= size - used) {
+			memcpy(c->source + size - 4, "...", 4);
+			used = size - 1;
+		} else {
+			used += (size_t)w;
+		}
+	}
+	return TPP_OK;
+}
+
+/* Make the calibration path absolute, relative to the YAML file's dir. */
+static int set_calibration(struct tpp_ydoc *d, yaml_node_t *node,
+			   const char *rel, struct tpp_cluster *c,
+			   struct tpp_err *err)
+{
+	char dir[PATH_MAX];
+	char *slash;
+	int w;
+
+	if (rel[0] == '/') {
+		tpp_strlcpy(c->calibration, rel, sizeof(c->calibration));
+		return TPP_OK;
+	}
+	if (!realpath(d->path, dir))
+		return tpp_y_err(d, node, err,
+				 "calibration: cannot find the directory of %s",
+				 d->path);
+	slash = strrchr(dir, '/');
+	TPP_ASSERT(slash);
+	*slash = '\0';
+	w = snprintf(c->calibration, sizeof(c->calibration), "%s/%s", dir,
+		     rel);
+	if (w < 0 || (size_t)w >= sizeof(c->calibration))
+		return tpp_y_err(d, node, err, "calibration: path too long");
+	return TPP_OK;
+}
+
+static int parse_cluster(struct tpp_ydoc *d, struct tpp_cluster *out,
+			 struct tpp_err *err)
+{
+	struct cluster_in *in;
+	yaml_node_t *root = tpp_ydoc_root(d);
+	yaml_node_t *schema;
+	int rc;
+
+	if (!root)
+		return tpp_err_set(err, TPP_E_INPUT, d->path, 0, 0,
+				   "empty cluster file (expected 'schema: "
+				   TPP_CLUSTER_SCHEMA "' and the cluster)");
+	/* The schema first: a model file given as a cluster should say so,
+	 * not list unknown keys. */
+	schema = map_get(d, root, "schema");
+	if (root->type == YAML_MAPPING_NODE && !schema)
+		return tpp_y_err(d, root, err,
+				 "not a tpplan cluster file: missing 'schema: "
+				 TPP_CLUSTER_SCHEMA "'");
+	if (schema && strcmp(scalar_text(schema), TPP_CLUSTER_SCHEMA))
+		return tpp_y_err(d, schema, err,
+				 "schema: expected '" TPP_CLUSTER_SCHEMA
+				 "', got '%s'", scalar_text(schema));
+
+	in = calloc(1, sizeof(*in));
+	if (!in)
+		return tpp_err_set(err, TPP_E_SYSTEM, d->path, 0, 0,
+				   "out of memory");
+	if ((rc = tpp_ymap_parse(d, root, cluster_fields,
+				 TPP_ARRAY_LEN(cluster_fields), in, "cluster",
+				 err)))
+		goto out;
+	if (in->sources && (rc = parse_sources(d, in->sources, &in->c, err)))
+		goto out;
+	if ((rc = parse_gpu(d, in->gpu, &in->c.gpu, err)))
+		goto out;
+	if ((rc = parse_tiers(d, in->tiers, &in->c, err)))
+		goto out;
+	if (in->calibration[0] &&
+	    (rc = set_calibration(d, map_get(d, root, "calibration"),
+				  in->calibration, &in->c, err)))
+		goto out;
+	tpp_strlcpy(in->c.path, d->path, sizeof(in->c.path));
+	*out = in->c;
+	rc = TPP_OK;
+out:
+	free(in);
+	return rc;
+}
+
+int tpp_cluster_load(const char *name_or_path, const char *topodir,
+		     struct tpp_cluster *out, struct tpp_err *err)
+{
+	struct tpp_ydoc d;
+	char path[512];
+	int rc;
+
+	TPP_ASSERT(out);
+	if ((rc = tpp_cluster_resolve(name_or_path, topodir, path, sizeof(path),
+				      err)))
+		return rc;
+	if ((rc = tpp_ydoc_load(&d, path, err)))
+		return rc;
+	rc = parse_cluster(&d, out, err);
+	tpp_ydoc_free(&d);
+	return rc;
+}
+
+/* ---- queries --------------------------------------------------------------- */
+
+int tpp_cluster_gpus(const struct tpp_cluster *c)
+{
+	TPP_ASSERT(c);
+	return c->gpus_per_node * c->nodes;
+}
+
+int tpp_cluster_tier_for(const struct tpp_cluster *c, int group_gpus,
+			 int stride)
+{
+	long long last;
+	int i;
+
+	TPP_ASSERT(c && c->ntiers > 0);
+	if (group_gpus <= 1)
+		return 0;
+	TPP_ASSERT(stride >= 1);
+	/* Domains of tier i are [k*span, (k+1)*span); the group starts at 0,
+	 * so it fits in the first domain iff its last member does. */
+	last = (long long)(group_gpus - 1) * stride;
+	for (i = 0; i < c->ntiers; i++)
+		if (c->tiers[i].span_gpus == 0 || c->tiers[i].span_gpus > last)
+			return i;
+	return c->ntiers - 1;
+}
+
+void tpp_cluster_resize(struct tpp_cluster *c, int gpus)
+{
+	TPP_ASSERT(c && c->gpus_per_node > 0 && gpus > 0);
+	c->nodes = (gpus + c->gpus_per_node - 1) / c->gpus_per_node;
+}

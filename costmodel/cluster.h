@@ -1,0 +1,150 @@
+/*
+ * cluster.h - GPU cluster description: the GPU, the node, and the network
+ * tiers from the innermost (NVLink/NVSwitch, xGMI, PCIe) outwards (multi-node
+ * NVLink domains, InfiniBand, RoCE, Ethernet).
+ *
+ * Data flow: topologies/<name>.yaml --tpp_cluster_load--> struct tpp_cluster
+ * --> cost model.  Every figure remembers where it came from (datasheet,
+ * published measurement, or this cluster's calibration) so plans can say
+ * which numbers were measured.  Schema: topologies/README.md.
+ */
+#ifndef TPP_CLUSTER_H
+#define TPP_CLUSTER_H
+
+#include "tpp_common.h"
+
+enum tpp_prec {
+	TPP_PREC_FP32,
+	TPP_PREC_TF32,
+	TPP_PREC_FP16,
+	TPP_PREC_BF16,
+	TPP_PREC_FP8,
+	TPP_PREC__COUNT
+};
+extern const char *const tpp_prec_names[TPP_PREC__COUNT]; /* "fp32", ... */
+/* Parse "bf16" etc.; returns -1 when unknown. */
+int tpp_prec_parse(const char *s);
+
+/* Where a number came from. */
+enum tpp_src {
+	TPP_SRC_NONE,        /* not given */
+	TPP_SRC_DATASHEET,   /* vendor specification */
+	TPP_SRC_PUBLISHED,   /* published measurement (source string says which) */
+	TPP_SRC_CALIBRATION, /* measured on this cluster by `tpplan calibrate` */
+	TPP_SRC__COUNT
+};
+extern const char *const tpp_src_names[TPP_SRC__COUNT];
+
+enum tpp_tier_kind {
+	TPP_TIER_NVLINK,     /* NVLink through NVSwitch inside a node */
+	TPP_TIER_XGMI,       /* AMD Infinity Fabric full mesh inside a node */
+	TPP_TIER_PCIE,       /* PCIe (GPUs without a scale-up fabric) */
+	TPP_TIER_NVL_DOMAIN, /* multi-node NVLink domain (GB200 NVL72) */
+	TPP_TIER_INFINIBAND,
+	TPP_TIER_ROCE,
+	TPP_TIER_ETHERNET,
+	TPP_TIER__COUNT
+};
+extern const char *const tpp_tier_kind_names[TPP_TIER__COUNT];
+
+/* Collectives the cost model prices. */
+enum tpp_coll {
+	TPP_COLL_ALL_REDUCE,
+	TPP_COLL_ALL_GATHER,
+	TPP_COLL_REDUCE_SCATTER,
+	TPP_COLL_ALL_TO_ALL,
+	TPP_COLL_SEND_RECV,
+	TPP_COLL__COUNT
+};
+extern const char *const tpp_coll_names[TPP_COLL__COUNT]; /* "all_reduce", ... */
+
+#define TPP_MAX_TIERS 6
+#define TPP_NAME_LEN 64
+#define TPP_SOURCE_LEN 256
+
+struct tpp_tier {
+	char name[TPP_NAME_LEN];
+	enum tpp_tier_kind kind;
+	/*
+	 * GPUs in one domain of this tier: 8 for NVLink in a DGX node, 72 for
+	 * an NVL72 rack.  0 for the outermost tier (the whole cluster).  A
+	 * communicator group maps to the innermost tier whose domain holds it.
+	 */
+	int span_gpus;
+	/* Datasheet per-GPU unidirectional bandwidth through this tier, B/s.
+	 * For a scale-out tier: nics_per_node * nic rate / gpus_per_node. */
+	double bw_Bps;
+	double latency_s;    /* per-message (alpha) latency, s */
+	int nics_per_node;   /* scale-out tiers; 0 otherwise */
+	double nic_bps;      /* one NIC's line rate, bit/s; 0 if none */
+	int nvls;            /* NVLink SHARP (in-switch all-reduce) */
+	int sharp;           /* in-network reduction (IB SHARP / CollNet) */
+	int mesh;            /* full mesh without switch (xGMI): a group of m
+				GPUs gets (m-1)/(span-1) of bw_Bps */
+	/*
+	 * Measured achievable bus bandwidth per collective (nccl-tests busbw
+	 * convention, B/s), 0 when unknown; busbw_src says where it came
+	 * from and `measured_source` cites it.
+	 */
+	double busbw_Bps[TPP_COLL__COUNT];
+	enum tpp_src busbw_src[TPP_COLL__COUNT];
+	double busbw_alpha_s[TPP_COLL__COUNT]; /* fitted latency, 0 if none */
+	char measured_source[TPP_SOURCE_LEN];
+};
+
+struct tpp_gpu {
+	char name[TPP_NAME_LEN];
+	/* Dense (no sparsity) datasheet peak per precision, FLOP/s; 0 = unsupported. */
+	double peak_flops[TPP_PREC__COUNT];
+	/* Measured achievable GEMM FLOP/s (e.g. MAMF) per precision; 0 = unknown. */
+	double gemm_flops[TPP_PREC__COUNT];
+	enum tpp_src gemm_src[TPP_PREC__COUNT];
+	char gemm_source[TPP_SOURCE_LEN];
+	double hbm_bytes;    /* usable device memory, bytes */
+	double hbm_Bps;      /* memory bandwidth, B/s */
+	int sm_count;        /* streaming multiprocessors / compute units (0 = unknown) */
+};
+
+struct tpp_cluster {
+	char name[TPP_NAME_LEN];
+	char path[512];      /* file it was loaded from ("" for built-in) */
+	char source[TPP_SOURCE_LEN * 2]; /* where the figures come from */
+	struct tpp_gpu gpu;
+	int gpus_per_node;
+	int nodes;
+	int ntiers;
+	struct tpp_tier tiers[TPP_MAX_TIERS]; /* innermost first */
+	char calibration[512]; /* optional calibration file (absolute path) */
+};
+
+/*
+ * Load a cluster YAML.  `name_or_path` is a path, or a preset name resolved
+ * as <topodir>/<name>.yaml (topodir NULL: the compiled-in topologies
+ * directory, then ./topologies).  On failure *out is untouched and err says
+ * file:line:col.  Validates consistency (tiers ordered innermost first,
+ * spans dividing each other, a first tier covering the node, ...).
+ */
+int tpp_cluster_load(const char *name_or_path, const char *topodir,
+		     struct tpp_cluster *out, struct tpp_err *err);
+
+/* Resolve a preset name or path to a readable file path; TPP_E_INPUT if none. */
+int tpp_cluster_resolve(const char *name_or_path, const char *topodir,
+			char *path, size_t size, struct tpp_err *err);
+
+/* Total GPUs = gpus_per_node * nodes. */
+int tpp_cluster_gpus(const struct tpp_cluster *c);
+
+/*
+ * Index of the innermost tier whose domain holds a group of `group_gpus`
+ * GPUs laid out contiguously with `stride` GPUs between members (stride 1:
+ * neighbours; e.g. a DP group with TP=8 inside has stride 8).  The group
+ * spans GPUs [0, (group_gpus-1)*stride].
+ */
+int tpp_cluster_tier_for(const struct tpp_cluster *c, int group_gpus,
+			 int stride);
+
+/* Copy with the node count changed so the cluster has `gpus` GPUs
+ * (rounded up to whole nodes). */
+void tpp_cluster_resize(struct tpp_cluster *c, int gpus);
+
+#endif

@@ -1,0 +1,848 @@
+/*
+ * cost.c - analytic step-time and memory model for one layout.
+ *
+ * Where it sits: planner/search enumerates layouts and calls tpp_cost_eval
+ * for each; the CLI prints the result.  Pure C, no allocation.
+ *
+ * Sources (section numbers refer to ../shared/reference/):
+ *   FLOPs          costmodel.md 1.1, 1.5 (PaLM/SC21 model-FLOPs convention)
+ *   GEMM time      calibration.md 4.5, 5.2: roofline with wave quantization,
+ *                  ceiling = measured MAMF when the cluster has it
+ *   element-wise   roofline on HBM bandwidth; bytes from Korthikanti et al.
+ *                  2022 Table 2 store sizes (costmodel.md 3.3)
+ *   collectives    calibration.md 1.6 (nccl-tests bus-bandwidth factors),
+ *                  3.3 (ring, hierarchical composition), 4.2
+ *   pipeline       costmodel.md 4.1 (1F1B / interleaved bubble), 2.3 (P2P,
+ *                  scatter/gather optimisation)
+ *   data parallel  costmodel.md 2.4 (DDP, ZeRO-1/2/3 volumes), 5.1 (overlap)
+ *   memory         costmodel.md 3.1-3.5 (Megatron bytes/param, Korthikanti
+ *                  activations, in-flight micro-batches, logits)
+ */
+#include "cost.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+const char *const tpp_recompute_names[TPP_RECOMPUTE__COUNT] = {
+	[TPP_RECOMPUTE_NONE] = "none",
+	[TPP_RECOMPUTE_SELECTIVE] = "selective",
+	[TPP_RECOMPUTE_FULL] = "full",
+};
+
+const char *const tpp_sched_names[TPP_SCHED__COUNT] = {
+	[TPP_SCHED_1F1B] = "1f1b",
+	[TPP_SCHED_INTERLEAVED] = "interleaved",
+};
+
+const char *const tpp_attn_names[TPP_ATTN__COUNT] = {
+	[TPP_ATTN_UNFUSED] = "unfused",
+	[TPP_ATTN_FLASH] = "flash",
+};
+
+const char *const tpp_time_part_names[TPP_TIME_PARTS] = {
+	"compute", "recompute", "tp_comm", "cp_comm",
+	"pp_p2p", "bubble", "dp_comm", "optimizer",
+};
+
+const char tpp_cost_flops_doc[] =
+	"model FLOPs = tokens * (6 * N_matmul + 12 * L * q_dim * s) "
+	"(PaLM App. B / SC21 Eq. 3 without recompute; attention counted "
+	"non-causal; N_matmul includes the LM head, not the embedding lookup); "
+	"hardware FLOPs add what recomputation executes";
+
+double tpp_time_part(const struct tpp_time_breakdown *t, int i)
+{
+	switch (i) {
+	case 0: return t->compute_s;
+	case 1: return t->recompute_s;
+	case 2: return t->tp_comm_s;
+	case 3: return t->cp_comm_s;
+	case 4: return t->pp_p2p_s;
+	case 5: return t->bubble_s;
+	case 6: return t->dp_comm_s;
+	case 7: return t->optimizer_s;
+	default: TPP_ASSERT(0);
+	}
+	return 0;
+}
+
+void tpp_cost_opts_default(struct tpp_cost_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->prec = TPP_PREC_BF16;
+	o->attn = TPP_ATTN_UNFUSED;
+	/* costmodel.md 3.6: practitioners reserve about 2-5 GB per GPU for
+	 * the CUDA context, NCCL buffers, cuBLAS workspaces and
+	 * fragmentation (an unsourced rule of thumb; tunable). */
+	o->mem_reserve_bytes = 3.0 * TPP_GiB;
+	/* costmodel.md 3.3/3.7: Megatron's estimator multiplies activations
+	 * by 1.05 for temporaries. */
+	o->act_temp_factor = 1.05;
+	o->dp_overlap = 1;
+}
+
+enum tpp_sched tpp_layout_sched(const struct tpp_layout *l)
+{
+	return l->vp > 1 ? TPP_SCHED_INTERLEAVED : TPP_SCHED_1F1B;
+}
+
+int tpp_layout_microbatches(const struct tpp_layout *l)
+{
+	long long per = (long long)l->dp * l->mbs;
+	return per > 0 ? (int)(l->gbs / per) : 0;
+}
+
+void tpp_layout_format(const struct tpp_layout *l, char *buf, size_t size)
+{
+	snprintf(buf, size,
+		 "tp=%d,pp=%d,dp=%d,cp=%d,mbs=%d,vp=%d,sp=%d,recompute=%s,zero=%d",
+		 l->tp, l->pp, l->dp, l->cp, l->mbs, l->vp, l->sp,
+		 tpp_recompute_names[l->recompute], l->zero);
+}
+
+int tpp_vocab_padded(const struct tpp_model *m, int tp)
+{
+	/* Megatron --make-vocab-size-divisible-by 128, times TP (costmodel.md 8). */
+	long long mult = 128LL * (tp > 0 ? tp : 1);
+	return (int)(((long long)m->vocab + mult - 1) / mult * mult);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Hardware primitives                                                       */
+
+/* Achievable fraction of peak for large GEMMs.  Measured MAMF / datasheet
+ * peak when the cluster has it (calibration.md 7.2), else 0.80, the low
+ * end of the MAMF/peak ratios of current NVIDIA parts (77.6-86.9 %). */
+static double gemm_ceiling(const struct tpp_gpu *g, enum tpp_prec p)
+{
+	static const enum tpp_prec alt[] = {TPP_PREC_BF16, TPP_PREC_FP16};
+	size_t i;
+	if (g->gemm_flops[p] > 0 && g->peak_flops[p] > 0)
+		return g->gemm_flops[p] / g->peak_flops[p];
+	/* fp16 and bf16 run on the same tensor-core path */
+	if (p == TPP_PREC_FP16 || p == TPP_PREC_BF16)
+		for (i = 0; i < TPP_ARRAY_LEN(alt); i++)
+			if (g->gemm_flops[alt[i]] > 0 && g->peak_flops[alt[i]] > 0)
+				return g->gemm_flops[alt[i]] / g->peak_flops[alt[i]];
+	return 0.80;
+}
+
+static double peak_flops(const struct tpp_gpu *g, enum tpp_prec p)
+{
+	return g->peak_flops[p];
+}
+
+static double prec_bytes(enum tpp_prec p)
+{
+	switch (p) {
+	case TPP_PREC_FP32:
+	case TPP_PREC_TF32: return 4;
+	case TPP_PREC_FP8: return 1;
+	default: return 2;
+	}
+}
+
+/* HBM efficiency by transfer size: Calculon's default curve
+ * (calibration.md 5.3): >=100 MB 0.90, >=10 MB 0.75, >=1 MB 0.6, else 0.3. */
+static double hbm_eff(double bytes)
+{
+	if (bytes >= 100e6) return 0.90;
+	if (bytes >= 10e6) return 0.75;
+	if (bytes >= 1e6) return 0.60;
+	return 0.30;
+}
+
+static double mem_time(const struct tpp_gpu *g, double bytes)
+{
+	if (bytes <= 0)
+		return 0;
+	return bytes / (g->hbm_Bps * hbm_eff(bytes));
+}
+
+/*
+ * Wave-quantization efficiency (calibration.md 5.2): output tiles
+ * C = ceil(M/Tm) * ceil(N/Tn) * batch run in W = ceil(C/S) waves on S SMs;
+ * efficiency C / (W*S).  The best of the common cuBLAS tile shapes
+ * 256x128 / 128x256 is taken (the library picks among them).
+ */
+static double wave_eff(int sms, double M, double N, double batch)
+{
+	static const double tiles[][2] = {{256, 128}, {128, 256}, {128, 128}};
+	double best = 0;
+	size_t i;
+	if (sms <= 0)
+		return 1.0;
+	for (i = 0; i < TPP_ARRAY_LEN(tiles); i++) {
+		double c = ceil(M / tiles[i][0]) * ceil(N / tiles[i][1]) * batch;
+		double w = ceil(c / sms);
+		/* tile quantization: padded rows/cols do no useful work */
+		double useful = (M * N * batch) / (c * tiles[i][0] * tiles[i][1]);
+		double e = c / (w * sms) * useful;
+		if (e > best)
+			best = e;
+	}
+	return best;
+}
+
+/*
+ * One GEMM C[M,N] = A[M,K] B[K,N], `batch` times (batched GEMM).
+ * t = max(FLOPs / (peak * ceiling * wave * k_eff), bytes / HBM) -- the
+ * roofline of calibration.md 4.5.  k_eff = K / (K + 128) charges the fixed
+ * prologue/epilogue of each output tile against its K loop [derived: a tile
+ * spends about two 64-deep k-steps outside the main loop].
+ */
+static double gemm_time(const struct tpp_gpu *g, enum tpp_prec p, double M,
+			double N, double K, double batch)
+{
+	double flops = 2.0 * M * N * K * batch;
+	double eff = gemm_ceiling(g, p) * wave_eff(g->sm_count, M, N, batch) *
+		     (K / (K + 128.0));
+	double t_c = flops / (peak_flops(g, p) * eff);
+	double bytes = (M * K + K * N + M * N) * batch * prec_bytes(p);
+	double t_m = mem_time(g, bytes);
+	return t_c > t_m ? t_c : t_m;
+}
+
+/* Forward + dgrad + wgrad of a linear layer Y[M,N] = X[M,K] W[K,N]. */
+static double linear_fwd(const struct tpp_gpu *g, enum tpp_prec p, double M,
+			 double N, double K)
+{
+	return gemm_time(g, p, M, N, K, 1);
+}
+
+static double linear_bwd(const struct tpp_gpu *g, enum tpp_prec p, double M,
+			 double N, double K)
+{
+	return gemm_time(g, p, M, K, N, 1) + /* dX = dY W^T */
+	       gemm_time(g, p, K, N, M, 1);  /* dW = X^T dY */
+}
+
+/* ------------------------------------------------------------------------ */
+/* Collectives                                                               */
+
+/* nccl-tests bus-bandwidth factor (calibration.md 1.6). */
+static double bus_factor(enum tpp_coll coll, int n)
+{
+	switch (coll) {
+	case TPP_COLL_ALL_REDUCE: return 2.0 * (n - 1) / n;
+	case TPP_COLL_ALL_GATHER:
+	case TPP_COLL_REDUCE_SCATTER:
+	case TPP_COLL_ALL_TO_ALL: return (double)(n - 1) / n;
+	default: return 1.0;
+	}
+}
+
+/* Ring steps: 2(n-1) for all-reduce, n-1 for the others (calibration.md 2.3). */
+static double ring_steps(enum tpp_coll coll, int n)
+{
+	switch (coll) {
+	case TPP_COLL_ALL_REDUCE: return 2.0 * (n - 1);
+	case TPP_COLL_SEND_RECV: return 1.0;
+	default: return (double)(n - 1);
+	}
+}
+
+/* Ratio of achievable to datasheet bandwidth when nothing was measured:
+ * NCCL ring busbw over link rate, A100 235/300 = 0.78, H100 370/450 = 0.82
+ * (calibration.md 2.4 table, 7.1). */
+#define TPP_DEFAULT_LINK_EFF 0.80
+
+/* NCCL base latency of a ring collective, Simple protocol (tuning.cc,
+ * calibration.md 2.3): 8.4 us. */
+#define TPP_COLL_BASE_LAT_S 8.4e-6
+
+/*
+ * Achievable bus bandwidth of `coll` on tier `t` for a group of m GPUs of
+ * one domain at bus size `bus_bytes`.
+ */
+static double tier_busbw(const struct tpp_tier *t, enum tpp_coll coll, int m)
+{
+	double bw = t->busbw_Bps[coll];
+	if (bw <= 0 && coll != TPP_COLL_ALL_REDUCE && !t->nvls)
+		bw = t->busbw_Bps[TPP_COLL_ALL_REDUCE];
+	if (bw <= 0)
+		bw = t->bw_Bps * TPP_DEFAULT_LINK_EFF;
+	if (t->mesh && t->span_gpus > 1 && m > 1 && m < t->span_gpus)
+		/* full mesh: m GPUs use m-1 of their span-1 links
+		 * (calibration.md 4.3, AMD xGMI) */
+		bw *= (double)(m - 1) / (t->span_gpus - 1);
+	return bw;
+}
+
+/* Time of a collective entirely inside one domain of tier `ti`. */
+static double flat_time(const struct tpp_tier *t, enum tpp_coll coll,
+			double bytes, int n)
+{
+	double busbw = tier_busbw(t, coll, n);
+	double alpha = TPP_COLL_BASE_LAT_S + ring_steps(coll, n) * t->latency_s;
+	return alpha + bytes * bus_factor(coll, n) / busbw;
+}
+
+double tpp_coll_time(const struct tpp_cluster *c, enum tpp_coll coll,
+		     double bytes, int n, int stride)
+{
+	int ti, inner_per_domain, k;
+	double flat, hier;
+	const struct tpp_tier *outer, *inner;
+
+	if (n <= 1 || bytes <= 0)
+		return 0;
+	if (stride < 1)
+		stride = 1;
+	ti = tpp_cluster_tier_for(c, n, stride);
+	outer = &c->tiers[ti];
+	if (coll == TPP_COLL_SEND_RECV) {
+		double bw = tier_busbw(outer, coll, 2);
+		return TPP_COLL_BASE_LAT_S + outer->latency_s + bytes / bw;
+	}
+	if (ti == 0)
+		return flat_time(outer, coll, bytes, n);
+
+	/* Members per domain of the next-inner tier. */
+	inner = &c->tiers[ti - 1];
+	inner_per_domain = 1;
+	if (inner->span_gpus > stride)
+		inner_per_domain = inner->span_gpus / stride;
+	if (inner_per_domain > n)
+		inner_per_domain = n;
+	while (inner_per_domain > 1 && n % inner_per_domain)
+		inner_per_domain--;
+	k = n / inner_per_domain;
+
+	/*
+	 * Flat ring: every GPU drives its own share of the outer tier, and
+	 * the ring crosses a domain boundary every `inner_per_domain` hops;
+	 * the slower of the two link kinds bounds it (calibration.md 3.3).
+	 */
+	{
+		double bw_o = tier_busbw(outer, coll, n) * inner_per_domain;
+		double bw_i = tier_busbw(inner, coll, inner_per_domain);
+		double bw = bw_o < bw_i ? bw_o : bw_i;
+		double steps = ring_steps(coll, n);
+		double hops_out = coll == TPP_COLL_ALL_REDUCE ? 2.0 * (k - 1) : (double)(k - 1);
+		flat = TPP_COLL_BASE_LAT_S + (steps - hops_out) * inner->latency_s +
+		       hops_out * outer->latency_s +
+		       bytes * bus_factor(coll, n) / bw;
+	}
+	if (inner_per_domain == 1)
+		return flat;
+	/*
+	 * Hierarchical (calibration.md 3.3): reduce-scatter inside the
+	 * domain, the collective across domains on 1/g of the data, then
+	 * all-gather inside the domain.
+	 */
+	switch (coll) {
+	case TPP_COLL_ALL_REDUCE:
+		hier = flat_time(inner, TPP_COLL_REDUCE_SCATTER, bytes, inner_per_domain) +
+		       tpp_coll_time(c, coll, bytes / inner_per_domain, k,
+				     stride * inner_per_domain) +
+		       flat_time(inner, TPP_COLL_ALL_GATHER, bytes, inner_per_domain);
+		break;
+	case TPP_COLL_ALL_GATHER:
+	case TPP_COLL_REDUCE_SCATTER:
+		hier = tpp_coll_time(c, coll, bytes / inner_per_domain, k,
+				     stride * inner_per_domain) +
+		       flat_time(inner, coll, bytes, inner_per_domain);
+		break;
+	default:
+		hier = flat;
+	}
+	return hier < flat ? hier : flat;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Layout validity                                                           */
+
+int tpp_layout_check(const struct tpp_model *m, const struct tpp_cluster *c,
+		     const struct tpp_layout *l, struct tpp_err *err)
+{
+	long long world = (long long)l->tp * l->pp * l->dp * l->cp;
+	(void)c;
+	if (l->tp < 1 || l->pp < 1 || l->dp < 1 || l->cp < 1 || l->mbs < 1 ||
+	    l->vp < 1 || l->gbs < 1)
+		return tpp_err_set(err, TPP_E_INFEASIBLE, NULL, 0, 0,
+				   "degrees, micro-batch and batch must be >= 1");
+	if (l->zero < 0 || l->zero > 3)
+		return tpp_err_set(err, TPP_E_INFEASIBLE, NULL, 0, 0,
+				   "zero stage must be 0..3");
+	if (world > (1LL << 30))
+		return tpp_err_set(err, TPP_E_INFEASIBLE, NULL, 0, 0,
+				   "too many GPUs");
+	if (m->heads % l->tp || m->kv_heads % l->tp)
+		return tpp_err_set(err, TPP_E_INFEASIBLE, NULL, 0, 0,
+				   "tp=%d does not divide heads=%d / kv_heads=%d",
+				   l->tp, m->heads, m->kv_heads);
+	if (m->ffn % l->tp)
+		return tpp_err_set(err, TPP_E_INFEASIBLE, NULL, 0, 0,
+				   "tp=%d does not divide ffn=%d", l->tp, m->ffn);
+	if (m->layers % (l->pp * l->vp))
+		return tpp_err_set(err, TPP_E_INFEASIBLE, NULL, 0, 0,
+				   "pp*vp=%d does not divide layers=%d",
+				   l->pp * l->vp, m->layers);
+	if (l->vp > 1 && l->pp < 2)
+		return tpp_err_set(err, TPP_E_INFEASIBLE, NULL, 0, 0,
+				   "interleaving (vp=%d) needs pp >= 2", l->vp);
+	if (l->sp && l->tp < 2)
+		return tpp_err_set(err, TPP_E_INFEASIBLE, NULL, 0, 0,
+				   "sequence parallelism needs tp >= 2");
+	if (m->seq % (l->cp * (l->cp > 1 ? 2 : 1)))
+		return tpp_err_set(err, TPP_E_INFEASIBLE, NULL, 0, 0,
+				   "2*cp=%d does not divide seq=%d", 2 * l->cp,
+				   m->seq);
+	if (l->sp && (m->seq / l->cp) % l->tp)
+		return tpp_err_set(err, TPP_E_INFEASIBLE, NULL, 0, 0,
+				   "tp=%d does not divide the sequence %d under sp",
+				   l->tp, m->seq / l->cp);
+	if (l->gbs % ((long long)l->dp * l->mbs))
+		return tpp_err_set(err, TPP_E_INFEASIBLE, NULL, 0, 0,
+				   "dp*mbs=%lld does not divide the global batch %d",
+				   (long long)l->dp * l->mbs, l->gbs);
+	/* Megatron interleaving: micro-batches a multiple of pp (costmodel.md 4.1) */
+	if (l->vp > 1 && tpp_layout_microbatches(l) % l->pp)
+		return tpp_err_set(err, TPP_E_INFEASIBLE, NULL, 0, 0,
+				   "interleaving needs micro-batches (%d) to be a multiple of pp=%d",
+				   tpp_layout_microbatches(l), l->pp);
+	if (l->zero == 3 && l->pp > 1)
+		return tpp_err_set(err, TPP_E_INFEASIBLE, NULL, 0, 0,
+				   "zero=3 is not combined with pipeline parallelism");
+	return TPP_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Per-layer work                                                            */
+
+struct layer_cost {
+	double fwd_s;        /* compute (GEMM + element-wise), forward */
+	double bwd_s;        /* compute, backward */
+	double recomp_s;     /* compute re-executed in backward */
+	double tp_fwd_s;     /* TP collectives, forward */
+	double tp_bwd_s;     /* TP collectives, backward (incl. recompute) */
+	double cp_s;         /* exposed CP exchange, fwd + bwd */
+	double flops_fwd;    /* per GPU, forward */
+	double flops_recomp; /* per GPU, recomputation */
+};
+
+static void layer_cost(const struct tpp_model *m, const struct tpp_cluster *c,
+		       const struct tpp_cost_opts *o, const struct tpp_layout *l,
+		       struct layer_cost *lc)
+{
+	const struct tpp_gpu *g = &c->gpu;
+	enum tpp_prec p = o->prec;
+	double t = l->tp, cp = l->cp;
+	double s = m->seq, sl = s / cp;     /* local sequence under CP */
+	double b = l->mbs, h = m->hidden;
+	double T = b * sl;                  /* tokens per GPU per micro-batch */
+	double qd = (double)m->heads * m->head_dim;
+	double kvd = (double)m->kv_heads * m->head_dim;
+	double f = m->ffn, dh = m->head_dim;
+	double heads_local = m->heads / t;
+	double up_n = (m->mlp == TPP_MLP_SWIGLU ? 2.0 : 1.0) * f / t;
+	double rep = l->sp ? 1.0 / t : 1.0; /* replicated part, split by SP */
+	double causal = o->attn == TPP_ATTN_FLASH ? 0.5 : 1.0;
+	double gemm_f, gemm_b, attn_f, ew_f, ew_attn_f, act_bytes;
+	double tp_one, cp_comm;
+
+	/* Linear layers (costmodel.md 1.1; GQA/SwiGLU per 1.6). */
+	gemm_f = linear_fwd(g, p, T, (qd + 2 * kvd) / t, h) +
+		 linear_fwd(g, p, T, h, qd / t) +
+		 linear_fwd(g, p, T, up_n, h) +
+		 linear_fwd(g, p, T, h, f / t);
+	gemm_b = linear_bwd(g, p, T, (qd + 2 * kvd) / t, h) +
+		 linear_bwd(g, p, T, h, qd / t) +
+		 linear_bwd(g, p, T, up_n, h) +
+		 linear_bwd(g, p, T, h, f / t);
+	/* Core attention: QK^T and softmax(.)V per (sequence, head); keys span
+	 * the whole sequence under CP.  FlashAttention skips the masked half. */
+	attn_f = causal * (gemm_time(g, p, sl, s, dh, b * heads_local) +
+			   gemm_time(g, p, sl, dh, s, b * heads_local));
+
+	/*
+	 * Element-wise HBM traffic, forward (bytes; 16-bit activations).
+	 * Each fused kernel reads its inputs and writes its output, sizes as
+	 * in Korthikanti et al. Table 2:  LayerNorm 2+2 per token*h (x2),
+	 * bias-dropout-add 2+2 read, 2 write, 1 mask (x2), MLP activation
+	 * read the fc1 output(s), write the activation; softmax and its
+	 * dropout on the a*s*s scores (unfused attention only).
+	 */
+	{
+		double bda = m->dropout ? 7.0 : 6.0;
+		double act_rw = m->mlp == TPP_MLP_SWIGLU ? 6.0 * f / t : 4.0 * f / t;
+		ew_f = T * h * (4.0 + bda + 4.0 + bda) * rep + T * act_rw;
+		ew_attn_f = 0;
+		if (o->attn == TPP_ATTN_UNFUSED) {
+			double scores = b * heads_local * sl * s; /* elements */
+			ew_attn_f = scores * (4.0 + (m->dropout ? 5.0 : 0.0));
+		}
+	}
+	act_bytes = ew_f + ew_attn_f;
+	(void)act_bytes;
+
+	lc->fwd_s = gemm_f + attn_f + mem_time(g, ew_f) + mem_time(g, ew_attn_f);
+	/* Backward: GEMMs as dgrad + wgrad, attention twice the forward,
+	 * element-wise about twice the forward traffic (read saved input and
+	 * incoming gradient, write the outgoing gradient). */
+	lc->bwd_s = gemm_b + 2 * attn_f + 2 * (mem_time(g, ew_f) + mem_time(g, ew_attn_f));
+
+	lc->flops_fwd = 2.0 * T * h * ((qd + 2 * kvd) / t + qd / t + up_n + f / t) +
+			causal * 4.0 * T * s * dh * heads_local;
+
+	/* Tensor-parallel collectives (costmodel.md 2.1, 2.2): forward 2
+	 * all-reduces of b*s*h (or 2 all-gathers + 2 reduce-scatters with
+	 * SP, same bus traffic); backward the same. */
+	if (l->tp > 1) {
+		double msg = T * h * prec_bytes(p == TPP_PREC_FP8 ? TPP_PREC_BF16 : p);
+		if (l->sp)
+			tp_one = tpp_coll_time(c, TPP_COLL_ALL_GATHER, msg, l->tp, 1) +
+				 tpp_coll_time(c, TPP_COLL_REDUCE_SCATTER, msg, l->tp, 1);
+		else
+			tp_one = 2 * tpp_coll_time(c, TPP_COLL_ALL_REDUCE, msg, l->tp, 1);
+	} else {
+		tp_one = 0;
+	}
+	lc->tp_fwd_s = tp_one;
+	lc->tp_bwd_s = tp_one;
+
+	/* Context parallelism (costmodel.md 2.5): K,V of the local chunk go
+	 * round the ring, c-1 steps forward, twice that backward; overlapped
+	 * with the attention blocks, so only the excess is exposed. */
+	cp_comm = 0;
+	if (l->cp > 1) {
+		double kv = 2.0 * b * sl * kvd / t * 2.0;
+		double ring = (cp - 1) * tpp_coll_time(c, TPP_COLL_SEND_RECV, kv, 2, l->tp);
+		double exposed_f = ring - attn_f;
+		double exposed_b = 2 * ring - 2 * attn_f;
+		cp_comm = (exposed_f > 0 ? exposed_f : 0) + (exposed_b > 0 ? exposed_b : 0);
+	}
+	lc->cp_s = cp_comm;
+
+	/* Recomputation (costmodel.md 1.7). */
+	switch (l->recompute) {
+	case TPP_RECOMPUTE_FULL:
+		lc->recomp_s = lc->fwd_s;
+		lc->flops_recomp = lc->flops_fwd;
+		lc->tp_bwd_s += tp_one; /* the forward's collectives run again */
+		break;
+	case TPP_RECOMPUTE_SELECTIVE:
+		lc->recomp_s = attn_f + mem_time(g, ew_attn_f);
+		lc->flops_recomp = causal * 4.0 * T * s * dh * heads_local;
+		break;
+	default:
+		lc->recomp_s = 0;
+		lc->flops_recomp = 0;
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* Memory (costmodel.md 3)                                                   */
+
+/*
+ * Activation bytes stored per layer per micro-batch on one GPU.
+ * Korthikanti et al. 2022 Table 2, generalised for GQA, SwiGLU and
+ * no-dropout models as in costmodel.md 3.3:
+ *   replicated across TP unless SP:  LN inputs 4sbh + attention/MLP inputs
+ *                                    4sbh + dropout masks 2sbh (if dropout)
+ *   split by TP:  Q 2 s b q_dim, K and V 2 s b kv_dim each, out-proj input
+ *                 2 s b q_dim, MLP: GeLU 4 s b f (input + fc2 input),
+ *                 SwiGLU 6 s b f (gate, up, product)
+ *   attention scores (unfused, not recomputed):  softmax out 2as^2b,
+ *                 dropout mask as^2b + output 2as^2b  (5as^2b with dropout)
+ *   flash attention keeps the fp32 softmax statistics 4 a s b instead.
+ *   full recompute keeps only the layer input 2sbh (/t with SP).
+ */
+static double act_per_layer(const struct tpp_model *m,
+			    const struct tpp_cost_opts *o,
+			    const struct tpp_layout *l)
+{
+	double t = l->tp, s = (double)m->seq / l->cp, b = l->mbs, h = m->hidden;
+	double S = m->seq; /* keys span the full sequence */
+	double qd = (double)m->heads * m->head_dim;
+	double kvd = (double)m->kv_heads * m->head_dim;
+	double f = m->ffn, a = m->heads;
+	double rep = l->sp ? 1.0 / t : 1.0;
+	double replicated, split, scores;
+
+	if (l->recompute == TPP_RECOMPUTE_FULL)
+		return 2.0 * s * b * h * rep;
+	replicated = s * b * h * (8.0 + (m->dropout ? 2.0 : 0.0));
+	split = s * b * (2.0 * qd + 4.0 * kvd + 2.0 * qd +
+			 (m->mlp == TPP_MLP_SWIGLU ? 6.0 : 4.0) * f);
+	if (o->attn == TPP_ATTN_FLASH)
+		scores = 4.0 * a * s * b;
+	else if (l->recompute == TPP_RECOMPUTE_SELECTIVE)
+		scores = 0;
+	else
+		scores = (m->dropout ? 5.0 : 2.0) * a * s * S * b;
+	return replicated * rep + (split + scores) / t;
+}
+
+/* Bytes per parameter for mixed-precision Adam (costmodel.md 3.1,
+ * Megatron: 16-bit param 2, fp32 main grad 4, fp32 master 4, Adam m and v
+ * 8), by what ZeRO shards over d. */
+static void state_bytes(int zero, double d, double *w, double *gr, double *opt)
+{
+	*w = 2.0;
+	*gr = 4.0;
+	*opt = 12.0;
+	if (zero >= 1)
+		*opt /= d;
+	if (zero >= 2)
+		*gr /= d;
+	if (zero >= 3)
+		*w /= d;
+}
+
+/* ------------------------------------------------------------------------ */
+
+int tpp_cost_eval(const struct tpp_model *m, const struct tpp_cluster *c,
+		  const struct tpp_cost_opts *o, const struct tpp_layout *l,
+		  struct tpp_eval *out, struct tpp_err *err)
+{
+	struct tpp_eval e;
+	struct layer_cost lc;
+	const struct tpp_gpu *g = &c->gpu;
+	enum tpp_prec p = o->prec;
+	int rc, mb;
+	double t = l->tp, pp = l->pp, d = l->dp, v = l->vp;
+	double s = m->seq, b = l->mbs, h = m->hidden;
+	double T = b * s / l->cp;
+	double L_stage = (double)m->layers / pp;
+	double Vp = tpp_vocab_padded(m, l->tp);
+	double act_bytes_fwd = prec_bytes(p == TPP_PREC_FP8 ? TPP_PREC_BF16 : p);
+	double layer_fb, t_first, t_last, t_mid, t_max, t_sum;
+	double emb_fwd, emb_bwd, head_fwd, head_bwd, emb_tp, head_tp;
+	double p2p, p2p_one;
+	double params_layer = tpp_model_params_per_layer(m);
+	double params_emb = (double)Vp * h; /* word embedding, padded */
+	double params_pos = (m->mlp == TPP_MLP_GELU) ? s * h : 0; /* learned positions */
+	double P_first, P_last, P_local, wb, gb, ob;
+	int gpus = tpp_cluster_gpus(c);
+
+	if ((rc = tpp_layout_check(m, c, l, err)))
+		return rc;
+	if (peak_flops(g, p) <= 0)
+		return tpp_err_set(err, TPP_E_INFEASIBLE, NULL, 0, 0,
+				   "%s has no %s peak in its cluster description",
+				   g->name, tpp_prec_names[p]);
+	memset(&e, 0, sizeof(e));
+	e.layout = *l;
+	mb = tpp_layout_microbatches(l);
+	e.microbatches = mb;
+	(void)gpus;
+
+	layer_cost(m, c, o, l, &lc);
+	e.layer_fwd_s = lc.fwd_s + lc.tp_fwd_s;
+	e.layer_bwd_s = lc.bwd_s + lc.recomp_s + lc.tp_bwd_s;
+	layer_fb = lc.fwd_s + lc.bwd_s + lc.recomp_s + lc.tp_fwd_s + lc.tp_bwd_s + lc.cp_s;
+
+	/* Embedding (first stage): lookup is a gather (memory-bound); with TP
+	 * the vocab-parallel embedding all-reduces its output (costmodel.md
+	 * 2.1), a reduce-scatter under SP. */
+	emb_fwd = mem_time(g, T * h * act_bytes_fwd * 2);
+	emb_bwd = mem_time(g, T * h * act_bytes_fwd * 2 + T * h * 4);
+	emb_tp = l->tp > 1 ? tpp_coll_time(c, l->sp ? TPP_COLL_REDUCE_SCATTER : TPP_COLL_ALL_REDUCE,
+					    T * h * act_bytes_fwd, l->tp, 1) : 0;
+	/* LM head (last stage): logits GEMM over V/t, vocab-parallel
+	 * cross-entropy on fp32 logits (about 5 passes of 4 bytes over
+	 * T x V/t), and the backward all-reduce of its input gradient. */
+	head_fwd = linear_fwd(g, p, T, Vp / t, h) + mem_time(g, T * Vp / t * 4 * 3);
+	head_bwd = linear_bwd(g, p, T, Vp / t, h) + mem_time(g, T * Vp / t * 4 * 2);
+	head_tp = l->tp > 1 ? tpp_coll_time(c, l->sp ? TPP_COLL_ALL_GATHER : TPP_COLL_ALL_REDUCE,
+					     T * h * act_bytes_fwd, l->tp, 1) : 0;
+
+	/* Pipeline P2P (costmodel.md 2.3): b*s*h per boundary per direction;
+	 * each TP rank sends 1/t of it (scatter/gather optimisation, or SP),
+	 * over the tier joining ranks tp*cp*dp apart. */
+	p2p_one = 0;
+	e.pp_tier = -1;
+	if (l->pp > 1) {
+		int stride = l->tp * l->cp * l->dp;
+		double msg = T * h * act_bytes_fwd / t;
+		p2p_one = tpp_coll_time(c, TPP_COLL_SEND_RECV, msg, 2, stride);
+		e.pp_tier = tpp_cluster_tier_for(c, 2, stride);
+	}
+	/* per micro-batch per pipeline rank: v chunks, forward and backward */
+	p2p = l->pp > 1 ? 2.0 * v * p2p_one : 0;
+
+	t_mid = L_stage * layer_fb + p2p;
+	t_first = t_mid + emb_fwd + emb_bwd + emb_tp;
+	t_last = t_mid + head_fwd + head_bwd + head_tp;
+	if (l->pp == 1) {
+		t_first = t_last = t_mid = L_stage * layer_fb + emb_fwd + emb_bwd +
+					   emb_tp + head_fwd + head_bwd + head_tp;
+		t_sum = t_first;
+	} else {
+		t_sum = t_first + t_last + (pp - 2) * t_mid;
+	}
+	t_max = t_first > t_last ? t_first : t_last;
+	if (t_mid > t_max)
+		t_max = t_mid;
+	e.stage_mb_s = t_max;
+
+	/*
+	 * Pipeline (costmodel.md 4.1): the steady state runs m micro-batches
+	 * at the pace of the slowest stage; fill and drain add the other
+	 * stages once, shortened v times by interleaving.  Uniform stages
+	 * give (m + (p-1)/v) * t, the SC21 closed form.
+	 */
+	{
+		double busy = mb * t_max;
+		double fill = (t_sum - t_max) / v;
+		double share_c, share_r, share_tp, share_cp, share_p2p;
+		double stage_layers_fb = L_stage * layer_fb;
+		/* Split the slowest stage's per-micro-batch time by cause. */
+		double edge = t_max - stage_layers_fb - p2p;
+		share_c = L_stage * (lc.fwd_s + lc.bwd_s) + edge;
+		share_r = L_stage * lc.recomp_s;
+		share_tp = L_stage * (lc.tp_fwd_s + lc.tp_bwd_s);
+		share_cp = L_stage * lc.cp_s;
+		share_p2p = p2p;
+		e.t.compute_s = mb * share_c;
+		e.t.recompute_s = mb * share_r;
+		e.t.tp_comm_s = mb * share_tp;
+		e.t.cp_comm_s = mb * share_cp;
+		e.t.pp_p2p_s = mb * share_p2p;
+		e.t.bubble_s = fill;
+		(void)busy;
+	}
+
+	/* Parameters held per GPU (costmodel.md 3.2): layers of one stage
+	 * split by TP, embedding on the first stage, LM head (untied) or the
+	 * tied copy on the last stage. */
+	P_first = L_stage * params_layer / t + (params_emb / t + params_pos);
+	P_last = L_stage * params_layer / t + params_emb / t;
+	if (l->pp == 1)
+		P_first = P_last = L_stage * params_layer / t + params_pos +
+				   params_emb / t * (m->tied ? 1 : 2);
+	P_local = P_first > P_last ? P_first : P_last;
+
+	/* Data parallel (costmodel.md 2.4, 5.1). */
+	e.dp_tier = -1;
+	if (l->dp > 1) {
+		int stride = l->tp * l->cp;
+		int n = l->dp * l->cp; /* CP ranks also reduce gradients */
+		double grad_bytes = P_local * (p == TPP_PREC_FP16 ? 2.0 : 4.0);
+		double param_bytes = P_local * 2.0;
+		double t_grad, t_param, last_bwd;
+		e.dp_tier = tpp_cluster_tier_for(c, n, stride);
+		if (l->cp > 1)
+			stride = l->tp;
+		if (l->zero == 3) {
+			/* ZeRO-3 / FSDP: every micro-batch gathers the
+			 * parameters for forward and again for backward and
+			 * reduce-scatters the gradients, prefetched under
+			 * the compute of the same micro-batch. */
+			double x_mb = 2 * tpp_coll_time(c, TPP_COLL_ALL_GATHER, param_bytes, n, stride) +
+				      tpp_coll_time(c, TPP_COLL_REDUCE_SCATTER, grad_bytes, n, stride);
+			double comp_mb = t_max;
+			e.t.dp_comm_s = mb * (x_mb > comp_mb ? x_mb - comp_mb : 0);
+		} else {
+			if (l->zero == 0) {
+				t_grad = tpp_coll_time(c, TPP_COLL_ALL_REDUCE, grad_bytes, n, stride);
+				t_param = 0;
+			} else {
+				t_grad = tpp_coll_time(c, TPP_COLL_REDUCE_SCATTER, grad_bytes, n, stride);
+				t_param = tpp_coll_time(c, TPP_COLL_ALL_GATHER, param_bytes, n, stride);
+			}
+			if (o->dp_overlap) {
+				/* Buckets are reduced while the last
+				 * micro-batch's backward runs; parameters are
+				 * gathered under the first forward.  One
+				 * layer's bucket stays exposed each way. */
+				double layers_local = L_stage;
+				double bucket_g = t_grad / layers_local;
+				double bucket_p = t_param / layers_local;
+				double ex_g, ex_p;
+				last_bwd = L_stage * (lc.bwd_s + lc.recomp_s + lc.tp_bwd_s);
+				ex_g = t_grad - last_bwd;
+				ex_p = t_param - L_stage * (lc.fwd_s + lc.tp_fwd_s);
+				e.t.dp_comm_s = (ex_g > bucket_g ? ex_g : bucket_g) +
+						(ex_p > bucket_p ? ex_p : bucket_p);
+			} else {
+				e.t.dp_comm_s = t_grad + t_param;
+			}
+		}
+	}
+	e.tp_tier = l->tp > 1 ? tpp_cluster_tier_for(c, l->tp, 1) : -1;
+
+	/* Optimizer step (memory-bound Adam on the local shard): read fp32
+	 * grad, master, m, v (16 B), write master, m, v (12 B) and the 16-bit
+	 * weight (2 B), plus the gradient-norm read (4 B): 34 B/param. */
+	{
+		double shard = l->zero >= 1 ? P_local / d : P_local;
+		e.t.optimizer_s = mem_time(g, 34.0 * shard);
+	}
+
+	e.step_s = 0;
+	for (int i = 0; i < TPP_TIME_PARTS; i++)
+		e.step_s += tpp_time_part(&e.t, i);
+
+	/* FLOPs: model FLOPs per the convention in tpp_cost_flops_doc. */
+	{
+		double tokens = (double)l->gbs * s;
+		double n_mm = m->layers * (h * ((double)m->heads * m->head_dim) * 2 +
+					   2.0 * h * m->kv_heads * m->head_dim +
+					   (m->mlp == TPP_MLP_SWIGLU ? 3.0 : 2.0) * h * m->ffn) +
+			      (double)m->vocab * h;
+		double per_tok = 6.0 * n_mm + 12.0 * m->layers *
+					     ((double)m->heads * m->head_dim) * s;
+		double recompute_per_tok = lc.flops_recomp / T * t * l->cp * m->layers;
+		e.model_flops_per_step = tokens * per_tok;
+		e.hw_flops_per_step = e.model_flops_per_step + tokens * recompute_per_tok;
+		e.tokens_per_s = tokens / e.step_s;
+		e.model_tflops_per_gpu = e.model_flops_per_step / e.step_s /
+					 ((double)l->tp * l->pp * l->dp * l->cp) / TPP_TFLOPS;
+		e.hw_tflops_per_gpu = e.hw_flops_per_step / e.step_s /
+				      ((double)l->tp * l->pp * l->dp * l->cp) / TPP_TFLOPS;
+		e.mfu = e.model_tflops_per_gpu * TPP_TFLOPS / peak_flops(g, p);
+		e.hfu = e.hw_tflops_per_gpu * TPP_TFLOPS / peak_flops(g, p);
+	}
+
+	/* Memory on the most-loaded GPU (costmodel.md 3). */
+	{
+		double apl = act_per_layer(m, o, l);
+		double inflight, interleave, act_first, act_last, other_first, other_last;
+		double layer_params = L_stage * params_layer / t;
+		state_bytes(l->zero, d * l->cp, &wb, &gb, &ob);
+		/* 1F1B: the first stage holds min(p, m) micro-batches of its
+		 * L/p layers; interleaving adds (p-1)/(p v) (costmodel.md 3.4). */
+		inflight = pp < mb ? pp : mb;
+		interleave = l->vp > 1 ? 1.0 + (pp - 1) / (pp * v) : 1.0;
+		act_first = apl * L_stage * inflight * interleave;
+		act_last = apl * L_stage * 1.0;
+		/* First stage: input ids (8 B/token) and the embedding dropout
+		 * mask per in-flight micro-batch (costmodel.md 3.5); last: the
+		 * LM-head input and fp32 logits, 4 s b h (1 + V/h) / t. */
+		other_first = (8.0 * s * b + (m->dropout ? s * b * h : 0)) * inflight * interleave /
+			      (l->sp ? t : 1.0) / l->cp;
+		other_last = 4.0 * T * h * (1.0 + Vp / h) / t;
+		if (l->pp == 1) {
+			act_last = act_first;
+			other_last += other_first;
+		}
+		{
+			double first_total = P_first * (wb + gb + ob) + act_first * o->act_temp_factor + other_first;
+			double last_total = P_last * (wb + gb + ob) + act_last * o->act_temp_factor + other_last;
+			int use_first = first_total >= last_total;
+			double P = use_first ? P_first : P_last;
+			e.mem.weights_bytes = P * wb;
+			e.mem.grads_bytes = P * gb;
+			e.mem.optim_bytes = P * ob;
+			e.mem.act_bytes = use_first ? act_first : act_last;
+			e.mem.other_bytes = (use_first ? other_first : other_last) +
+					    e.mem.act_bytes * (o->act_temp_factor - 1.0);
+		}
+		if (l->zero == 3) /* gathered parameters of two layers (prefetch) */
+			e.mem.weights_bytes += 2.0 * params_layer / t * 2.0;
+		e.mem.reserve_bytes = o->mem_reserve_bytes;
+		e.mem.total_bytes = e.mem.weights_bytes + e.mem.grads_bytes +
+				    e.mem.optim_bytes + e.mem.act_bytes +
+				    e.mem.other_bytes + e.mem.reserve_bytes;
+		e.mem.layer_states_bytes = layer_params * (wb + gb + ob);
+		e.mem.layer_act_bytes = act_first;
+		e.fits = e.mem.total_bytes <= g->hbm_bytes;
+	}
+
+	*out = e;
+	return TPP_OK;
+}

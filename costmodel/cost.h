@@ -1,0 +1,148 @@
+/*
+ * cost.h - the analytic cost model: per-layer and per-micro-batch time,
+ * memory per GPU and a step-time breakdown for one layout of one model on
+ * one cluster.
+ *
+ * Data flow: (model, cluster, options, layout) --tpp_cost_eval--> struct
+ * tpp_eval.  Pure functions: no I/O, no allocation, no MPI/CUDA headers, so
+ * the planner can call it millions of times.  Formulas follow
+ * ../shared/reference/costmodel.md (section numbers cited where used) and
+ * calibration.md for collectives and GEMM efficiency.
+ */
+#ifndef TPP_COST_H
+#define TPP_COST_H
+
+#include "cluster.h"
+#include "model.h"
+
+enum tpp_recompute {
+	TPP_RECOMPUTE_NONE,
+	TPP_RECOMPUTE_SELECTIVE, /* core attention only (Korthikanti et al. 2022) */
+	TPP_RECOMPUTE_FULL,      /* whole layer; only the layer input is kept */
+	TPP_RECOMPUTE__COUNT
+};
+extern const char *const tpp_recompute_names[TPP_RECOMPUTE__COUNT];
+
+enum tpp_sched {
+	TPP_SCHED_1F1B,        /* PipeDream-flush / Megatron non-interleaved */
+	TPP_SCHED_INTERLEAVED, /* Megatron interleaved 1F1B, vp > 1 chunks */
+	TPP_SCHED__COUNT
+};
+extern const char *const tpp_sched_names[TPP_SCHED__COUNT];
+
+/* One point of the search space.  Plain and copyable. */
+struct tpp_layout {
+	int tp, pp, dp, cp;  /* parallel degrees; tp*pp*dp*cp = GPUs */
+	int mbs;             /* micro-batch size, sequences */
+	int vp;              /* virtual stages (model chunks) per pipeline rank */
+	int sp;              /* Megatron sequence parallelism (needs tp > 1) */
+	enum tpp_recompute recompute;
+	int zero;            /* 0: replicated optimizer; 1: sharded optimizer
+				states (Megatron distributed optimizer);
+				2: + gradients; 3: + parameters (FSDP) */
+	int gbs;             /* global batch, sequences */
+};
+
+/* Schedule implied by the layout. */
+enum tpp_sched tpp_layout_sched(const struct tpp_layout *l);
+/* Micro-batches per pipeline per step: gbs / (dp * mbs). */
+int tpp_layout_microbatches(const struct tpp_layout *l);
+/* "tp=8,pp=8,dp=16,cp=1,mbs=1,vp=3,sp=1,recompute=selective,zero=1" */
+void tpp_layout_format(const struct tpp_layout *l, char *buf, size_t size);
+
+enum tpp_attn {
+	TPP_ATTN_UNFUSED, /* Megatron fused-softmax path: s x s scores materialised */
+	TPP_ATTN_FLASH,   /* FlashAttention: no s x s store, causal blocks skipped */
+	TPP_ATTN__COUNT
+};
+extern const char *const tpp_attn_names[TPP_ATTN__COUNT];
+
+struct tpp_cost_opts {
+	enum tpp_prec prec;       /* compute precision (default bf16) */
+	enum tpp_attn attn;
+	double mem_reserve_bytes; /* CUDA context, NCCL buffers, workspaces,
+				     fragmentation: kept free on every GPU */
+	double act_temp_factor;   /* activation temporaries factor (1.05, Megatron) */
+	int dp_overlap;           /* overlap gradient reduction with the last
+				     micro-batch's backward (Megatron
+				     --overlap-grad-reduce) */
+};
+/* Defaults: bf16, unfused attention, 3 GiB reserve, 1.05, dp_overlap on. */
+void tpp_cost_opts_default(struct tpp_cost_opts *o);
+
+/* Time of one step, split by cause; the fields add up to step_s. */
+struct tpp_time_breakdown {
+	double compute_s;   /* forward + backward GEMMs and element-wise work */
+	double recompute_s; /* activation recomputation */
+	double tp_comm_s;   /* exposed tensor-parallel collectives */
+	double cp_comm_s;   /* exposed context-parallel ring exchange */
+	double pp_p2p_s;    /* pipeline point-to-point transfers */
+	double bubble_s;    /* pipeline fill and drain */
+	double dp_comm_s;   /* exposed data-parallel / ZeRO collectives */
+	double optimizer_s; /* optimizer step */
+};
+#define TPP_TIME_PARTS 8
+extern const char *const tpp_time_part_names[TPP_TIME_PARTS];
+/* Access the breakdown as an array (order of tpp_time_part_names). */
+double tpp_time_part(const struct tpp_time_breakdown *t, int i);
+
+/* Bytes on the most-loaded GPU. */
+struct tpp_mem_breakdown {
+	double weights_bytes;   /* parameters (incl. ZeRO-3 gathered buffers) */
+	double grads_bytes;     /* gradient buffers */
+	double optim_bytes;     /* optimizer states + fp32 master weights */
+	double act_bytes;       /* activations of the in-flight micro-batches */
+	double other_bytes;     /* logits, embedding activations, temporaries */
+	double reserve_bytes;   /* stated reserve */
+	double total_bytes;
+	/* Components for tests against Korthikanti et al. (transformer layers
+	 * of the first stage only, before temporaries): */
+	double layer_states_bytes; /* weights+grads+optimizer of the layers */
+	double layer_act_bytes;    /* activations of the layers, in flight */
+};
+
+struct tpp_eval {
+	struct tpp_layout layout;
+	int microbatches;
+	double step_s;
+	double tokens_per_s;
+	double model_flops_per_step;    /* convention: tpp_cost_flops_doc */
+	double hw_flops_per_step;       /* executed, incl. recompute */
+	double model_tflops_per_gpu;    /* TFLOP/s (1e12) */
+	double hw_tflops_per_gpu;
+	double mfu, hfu;                /* fraction of datasheet peak */
+	struct tpp_time_breakdown t;
+	struct tpp_mem_breakdown mem;
+	int fits;                       /* total <= HBM */
+	/* per micro-batch, slowest stage (diagnostics) */
+	double stage_mb_s;
+	double layer_fwd_s, layer_bwd_s;
+	int tp_tier, dp_tier, pp_tier;  /* tier index each group maps to (-1: none) */
+};
+
+/* FLOP-counting conventions, for printing. */
+extern const char tpp_cost_flops_doc[];
+
+/*
+ * Evaluate one layout.  Returns TPP_OK and fills *out, or TPP_E_INFEASIBLE
+ * with err saying why the layout is not valid for this model (divisibility);
+ * memory overflow is not an error: out->fits says it.
+ */
+int tpp_cost_eval(const struct tpp_model *m, const struct tpp_cluster *c,
+		  const struct tpp_cost_opts *o, const struct tpp_layout *l,
+		  struct tpp_eval *out, struct tpp_err *err);
+
+/* Structural validity only (cheap): divisibility of heads, layers, batch... */
+int tpp_layout_check(const struct tpp_model *m, const struct tpp_cluster *c,
+		     const struct tpp_layout *l, struct tpp_err *err);
+
+/* Collective time (s) for `bytes` (nccl-tests size convention: full buffer
+ * for all-reduce, gathered size for all-gather / reduce-scatter) over a
+ * group of n GPUs whose members are `stride` GPUs apart. */
+double tpp_coll_time(const struct tpp_cluster *c, enum tpp_coll coll,
+		     double bytes, int n, int stride);
+
+/* Vocabulary padded as Megatron does: multiple of 128 * tp. */
+int tpp_vocab_padded(const struct tpp_model *m, int tp);
+
+#endif

@@ -1,0 +1,72 @@
+/*
+ * planner.h - the layout search: enumerate every valid layout for a GPU
+ * count, reject what is invalid (divisibility) or does not fit in memory,
+ * rank the rest by predicted step time, and keep enough of the losers to
+ * say why they lost.
+ *
+ * Data flow: (model, cluster, cost options, search constraints)
+ *   --tpp_plan_search--> struct tpp_plan (top layouts, rejection counts,
+ *   best layout per TP and PP degree).
+ */
+#ifndef TPP_PLANNER_H
+#define TPP_PLANNER_H
+
+#include "cost.h"
+
+/* Why a layout was not ranked. */
+enum tpp_reject {
+	TPP_REJ_TP,         /* tp does not divide heads / kv heads / ffn */
+	TPP_REJ_LAYERS,     /* pp*vp does not divide layers */
+	TPP_REJ_BATCH,      /* dp*mbs does not divide the global batch */
+	TPP_REJ_SEQ,        /* cp / sp do not divide the sequence */
+	TPP_REJ_SCHEDULE,   /* interleaving constraints (pp>=2, m % pp) */
+	TPP_REJ_ZERO,       /* zero=3 combined with pipelining */
+	TPP_REJ_MEMORY,     /* does not fit in GPU memory */
+	TPP_REJ__COUNT
+};
+extern const char *const tpp_reject_names[TPP_REJ__COUNT];
+
+#define TPP_FREE (-1) /* a constraint left for the search */
+#define TPP_TOP_MAX 64
+#define TPP_DEGREE_SLOTS 24 /* powers of two up to 2^23 */
+
+/* Fields set to TPP_FREE are searched; others are fixed. */
+struct tpp_search {
+	int gpus;
+	int gbs;
+	int tp, pp, dp, cp, mbs, vp, sp, recompute, zero;
+	int top_k;          /* 1..TPP_TOP_MAX */
+	int max_mbs;        /* largest micro-batch tried (default 16) */
+	int max_cp;         /* largest CP degree tried (default 1: off unless asked) */
+};
+/* All layout fields free, top_k 5, max_mbs 16, max_cp 1. */
+void tpp_search_default(struct tpp_search *s, int gpus, int gbs);
+
+struct tpp_plan {
+	int n_top;
+	struct tpp_eval top[TPP_TOP_MAX];    /* fastest first */
+	unsigned long long considered;       /* layouts enumerated */
+	unsigned long long feasible;         /* fitted in memory */
+	unsigned long long rejected[TPP_REJ__COUNT];
+	/* closest-to-fitting layout rejected for memory (smallest total) */
+	int have_min_mem;
+	struct tpp_eval min_mem;
+	/* best feasible layout for each TP / PP degree (index log2) */
+	int have_best_tp[TPP_DEGREE_SLOTS], have_best_pp[TPP_DEGREE_SLOTS];
+	struct tpp_eval best_tp[TPP_DEGREE_SLOTS], best_pp[TPP_DEGREE_SLOTS];
+};
+
+/*
+ * Search.  Returns TPP_OK with plan->n_top >= 1, or TPP_E_INFEASIBLE when
+ * no layout is valid and fits (plan still carries the counts and the
+ * closest miss), or TPP_E_USAGE for bad constraints (err says which).
+ * `plan` is large; allocate it on the heap.
+ */
+int tpp_plan_search(const struct tpp_model *m, const struct tpp_cluster *c,
+		    const struct tpp_cost_opts *o, const struct tpp_search *s,
+		    struct tpp_plan *plan, struct tpp_err *err);
+
+/* log2 slot of a power-of-two degree, or -1. */
+int tpp_degree_slot(int degree);
+
+#endif

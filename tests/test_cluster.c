@@ -1,0 +1,432 @@
+/*
+ * test_cluster.c - cluster descriptions: every preset under topologies/
+ * loads with the right SI figures, group-to-tier mapping, resize, name
+ * tables, preset resolution, and every tests/data/bad/cluster-*.yaml fails
+ * with the status, location and message its first line promises
+ * ("# expect: LINE:COL: substring").
+ */
+#define _XOPEN_SOURCE 700
+
+#include "tpp_test.h"
+
+#include <dirent.h>
+#include <limits.h>
+#include <stdlib.h>
+
+#include "cluster.h"
+
+static int load(const char *name, struct tpp_cluster *c)
+{
+	struct tpp_err err;
+	int rc = tpp_cluster_load(name, NULL, c, &err);
+	if (rc)
+		tpp_err_print(stderr, &err);
+	return rc;
+}
+
+/* Every preset loads and is internally sane. */
+static void test_presets_load(void)
+{
+	static const char *const presets[] = {
+		"dgx-a100", "dgx", "dgx-h100", "dgx-h200", "dgx-b200",
+		"gb200-nvl72", "mi300x", "l40s-ethernet",
+	};
+	size_t i;
+	for (i = 0; i < TPP_ARRAY_LEN(presets); i++) {
+		struct tpp_cluster c;
+		int t, p;
+		memset(&c, 0, sizeof(c));
+		CHECK(load(presets[i], &c) == TPP_OK);
+		CHECK(!strcmp(c.name, presets[i]));
+		CHECK(c.ntiers >= 2);
+		CHECK(c.source[0] != '\0');
+		CHECK(strstr(c.path, presets[i]) != NULL);
+		CHECK(c.gpu.peak_flops[TPP_PREC_BF16] > 0);
+		CHECK(c.gpu.hbm_bytes > 0 && c.gpu.hbm_Bps > 0);
+		for (p = 0; p < TPP_PREC__COUNT; p++) {
+			CHECK(c.gpu.gemm_flops[p] <= c.gpu.peak_flops[p]);
+			CHECK((c.gpu.gemm_flops[p] > 0) ==
+			      (c.gpu.gemm_src[p] == TPP_SRC_PUBLISHED));
+		}
+		for (t = 0; t < c.ntiers; t++) {
+			const struct tpp_tier *tr = &c.tiers[t];
+			int k;
+			CHECK(tr->bw_Bps > 0);
+			CHECK(tr->latency_s > 0 && tr->latency_s < 1e-4);
+			CHECK(t == c.ntiers - 1 || tr->span_gpus > 0);
+			for (k = 0; k < TPP_COLL__COUNT; k++)
+				CHECK((tr->busbw_Bps[k] > 0) ==
+				      (tr->busbw_src[k] == TPP_SRC_PUBLISHED));
+		}
+		/* Scale-out is the outermost tier in every preset. */
+		CHECK(c.tiers[c.ntiers - 1].span_gpus == 0);
+	}
+}
+
+static void test_dgx_a100(void)
+{
+	struct tpp_cluster c;
+	const struct tpp_tier *nv, *ib;
+	CHECK(load("dgx-a100", &c) == TPP_OK);
+	CHECK(c.gpus_per_node == 8 && c.nodes == 560);
+	CHECK(tpp_cluster_gpus(&c) == 4480);
+	CHECK_REL(c.gpu.peak_flops[TPP_PREC_BF16], 312e12, 1e-12);
+	CHECK_REL(c.gpu.peak_flops[TPP_PREC_FP16], 312e12, 1e-12);
+	CHECK_REL(c.gpu.peak_flops[TPP_PREC_TF32], 156e12, 1e-12);
+	CHECK(c.gpu.peak_flops[TPP_PREC_FP8] == 0);
+	CHECK_REL(c.gpu.gemm_flops[TPP_PREC_BF16], 271.2e12, 1e-12);
+	CHECK(c.gpu.gemm_src[TPP_PREC_BF16] == TPP_SRC_PUBLISHED);
+	CHECK(c.gpu.gemm_src[TPP_PREC_FP8] == TPP_SRC_NONE);
+	CHECK_STR_CONTAINS(c.gpu.gemm_source, "MAMF");
+	CHECK_REL(c.gpu.hbm_bytes, 80e9, 1e-12);
+	CHECK_REL(c.gpu.hbm_Bps, 2.039e12, 1e-12);
+	CHECK(c.gpu.sm_count == 108);
+	CHECK(c.ntiers == 2);
+	nv = &c.tiers[0];
+	ib = &c.tiers[1];
+	CHECK(nv->kind == TPP_TIER_NVLINK && nv->span_gpus == 8);
+	CHECK_REL(nv->bw_Bps, 300e9, 1e-12);
+	CHECK_REL(nv->latency_s, 1.9e-6, 1e-12);
+	CHECK_REL(nv->busbw_Bps[TPP_COLL_ALL_REDUCE], 234.9e9, 1e-12);
+	CHECK(nv->busbw_src[TPP_COLL_ALL_REDUCE] == TPP_SRC_PUBLISHED);
+	CHECK(nv->busbw_Bps[TPP_COLL_ALL_GATHER] == 0);
+	CHECK(nv->busbw_src[TPP_COLL_ALL_GATHER] == TPP_SRC_NONE);
+	CHECK(!nv->nvls && !nv->mesh && !nv->sharp);
+	CHECK(ib->kind == TPP_TIER_INFINIBAND && ib->span_gpus == 0);
+	CHECK(ib->nics_per_node == 8);
+	CHECK_REL(ib->nic_bps, 200e9, 1e-12);
+	/* 8 NICs * 200 Gb/s / 8 bit / 8 GPUs = 25 GB/s per GPU */
+	CHECK_REL(ib->bw_Bps, 25e9, 1e-12);
+	CHECK_REL(ib->latency_s, 4e-6, 1e-12);
+	CHECK_REL(ib->busbw_Bps[TPP_COLL_ALL_REDUCE], 24e9, 1e-12);
+	CHECK_STR_CONTAINS(ib->measured_source, "192");
+	CHECK(c.calibration[0] == '\0');
+}
+
+static void test_other_presets(void)
+{
+	struct tpp_cluster c;
+
+	CHECK(load("dgx", &c) == TPP_OK);
+	CHECK(c.nodes == 128 && tpp_cluster_gpus(&c) == 1024);
+	CHECK_REL(c.tiers[0].bw_Bps, 300e9, 1e-12);
+	CHECK_REL(c.tiers[1].bw_Bps, 25e9, 1e-12);
+
+	CHECK(load("dgx-h100", &c) == TPP_OK);
+	CHECK_REL(c.gpu.peak_flops[TPP_PREC_FP8], 1979e12, 1e-12);
+	CHECK_REL(c.gpu.gemm_flops[TPP_PREC_BF16], 794.5e12, 1e-12);
+	CHECK_REL(c.tiers[0].bw_Bps, 450e9, 1e-12);
+	CHECK(c.tiers[0].nvls);
+	CHECK_REL(c.tiers[0].busbw_Bps[TPP_COLL_ALL_REDUCE], 480e9, 1e-12);
+	CHECK_REL(c.tiers[1].bw_Bps, 50e9, 1e-12); /* 8 * 400 / 8 / 8 */
+
+	CHECK(load("dgx-h200", &c) == TPP_OK);
+	CHECK_REL(c.gpu.hbm_bytes, 141e9, 1e-12);
+	CHECK_REL(c.gpu.hbm_Bps, 4.8e12, 1e-12);
+	CHECK_REL(c.tiers[0].busbw_Bps[TPP_COLL_ALL_REDUCE], 482.3e9, 1e-12);
+
+	CHECK(load("dgx-b200", &c) == TPP_OK);
+	CHECK_REL(c.gpu.peak_flops[TPP_PREC_BF16], 2250e12, 1e-12);
+	CHECK_REL(c.gpu.gemm_flops[TPP_PREC_BF16], 1745.0e12, 1e-12);
+	CHECK_REL(c.tiers[0].bw_Bps, 900e9, 1e-12);
+
+	CHECK(load("gb200-nvl72", &c) == TPP_OK);
+	CHECK(c.gpus_per_node == 4);
+	CHECK(c.tiers[0].kind == TPP_TIER_NVL_DOMAIN);
+	CHECK(c.tiers[0].span_gpus == 72);
+	CHECK_REL(c.tiers[1].bw_Bps, 50e9, 1e-12); /* 4 * 400 / 8 / 4 */
+
+	CHECK(load("mi300x", &c) == TPP_OK);
+	CHECK(c.tiers[0].kind == TPP_TIER_XGMI && c.tiers[0].mesh);
+	CHECK_REL(c.tiers[0].bw_Bps, 448e9, 1e-12);
+	CHECK_REL(c.gpu.gemm_flops[TPP_PREC_BF16], 668.4e12, 1e-12);
+	CHECK_REL(c.tiers[0].busbw_Bps[TPP_COLL_ALL_REDUCE], 312.9e9, 1e-12);
+
+	CHECK(load("l40s-ethernet", &c) == TPP_OK);
+	CHECK(c.tiers[0].kind == TPP_TIER_PCIE);
+	CHECK_REL(c.tiers[0].latency_s, 2.5e-6, 1e-12);
+	CHECK(c.tiers[1].kind == TPP_TIER_ROCE);
+	CHECK_REL(c.tiers[1].bw_Bps, 12.5e9, 1e-12); /* 4 * 200 / 8 / 8 */
+	CHECK(c.gpu.gemm_flops[TPP_PREC_BF16] == 0);
+}
+
+static void test_tier_for(void)
+{
+	struct tpp_cluster c;
+
+	CHECK(load("dgx-a100", &c) == TPP_OK);
+	CHECK(tpp_cluster_tier_for(&c, 1, 1) == 0);
+	CHECK(tpp_cluster_tier_for(&c, 0, 8) == 0);
+	CHECK(tpp_cluster_tier_for(&c, 8, 1) == 0);  /* TP8 */
+	CHECK(tpp_cluster_tier_for(&c, 4, 2) == 0);  /* 0,2,4,6 */
+	CHECK(tpp_cluster_tier_for(&c, 9, 1) == 1);
+	CHECK(tpp_cluster_tier_for(&c, 2, 8) == 1);  /* DP across 2 nodes */
+	CHECK(tpp_cluster_tier_for(&c, 16, 8) == 1); /* DP16 with TP8 */
+	CHECK(tpp_cluster_tier_for(&c, 4480, 1) == 1);
+
+	CHECK(load("gb200-nvl72", &c) == TPP_OK);
+	CHECK(tpp_cluster_tier_for(&c, 4, 1) == 0);
+	CHECK(tpp_cluster_tier_for(&c, 64, 1) == 0);  /* inside the rack */
+	CHECK(tpp_cluster_tier_for(&c, 72, 1) == 0);
+	CHECK(tpp_cluster_tier_for(&c, 73, 1) == 1);
+	CHECK(tpp_cluster_tier_for(&c, 18, 4) == 0);  /* 0..68 */
+	CHECK(tpp_cluster_tier_for(&c, 19, 4) == 1);  /* reaches 72 */
+	CHECK(tpp_cluster_tier_for(&c, 2, 72) == 1);  /* across racks */
+
+	/* Three tiers: spans 8, 64, whole cluster. */
+	c.ntiers = 3;
+	c.tiers[2] = c.tiers[1];
+	c.tiers[0].span_gpus = 8;
+	c.tiers[1].span_gpus = 64;
+	c.tiers[2].span_gpus = 0;
+	CHECK(tpp_cluster_tier_for(&c, 8, 1) == 0);
+	CHECK(tpp_cluster_tier_for(&c, 8, 8) == 1);   /* last member 56 */
+	CHECK(tpp_cluster_tier_for(&c, 9, 8) == 2);   /* last member 64 */
+	CHECK(tpp_cluster_tier_for(&c, 64, 1) == 1);
+	CHECK(tpp_cluster_tier_for(&c, 65, 1) == 2);
+	/* An explicit outermost span smaller than the group: still outermost. */
+	c.tiers[2].span_gpus = 512;
+	CHECK(tpp_cluster_tier_for(&c, 1000, 1) == 2);
+}
+
+static void test_resize(void)
+{
+	struct tpp_cluster c;
+	CHECK(load("dgx", &c) == TPP_OK);
+	tpp_cluster_resize(&c, 64);
+	CHECK(c.nodes == 8 && tpp_cluster_gpus(&c) == 64);
+	tpp_cluster_resize(&c, 65);
+	CHECK(c.nodes == 9);
+	tpp_cluster_resize(&c, 1);
+	CHECK(c.nodes == 1);
+	tpp_cluster_resize(&c, 3000);
+	CHECK(c.nodes == 375 && tpp_cluster_gpus(&c) == 3000);
+	CHECK(load("gb200-nvl72", &c) == TPP_OK);
+	tpp_cluster_resize(&c, 72);
+	CHECK(c.nodes == 18);
+	tpp_cluster_resize(&c, 74);
+	CHECK(c.nodes == 19);
+}
+
+static void test_names(void)
+{
+	int i;
+	CHECK(tpp_prec_parse("fp32") == TPP_PREC_FP32);
+	CHECK(tpp_prec_parse("tf32") == TPP_PREC_TF32);
+	CHECK(tpp_prec_parse("fp16") == TPP_PREC_FP16);
+	CHECK(tpp_prec_parse("bf16") == TPP_PREC_BF16);
+	CHECK(tpp_prec_parse("BF16") == TPP_PREC_BF16);
+	CHECK(tpp_prec_parse("fp8") == TPP_PREC_FP8);
+	CHECK(tpp_prec_parse("fp64") == -1);
+	CHECK(tpp_prec_parse("") == -1);
+	CHECK(tpp_prec_parse(NULL) == -1);
+	for (i = 0; i < TPP_PREC__COUNT; i++)
+		CHECK(tpp_prec_parse(tpp_prec_names[i]) == i);
+	CHECK(!strcmp(tpp_src_names[TPP_SRC_NONE], "none"));
+	CHECK(!strcmp(tpp_src_names[TPP_SRC_DATASHEET], "datasheet"));
+	CHECK(!strcmp(tpp_src_names[TPP_SRC_PUBLISHED], "published"));
+	CHECK(!strcmp(tpp_src_names[TPP_SRC_CALIBRATION], "calibration"));
+	CHECK(!strcmp(tpp_tier_kind_names[TPP_TIER_NVLINK], "nvlink"));
+	CHECK(!strcmp(tpp_tier_kind_names[TPP_TIER_XGMI], "xgmi"));
+	CHECK(!strcmp(tpp_tier_kind_names[TPP_TIER_PCIE], "pcie"));
+	CHECK(!strcmp(tpp_tier_kind_names[TPP_TIER_NVL_DOMAIN], "nvl-domain"));
+	CHECK(!strcmp(tpp_tier_kind_names[TPP_TIER_INFINIBAND], "infiniband"));
+	CHECK(!strcmp(tpp_tier_kind_names[TPP_TIER_ROCE], "roce"));
+	CHECK(!strcmp(tpp_tier_kind_names[TPP_TIER_ETHERNET], "ethernet"));
+	CHECK(!strcmp(tpp_coll_names[TPP_COLL_ALL_REDUCE], "all_reduce"));
+	CHECK(!strcmp(tpp_coll_names[TPP_COLL_ALL_GATHER], "all_gather"));
+	CHECK(!strcmp(tpp_coll_names[TPP_COLL_REDUCE_SCATTER], "reduce_scatter"));
+	CHECK(!strcmp(tpp_coll_names[TPP_COLL_ALL_TO_ALL], "all_to_all"));
+	CHECK(!strcmp(tpp_coll_names[TPP_COLL_SEND_RECV], "send_recv"));
+}
+
+static void test_resolve(void)
+{
+	char path[512];
+	struct tpp_err err;
+	struct tpp_cluster c;
+
+	CHECK(tpp_cluster_resolve("dgx-a100", NULL, path, sizeof(path), &err) ==
+	      TPP_OK);
+	CHECK_STR_CONTAINS(path, "dgx-a100.yaml");
+	CHECK(tpp_cluster_resolve("dgx-a100.yaml", TPP_TOPODIR, path,
+				  sizeof(path), &err) == TPP_OK);
+	CHECK_STR_CONTAINS(path, "/dgx-a100.yaml");
+	/* A path as given wins. */
+	CHECK(tpp_cluster_resolve(TPP_TOPODIR "/mi300x.yaml", "/nonexistent",
+				  path, sizeof(path), &err) == TPP_OK);
+	CHECK(!strcmp(path, TPP_TOPODIR "/mi300x.yaml"));
+	/* A preset looked up in an explicit directory only. */
+	CHECK(tpp_cluster_resolve("dgx-h100", "/nonexistent", path,
+				  sizeof(path), &err) == TPP_E_INPUT);
+	CHECK(tpp_cluster_resolve("dgx-h100", TPP_TOPODIR, path, sizeof(path),
+				  &err) == TPP_OK);
+	/* Too small a buffer is an error, not a truncated path. */
+	CHECK(tpp_cluster_resolve("dgx-h100", TPP_TOPODIR, path, 8, &err) ==
+	      TPP_E_INPUT);
+
+	memset(&c, 0x5a, sizeof(c));
+	CHECK(tpp_cluster_load("no-such-cluster", NULL, &c, &err) ==
+	      TPP_E_INPUT);
+	CHECK(err.status == TPP_E_INPUT);
+	CHECK_STR_CONTAINS(err.msg, "cluster 'no-such-cluster' not found");
+	CHECK_STR_CONTAINS(err.msg, "tried: no-such-cluster, ");
+	CHECK_STR_CONTAINS(err.msg, TPP_TOPODIR "/no-such-cluster.yaml");
+	CHECK_STR_CONTAINS(err.msg, "./topologies/no-such-cluster.yaml");
+	CHECK(((unsigned char *)&c)[0] == 0x5a); /* *out untouched */
+
+	CHECK(tpp_cluster_resolve("", NULL, path, sizeof(path), &err) ==
+	      TPP_E_INPUT);
+	CHECK(tpp_cluster_resolve(NULL, NULL, path, sizeof(path), &err) ==
+	      TPP_E_INPUT);
+	/* A directory is not a cluster file. */
+	CHECK(tpp_cluster_resolve(TPP_TOPODIR, NULL, path, sizeof(path),
+				  &err) == TPP_E_INPUT);
+}
+
+/* A file written on the fly: calibration path resolution and a
+ * three-tier cluster with every optional key. */
+static void test_full_schema(void)
+{
+	char dir[] = "/tmp/tpp_test_cluster_XXXXXX";
+	char file[256], want[PATH_MAX + 32], real[PATH_MAX];
+	struct tpp_cluster c;
+	struct tpp_err err;
+	FILE *f;
+
+	if (!mkdtemp(dir)) {
+		CHECK(!"mkdtemp");
+		return;
+	}
+	snprintf(file, sizeof(file), "%s/three.yaml", dir);
+	f = fopen(file, "w");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fputs("schema: tpplan.cluster/v1\n"
+	      "name: three\n"
+	      "description: \"test\"\n"
+	      "sources: [\"a\", \"b\"]\n"
+	      "gpu:\n"
+	      "  name: G\n"
+	      "  peak_tflops: {fp32: 20, tf32: 150, fp16: 300, bf16: 310, fp8: 600}\n"
+	      "  hbm_gb: 96\n"
+	      "  hbm_tbps: 3.5\n"
+	      "  sm_count: 100\n"
+	      "  measured: {gemm_tflops: {fp8: 500}, source: \"bench\"}\n"
+	      "gpus_per_node: 4\n"
+	      "nodes: 36\n"
+	      "calibration: cal/x.yaml\n"
+	      "tiers:\n"
+	      "  - {name: nv, kind: nvlink, span_gpus: 4, bw_GBps: 100, latency_us: 1,\n"
+	      "     features: [nvls]}\n"
+	      "  - {name: dom, kind: nvl-domain, span_gpus: 72, bw_GBps: 90, latency_us: 2}\n"
+	      "  - name: eth\n"
+	      "    kind: ethernet\n"
+	      "    bw_GBps: 10\n"
+	      "    nics_per_node: 2\n"
+	      "    nic_gbps: 100\n"
+	      "    latency_us: 0\n"
+	      "    features: [sharp]\n"
+	      "    measured:\n"
+	      "      busbw_GBps: {all_to_all: 5, send_recv: 9.5}\n"
+	      "      source: \"here\"\n",
+	      f);
+	fclose(f);
+	CHECK(tpp_cluster_load(file, NULL, &c, &err) == TPP_OK);
+	CHECK(!strcmp(c.source, "a; b"));
+	/* relative to the YAML file's directory, made absolute */
+	CHECK(realpath(dir, real) != NULL);
+	snprintf(want, sizeof(want), "%s/cal/x.yaml", real);
+	CHECK(!strcmp(c.calibration, want));
+	CHECK_REL(c.gpu.peak_flops[TPP_PREC_FP32], 20e12, 1e-12);
+	CHECK_REL(c.gpu.gemm_flops[TPP_PREC_FP8], 500e12, 1e-12);
+	CHECK(c.gpu.gemm_flops[TPP_PREC_BF16] == 0);
+	CHECK(c.ntiers == 3 && c.tiers[0].nvls && c.tiers[2].sharp);
+	CHECK_REL(c.tiers[2].bw_Bps, 10e9, 1e-12); /* given bw wins */
+	CHECK(c.tiers[2].latency_s == 0);
+	CHECK_REL(c.tiers[2].busbw_Bps[TPP_COLL_SEND_RECV], 9.5e9, 1e-12);
+	CHECK(c.tiers[2].busbw_src[TPP_COLL_ALL_TO_ALL] == TPP_SRC_PUBLISHED);
+	CHECK(c.tiers[2].busbw_src[TPP_COLL_ALL_REDUCE] == TPP_SRC_NONE);
+	CHECK(tpp_cluster_tier_for(&c, 4, 1) == 0);
+	CHECK(tpp_cluster_tier_for(&c, 18, 4) == 1);
+	CHECK(tpp_cluster_tier_for(&c, 2, 72) == 2);
+	remove(file);
+	remove(dir);
+}
+
+/* Parse "# expect: LINE:COL: text" from the first line of path. */
+static int read_expect(const char *path, int *line, int *col, char *msg,
+		       size_t size)
+{
+	char buf[512];
+	FILE *f = fopen(path, "r");
+	int n = 0;
+	if (!f)
+		return -1;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	if (sscanf(buf, "# expect: %d:%d: %n", line, col, &n) != 2 || !n)
+		return -1;
+	tpp_strlcpy(msg, buf + n, size);
+	return 0;
+}
+
+static void test_bad_files(void)
+{
+	const char *dir = TPP_TEST_DATA "/bad";
+	struct dirent *e;
+	DIR *dp = opendir(dir);
+	int found = 0;
+
+	CHECK(dp != NULL);
+	if (!dp)
+		return;
+	while ((e = readdir(dp))) {
+		char path[1024], msg[512];
+		struct tpp_cluster c;
+		struct tpp_err err;
+		int line, col, rc;
+		if (strncmp(e->d_name, "cluster-", 8))
+			continue;
+		found++;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (read_expect(path, &line, &col, msg, sizeof(msg))) {
+			fprintf(stderr, "%s: first line must be "
+				"'# expect: LINE:COL: message'\n", path);
+			CHECK(!"bad expect line");
+			continue;
+		}
+		memset(&err, 0, sizeof(err));
+		rc = tpp_cluster_load(path, NULL, &c, &err);
+		CHECK(rc == TPP_E_INPUT);
+		CHECK(err.status == TPP_E_INPUT);
+		if (err.line != line || err.col != col) {
+			fprintf(stderr, "%s: expected %d:%d, got %d:%d: %s\n",
+				e->d_name, line, col, err.line, err.col,
+				err.msg);
+			CHECK(err.line == line && err.col == col);
+		}
+		CHECK_STR_CONTAINS(err.msg, msg);
+		CHECK_STR_CONTAINS(err.file, e->d_name);
+	}
+	closedir(dp);
+	printf("bad cluster files: %d\n", found);
+	CHECK(found >= 12);
+}
+
+int main(void)
+{
+	test_presets_load();
+	test_dgx_a100();
+	test_other_presets();
+	test_tier_for();
+	test_resize();
+	test_names();
+	test_resolve();
+	test_full_schema();
+	test_bad_files();
+	return tpp_test_done("test_cluster");
+}

@@ -1,0 +1,94 @@
+/*
+ * test_common.c - error records and the table-driven YAML mapper.
+ */
+#include "tpp_test.h"
+
+#include <stddef.h>
+
+#include "tpp_common.h"
+#include "tpp_yaml.h"
+
+struct thing {
+	int n;
+	double x;
+	char name[8];
+	int flag;
+	int color;
+};
+
+static const char *const colors[] = {"red", "green"};
+
+static const struct tpp_yfield fields[] = {
+	{.key = "n", .type = TPP_YF_INT, .offset = offsetof(struct thing, n),
+	 .min = 1, .max = 100, .required = 1},
+	{.key = "x", .type = TPP_YF_DOUBLE, .offset = offsetof(struct thing, x),
+	 .scale = 1e9, .min = 0, .max = 1e12},
+	{.key = "name", .type = TPP_YF_STR, .offset = offsetof(struct thing, name),
+	 .size = 8},
+	{.key = "flag", .type = TPP_YF_BOOL, .offset = offsetof(struct thing, flag)},
+	{.key = "color", .type = TPP_YF_ENUM, .offset = offsetof(struct thing, color),
+	 .names = colors, .nnames = 2},
+};
+
+static int parse(const char *text, struct thing *t, struct tpp_err *err)
+{
+	struct tpp_ydoc d;
+	int rc = tpp_ydoc_load_string(&d, "mem.yaml", text, err);
+	if (rc)
+		return rc;
+	rc = tpp_ymap_parse(&d, tpp_ydoc_root(&d), fields, TPP_ARRAY_LEN(fields),
+			    t, "thing", err);
+	tpp_ydoc_free(&d);
+	return rc;
+}
+
+int main(void)
+{
+	struct thing t;
+	struct tpp_err err;
+
+	memset(&t, 0, sizeof(t));
+	CHECK(parse("n: 7\nx: 2.5\nname: abc\nflag: yes\ncolor: green\n", &t, &err) == TPP_OK);
+	CHECK(t.n == 7);
+	CHECK_REL(t.x, 2.5e9, 1e-12);
+	CHECK(!strcmp(t.name, "abc"));
+	CHECK(t.flag == 1);
+	CHECK(t.color == 1);
+
+	CHECK(parse("n: 7\nbogus: 1\n", &t, &err) == TPP_E_INPUT);
+	CHECK(err.line == 2 && err.col == 1);
+	CHECK_STR_CONTAINS(err.msg, "unknown key 'bogus'");
+
+	CHECK(parse("n: 7\nn: 8\n", &t, &err) == TPP_E_INPUT);
+	CHECK_STR_CONTAINS(err.msg, "duplicate key 'n'");
+
+	CHECK(parse("x: 1\n", &t, &err) == TPP_E_INPUT);
+	CHECK_STR_CONTAINS(err.msg, "missing required key 'n'");
+
+	CHECK(parse("n: 700\n", &t, &err) == TPP_E_INPUT);
+	CHECK_STR_CONTAINS(err.msg, "out of range");
+	CHECK(err.line == 1 && err.col == 4);
+
+	CHECK(parse("n: seven\n", &t, &err) == TPP_E_INPUT);
+	CHECK_STR_CONTAINS(err.msg, "expected an integer");
+
+	CHECK(parse("n: 1\ncolor: blue\n", &t, &err) == TPP_E_INPUT);
+	CHECK_STR_CONTAINS(err.msg, "expected one of: red, green");
+
+	CHECK(parse("n: 1\nname: waytoolongname\n", &t, &err) == TPP_E_INPUT);
+	CHECK_STR_CONTAINS(err.msg, "too long");
+
+	CHECK(parse("n: [1, 2\n", &t, &err) == TPP_E_INPUT);
+	CHECK_STR_CONTAINS(err.msg, "YAML syntax error");
+	CHECK(err.line >= 1);
+
+	CHECK(parse("- 1\n- 2\n", &t, &err) == TPP_E_INPUT);
+	CHECK_STR_CONTAINS(err.msg, "expected a mapping");
+
+	/* errors print with location */
+	tpp_err_set(&err, TPP_E_INPUT, NULL, 0, 0, "plain %d", 3);
+	CHECK(!strcmp(err.msg, "plain 3"));
+	CHECK(err.status == TPP_E_INPUT);
+
+	return tpp_test_done("test_common");
+}
