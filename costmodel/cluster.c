@@ -14,6 +14,7 @@
 #include "cluster.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -320,7 +321,7 @@ static int parse_gpu(struct tpp_ydoc *d, yaml_node_t *node,
 /* ---- tiers ----------------------------------------------------------------- */
 
 struct tier_measured {
-	yaml_node_t *busbw;
+	yaml_node_t *busbw, *curve;
 	char source[TPP_SOURCE_LEN];
 };
 
@@ -328,6 +329,8 @@ static const struct tpp_yfield tier_measured_fields[] = {
 	{.key = "busbw_GBps", .type = TPP_YF_CUSTOM,
 	 .offset = offsetof(struct tier_measured, busbw), .handler = keep_node,
 	 .required = 1},
+	{.key = "busbw_curve_GBps", .type = TPP_YF_CUSTOM,
+	 .offset = offsetof(struct tier_measured, curve), .handler = keep_node},
 	{.key = "source", .type = TPP_YF_STR,
 	 .offset = offsetof(struct tier_measured, source),
 	 .size = TPP_SOURCE_LEN, .required = 1},
@@ -425,6 +428,87 @@ static int parse_features(struct tpp_ydoc *d, yaml_node_t *seq, int i,
 	return TPP_OK;
 }
 
+/*
+ * busbw_curve_GBps: {all_reduce: [[bytes, GBps], ...], ...}: at least two
+ * points, sizes strictly increasing, bandwidths positive.
+ */
+static int parse_curves(struct tpp_ydoc *d, yaml_node_t *map, const char *what,
+			struct tpp_tier *t, struct tpp_err *err)
+{
+	yaml_node_pair_t *pair;
+	if (map->type != YAML_MAPPING_NODE)
+		return tpp_y_err(d, map, err,
+				 "%s.busbw_curve_GBps: expected a mapping of collective: [[bytes, GB/s], ...]",
+				 what);
+	for (pair = map->data.mapping.pairs.start;
+	     pair < map->data.mapping.pairs.top; pair++) {
+		yaml_node_t *k = yaml_document_get_node(&d->doc, pair->key);
+		yaml_node_t *v = yaml_document_get_node(&d->doc, pair->value);
+		int c, n, i, rc;
+		for (c = 0; c < TPP_COLL__COUNT; c++)
+			if (k->type == YAML_SCALAR_NODE &&
+			    !strcmp((const char *)k->data.scalar.value, tpp_coll_names[c]))
+				break;
+		if (c == TPP_COLL__COUNT)
+			return tpp_y_err(d, k, err,
+					 "%s.busbw_curve_GBps: unknown collective (expected all_reduce, all_gather, reduce_scatter, all_to_all or send_recv)",
+					 what);
+		if (t->curve_n[c])
+			return tpp_y_err(d, k, err, "%s.busbw_curve_GBps: duplicate key '%s'",
+					 what, tpp_coll_names[c]);
+		if ((rc = tpp_y_seq(d, v, "busbw_curve_GBps", &n, err)))
+			return rc;
+		if (n < 2 || n > TPP_CURVE_MAX)
+			return tpp_y_err(d, v, err,
+					 "%s.busbw_curve_GBps.%s: needs 2 to %d points, got %d",
+					 what, tpp_coll_names[c], TPP_CURVE_MAX, n);
+		for (i = 0; i < n; i++) {
+			yaml_node_t *pt = tpp_y_seq_item(d, v, i);
+			double x, y;
+			int m2;
+			if ((rc = tpp_y_seq(d, pt, "curve point", &m2, err)))
+				return rc;
+			if (m2 != 2)
+				return tpp_y_err(d, pt, err,
+						 "%s.busbw_curve_GBps.%s[%d]: expected [bytes, GB/s]",
+						 what, tpp_coll_names[c], i);
+			if ((rc = tpp_y_double(d, tpp_y_seq_item(d, pt, 0), &x, err)) ||
+			    (rc = tpp_y_double(d, tpp_y_seq_item(d, pt, 1), &y, err)))
+				return rc;
+			if (!(x >= 1 && x <= 1e15) || !(y > 0 && y <= 1e5))
+				return tpp_y_err(d, pt, err,
+						 "%s.busbw_curve_GBps.%s[%d]: size must be in [1, 1e15] bytes and bandwidth in (0, 1e5] GB/s",
+						 what, tpp_coll_names[c], i);
+			if (i && x <= t->curve_bytes[c][i - 1])
+				return tpp_y_err(d, pt, err,
+						 "%s.busbw_curve_GBps.%s[%d]: sizes must increase",
+						 what, tpp_coll_names[c], i);
+			t->curve_bytes[c][i] = x;
+			t->curve_busbw_Bps[c][i] = y * TPP_GB;
+		}
+		t->curve_n[c] = n;
+	}
+	return TPP_OK;
+}
+
+double tpp_tier_busbw_at(const struct tpp_tier *t, enum tpp_coll coll,
+			 double bytes)
+{
+	int n = t->curve_n[coll], i;
+	const double *x = t->curve_bytes[coll], *y = t->curve_busbw_Bps[coll];
+	double f;
+	if (n < 2)
+		return t->busbw_Bps[coll];
+	if (bytes <= x[0])
+		return y[0];
+	if (bytes >= x[n - 1])
+		return y[n - 1];
+	for (i = 1; i < n && x[i] < bytes; i++)
+		;
+	f = (log2(bytes) - log2(x[i - 1])) / (log2(x[i]) - log2(x[i - 1]));
+	return y[i - 1] + f * (y[i] - y[i - 1]);
+}
+
 static int parse_tier_measured(struct tpp_ydoc *d, yaml_node_t *node, int i,
 			       struct tpp_tier *t, struct tpp_err *err)
 {
@@ -442,8 +526,10 @@ static int parse_tier_measured(struct tpp_ydoc *d, yaml_node_t *node, int i,
 	if ((rc = tpp_ymap_parse(d, m.busbw, coll_fields, TPP_COLL__COUNT,
 				 t->busbw_Bps, bwhat, err)))
 		return rc;
+	if (m.curve && (rc = parse_curves(d, m.curve, what, t, err)))
+		return rc;
 	for (c = 0; c < TPP_COLL__COUNT; c++)
-		if (t->busbw_Bps[c] > 0)
+		if (t->busbw_Bps[c] > 0 || t->curve_n[c] > 0)
 			t->busbw_src[c] = TPP_SRC_PUBLISHED;
 	tpp_strlcpy(t->measured_source, m.source, sizeof(t->measured_source));
 	return TPP_OK;

@@ -61,6 +61,7 @@ extern const char *const tpp_coll_names[TPP_COLL__COUNT]; /* "all_reduce", ... *
 #define TPP_MAX_TIERS 6
 #define TPP_NAME_LEN 64
 #define TPP_SOURCE_LEN 256
+#define TPP_CURVE_MAX 32
 
 struct tpp_tier {
 	char name[TPP_NAME_LEN];
@@ -89,6 +90,16 @@ struct tpp_tier {
 	double busbw_Bps[TPP_COLL__COUNT];
 	enum tpp_src busbw_src[TPP_COLL__COUNT];
 	double busbw_alpha_s[TPP_COLL__COUNT]; /* fitted latency, 0 if none */
+	/*
+	 * Optional measured bus-bandwidth curve per collective: busbw (B/s)
+	 * at message sizes (bytes, nccl-tests size column), sizes strictly
+	 * increasing.  The cost model interpolates it in log(size) and uses
+	 * it in place of busbw_Bps, so the ramp to saturation (protocol and
+	 * channel switches in NCCL) is measured, not guessed.
+	 */
+	int curve_n[TPP_COLL__COUNT];
+	double curve_bytes[TPP_COLL__COUNT][TPP_CURVE_MAX];
+	double curve_busbw_Bps[TPP_COLL__COUNT][TPP_CURVE_MAX];
 	char measured_source[TPP_SOURCE_LEN];
 };
 
@@ -142,6 +153,14 @@ int tpp_cluster_gpus(const struct tpp_cluster *c);
  */
 int tpp_cluster_tier_for(const struct tpp_cluster *c, int group_gpus,
 			 int stride);
+
+/*
+ * Achievable bus bandwidth (B/s) of `coll` on tier `t` at message size
+ * `bytes`: the measured curve interpolated linearly in log2(size) (clamped
+ * at its ends) when there is one, else busbw_Bps[coll]; 0 when neither.
+ */
+double tpp_tier_busbw_at(const struct tpp_tier *t, enum tpp_coll coll,
+			 double bytes);
 
 /* Copy with the node count changed so the cluster has `gpus` GPUs
  * (rounded up to whole nodes). */

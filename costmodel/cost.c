@@ -254,13 +254,18 @@ static double ring_steps(enum tpp_coll coll, int n)
 
 /*
  * Achievable bus bandwidth of `coll` on tier `t` for a group of m GPUs of
- * one domain at bus size `bus_bytes`.
+ * one domain, at message size `bytes` (nccl-tests size convention).
+ * Measured curve or figure first; all-gather / reduce-scatter fall back on
+ * the all-reduce figure (same ring bus traffic) unless the tier has NVLS,
+ * which speeds up only all-reduce (calibration.md 3.3); else the datasheet
+ * rate times TPP_DEFAULT_LINK_EFF.
  */
-static double tier_busbw(const struct tpp_tier *t, enum tpp_coll coll, int m)
+static double tier_busbw(const struct tpp_tier *t, enum tpp_coll coll, int m,
+			 double bytes)
 {
-	double bw = t->busbw_Bps[coll];
+	double bw = tpp_tier_busbw_at(t, coll, bytes);
 	if (bw <= 0 && coll != TPP_COLL_ALL_REDUCE && !t->nvls)
-		bw = t->busbw_Bps[TPP_COLL_ALL_REDUCE];
+		bw = tpp_tier_busbw_at(t, TPP_COLL_ALL_REDUCE, bytes);
 	if (bw <= 0)
 		bw = t->bw_Bps * TPP_DEFAULT_LINK_EFF;
 	if (t->mesh && t->span_gpus > 1 && m > 1 && m < t->span_gpus)
@@ -270,11 +275,11 @@ static double tier_busbw(const struct tpp_tier *t, enum tpp_coll coll, int m)
 	return bw;
 }
 
-/* Time of a collective entirely inside one domain of tier `ti`. */
+/* Time of a collective entirely inside one domain of tier `t`. */
 static double flat_time(const struct tpp_tier *t, enum tpp_coll coll,
 			double bytes, int n)
 {
-	double busbw = tier_busbw(t, coll, n);
+	double busbw = tier_busbw(t, coll, n, bytes);
 	double alpha = TPP_COLL_BASE_LAT_S + ring_steps(coll, n) * t->latency_s;
 	return alpha + bytes * bus_factor(coll, n) / busbw;
 }
@@ -293,7 +298,7 @@ double tpp_coll_time(const struct tpp_cluster *c, enum tpp_coll coll,
 	ti = tpp_cluster_tier_for(c, n, stride);
 	outer = &c->tiers[ti];
 	if (coll == TPP_COLL_SEND_RECV) {
-		double bw = tier_busbw(outer, coll, 2);
+		double bw = tier_busbw(outer, coll, 2, bytes);
 		return TPP_COLL_BASE_LAT_S + outer->latency_s + bytes / bw;
 	}
 	if (ti == 0)
@@ -316,8 +321,9 @@ double tpp_coll_time(const struct tpp_cluster *c, enum tpp_coll coll,
 	 * the slower of the two link kinds bounds it (calibration.md 3.3).
 	 */
 	{
-		double bw_o = tier_busbw(outer, coll, n) * inner_per_domain;
-		double bw_i = tier_busbw(inner, coll, inner_per_domain);
+		double bw_o = tier_busbw(outer, coll, n, bytes / inner_per_domain) *
+			      inner_per_domain;
+		double bw_i = tier_busbw(inner, coll, inner_per_domain, bytes);
 		double bw = bw_o < bw_i ? bw_o : bw_i;
 		double steps = ring_steps(coll, n);
 		double hops_out = coll == TPP_COLL_ALL_REDUCE ? 2.0 * (k - 1) : (double)(k - 1);
@@ -493,8 +499,8 @@ static void layer_cost(const struct tpp_model *m, const struct tpp_cluster *c,
 	if (l->tp > 1) {
 		double msg = T * h * prec_bytes(p == TPP_PREC_FP8 ? TPP_PREC_BF16 : p);
 		if (l->sp)
-			tp_one = tpp_coll_time(c, TPP_COLL_ALL_GATHER, msg, l->tp, 1) +
-				 tpp_coll_time(c, TPP_COLL_REDUCE_SCATTER, msg, l->tp, 1);
+			tp_one = 2 * (tpp_coll_time(c, TPP_COLL_ALL_GATHER, msg, l->tp, 1) +
+				      tpp_coll_time(c, TPP_COLL_REDUCE_SCATTER, msg, l->tp, 1));
 		else
 			tp_one = 2 * tpp_coll_time(c, TPP_COLL_ALL_REDUCE, msg, l->tp, 1);
 	} else {
@@ -765,12 +771,21 @@ int tpp_cost_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 	}
 	e.tp_tier = l->tp > 1 ? tpp_cluster_tier_for(c, l->tp, 1) : -1;
 
-	/* Optimizer step (memory-bound Adam on the local shard): read fp32
-	 * grad, master, m, v (16 B), write master, m, v (12 B) and the 16-bit
-	 * weight (2 B), plus the gradient-norm read (4 B): 34 B/param. */
+	/*
+	 * Optimizer step: memory-bound passes over the local shard of the
+	 * fp32 state, counted per parameter for Megatron's mixed-precision
+	 * optimizer with fused multi-tensor kernels (Apex FusedAdam):
+	 *   unscale + inf/nan check of the fp32 main grad   read 4, write 4
+	 *   gradient norm                                   read 4
+	 *   clip (scale grads)                              read 4, write 4
+	 *   Adam: read grad, master, m, v; write master, m, v  16 + 12
+	 *   copy master to the 16-bit model weight          read 4, write 2
+	 *   zero the gradient buffer                        write 4
+	 * = 58 bytes per parameter.
+	 */
 	{
 		double shard = l->zero >= 1 ? P_local / d : P_local;
-		e.t.optimizer_s = mem_time(g, 34.0 * shard);
+		e.t.optimizer_s = mem_time(g, 58.0 * shard);
 	}
 
 	e.step_s = 0;

@@ -78,11 +78,20 @@ static void test_dgx_a100(void)
 	CHECK(c.gpu.gemm_src[TPP_PREC_BF16] == TPP_SRC_PUBLISHED);
 	CHECK(c.gpu.gemm_src[TPP_PREC_FP8] == TPP_SRC_NONE);
 	CHECK_STR_CONTAINS(c.gpu.gemm_source, "MAMF");
-	CHECK_REL(c.gpu.hbm_bytes, 80e9, 1e-12);
+	CHECK_REL(c.gpu.hbm_bytes, 85.899e9, 1e-12); /* 80 GiB */
 	CHECK_REL(c.gpu.hbm_Bps, 2.039e12, 1e-12);
 	CHECK(c.gpu.sm_count == 108);
 	CHECK(c.ntiers == 2);
 	nv = &c.tiers[0];
+	/* measured busbw curve: exact at its points, log-linear between,
+	 * clamped at its ends */
+	CHECK(nv->curve_n[TPP_COLL_ALL_REDUCE] == 7);
+	CHECK_REL(tpp_tier_busbw_at(nv, TPP_COLL_ALL_REDUCE, 67108864.0), 171.5e9, 1e-12);
+	CHECK_REL(tpp_tier_busbw_at(nv, TPP_COLL_ALL_REDUCE, 67108864.0 * 2),
+		  171.5e9 + (222.7e9 - 171.5e9) / 3, 1e-12);
+	CHECK_REL(tpp_tier_busbw_at(nv, TPP_COLL_ALL_REDUCE, 1.0), 1.3e9, 1e-12);
+	CHECK_REL(tpp_tier_busbw_at(nv, TPP_COLL_ALL_REDUCE, 1e12), 234.9e9, 1e-12);
+	CHECK(tpp_tier_busbw_at(nv, TPP_COLL_ALL_GATHER, 1e9) == 0);
 	ib = &c.tiers[1];
 	CHECK(nv->kind == TPP_TIER_NVLINK && nv->span_gpus == 8);
 	CHECK_REL(nv->bw_Bps, 300e9, 1e-12);
