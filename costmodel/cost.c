@@ -508,6 +508,16 @@ static void layer_cost(const struct tpp_model *m, const struct tpp_cluster *c,
 	}
 	lc->tp_fwd_s = tp_one;
 	lc->tp_bwd_s = tp_one;
+	/* Megatron SP keeps only the sequence-sharded input of the QKV and
+	 * fc1 GEMMs and all-gathers it again in backward for the weight
+	 * gradient (costmodel.md 2.2; Korthikanti et al. 2022 sec. 4.2.2):
+	 * 2 more all-gathers per layer.  Korthikanti Table 4 shows them
+	 * exposed: SP saves 0.5 ms of the 22B forward but only 0.1 ms of its
+	 * backward. */
+	if (l->sp && l->tp > 1)
+		lc->tp_bwd_s += 2 * tpp_coll_time(c, TPP_COLL_ALL_GATHER,
+						  T * h * prec_bytes(p == TPP_PREC_FP8 ? TPP_PREC_BF16 : p),
+						  l->tp, 1);
 
 	/* Context parallelism (costmodel.md 2.5): K,V of the local chunk go
 	 * round the ring, c-1 steps forward, twice that backward; overlapped
@@ -734,14 +744,21 @@ int tpp_cost_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 		if (l->cp > 1)
 			stride = l->tp;
 		if (l->zero == 3) {
-			/* ZeRO-3 / FSDP: every micro-batch gathers the
-			 * parameters for forward and again for backward and
-			 * reduce-scatters the gradients, prefetched under
-			 * the compute of the same micro-batch. */
-			double x_mb = 2 * tpp_coll_time(c, TPP_COLL_ALL_GATHER, param_bytes, n, stride) +
+			/*
+			 * ZeRO-3 / FSDP: every micro-batch gathers the
+			 * parameters for the forward, again for the backward
+			 * (and once more for a full-recompute forward), and
+			 * reduce-scatters the gradients.  Counted as exposed:
+			 * a layer cannot start before its parameters arrive,
+			 * and the published ZeRO-3 runs on Selene (SC21 Table
+			 * 2: 175B and 530B, 384-2240 GPUs) show step time
+			 * growing with parameter count at fixed per-GPU work,
+			 * i.e. communication that prefetching did not hide.
+			 */
+			double gathers = l->recompute == TPP_RECOMPUTE_FULL ? 3 : 2;
+			double x_mb = gathers * tpp_coll_time(c, TPP_COLL_ALL_GATHER, param_bytes, n, stride) +
 				      tpp_coll_time(c, TPP_COLL_REDUCE_SCATTER, grad_bytes, n, stride);
-			double comp_mb = t_max;
-			e.t.dp_comm_s = mb * (x_mb > comp_mb ? x_mb - comp_mb : 0);
+			e.t.dp_comm_s = mb * x_mb;
 		} else {
 			if (l->zero == 0) {
 				t_grad = tpp_coll_time(c, TPP_COLL_ALL_REDUCE, grad_bytes, n, stride);
