@@ -34,7 +34,7 @@ static const struct optdoc opts[] = {
 	{{"attention", required_argument, 0, O_ATTN}, "A", "unfused (default, Megatron fused softmax) or flash"},
 	{{"no-dp-overlap", no_argument, 0, O_NO_DP_OVERLAP}, NULL, "do not overlap gradient reduction with backward"},
 	{{"max-mbs", required_argument, 0, O_MAX_MBS}, "N", "largest micro-batch to try (default 16)"},
-	{{"max-cp", required_argument, 0, O_MAX_CP}, "N", "largest context-parallel degree to try (default 1)"},
+	{{"max-cp", required_argument, 0, O_MAX_CP}, "N", "largest context-parallel degree to try (default 16)"},
 	{{"help", no_argument, 0, O_HELP}, NULL, "this help"},
 };
 
@@ -65,7 +65,7 @@ int tpp_cmd_plan(int argc, char **argv)
 	struct option lo[TPP_ARRAY_LEN(opts) + 1];
 	const char *model_arg = NULL, *cluster_arg = NULL, *layout_arg = NULL;
 	int gpus = 0, nodes = 0, gbs = 0, seq = 0, top = 5, json = 0;
-	int max_mbs = 16, max_cp = 1, ch, rc, i;
+	int max_mbs = 16, max_cp = 16, ch, rc, i;
 	struct tpp_model model;
 	struct tpp_cluster *cluster = NULL;
 	struct tpp_cost_opts co;

@@ -153,8 +153,14 @@ static int predict_row(char **fv, const int *col, const char *dir,
 
 	cl = F(C_CLUSTER);
 	if (strchr(cl, '/') || strstr(cl, ".yaml") || strstr(cl, ".yml"))
-		snprintf(path, sizeof(path), "%s%s%s", cl[0] == '/' ? "" : dir,
-			 cl[0] == '/' ? "" : "/", cl);
+	{
+		int w = snprintf(path, sizeof(path), "%s%s%s", cl[0] == '/' ? "" : dir,
+				 cl[0] == '/' ? "" : "/", cl);
+		if (w < 0 || (size_t)w >= sizeof(path)) {
+			snprintf(r->reason, sizeof(r->reason), "cluster path too long");
+			return -1;
+		}
+	}
 	else
 		tpp_strlcpy(path, cl, sizeof(path));
 	if ((rc = tpp_cluster_load(path, NULL, cluster, &err))) {

@@ -258,7 +258,7 @@ void tpp_print_plan_json(FILE *f, const struct tpp_plan_ctx *x,
 	tpp_json_str(f, tpp_cost_flops_doc);
 	fprintf(f, ",\n  \"considered\": %llu,\n  \"feasible\": %llu,\n  \"rejected\": {",
 		p->considered, p->feasible);
-	for (i = 0, first = 1; i < TPP_REJ__COUNT; i++) {
+	for (i = 1, first = 1; i < TPP_REJ__COUNT; i++) {
 		fprintf(f, "%s", first ? "" : ", ");
 		tpp_json_str(f, tpp_reject_names[i]);
 		fprintf(f, ": %llu", p->rejected[i]);

@@ -360,59 +360,63 @@ double tpp_coll_time(const struct tpp_cluster *c, enum tpp_coll coll,
 /* ------------------------------------------------------------------------ */
 /* Layout validity                                                           */
 
+const char *const tpp_invalid_names[TPP_INV__COUNT] = {
+	[TPP_INV_NONE] = "valid",
+	[TPP_INV_DEGREE] = "degrees, micro-batch and batch must be >= 1, zero 0..3",
+	[TPP_INV_TP] = "tp does not divide heads/kv-heads/ffn",
+	[TPP_INV_LAYERS] = "pp*vp does not divide layers",
+	[TPP_INV_SCHEDULE] = "interleaving needs pp >= 2 and micro-batches a multiple of pp",
+	[TPP_INV_SP] = "sequence parallelism needs tp >= 2",
+	[TPP_INV_SEQ] = "cp/sp do not divide the sequence",
+	[TPP_INV_BATCH] = "dp*mbs does not divide the global batch",
+	[TPP_INV_ZERO] = "zero=3 with pipelining",
+	[TPP_INV_PRECISION] = "no peak for the precision on this GPU",
+};
+
+enum tpp_invalid tpp_layout_invalid(const struct tpp_model *m,
+				    const struct tpp_cluster *c,
+				    const struct tpp_cost_opts *o,
+				    const struct tpp_layout *l)
+{
+	if (l->tp < 1 || l->pp < 1 || l->dp < 1 || l->cp < 1 || l->mbs < 1 ||
+	    l->vp < 1 || l->gbs < 1 || l->zero < 0 || l->zero > 3 ||
+	    (long long)l->tp * l->pp * l->dp * l->cp > (1LL << 30))
+		return TPP_INV_DEGREE;
+	if (m->heads % l->tp || m->kv_heads % l->tp || m->ffn % l->tp)
+		return TPP_INV_TP;
+	if (m->layers % (l->pp * l->vp))
+		return TPP_INV_LAYERS;
+	if (l->vp > 1 && l->pp < 2)
+		return TPP_INV_SCHEDULE;
+	if (l->sp && l->tp < 2)
+		return TPP_INV_SP;
+	/* CP splits the sequence into 2*cp chunks for causal load balance
+	 * (costmodel.md 2.5); SP splits each CP chunk over tp. */
+	if (m->seq % (l->cp * (l->cp > 1 ? 2 : 1)) ||
+	    (l->sp && (m->seq / l->cp) % l->tp))
+		return TPP_INV_SEQ;
+	if (l->gbs % ((long long)l->dp * l->mbs))
+		return TPP_INV_BATCH;
+	/* Megatron interleaving: micro-batches a multiple of pp (costmodel.md 4.1) */
+	if (l->vp > 1 && tpp_layout_microbatches(l) % l->pp)
+		return TPP_INV_SCHEDULE;
+	if (l->zero == 3 && l->pp > 1)
+		return TPP_INV_ZERO;
+	if (o && c && c->gpu.peak_flops[o->prec] <= 0)
+		return TPP_INV_PRECISION;
+	return TPP_INV_NONE;
+}
+
 int tpp_layout_check(const struct tpp_model *m, const struct tpp_cluster *c,
 		     const struct tpp_layout *l, struct tpp_err *err)
 {
-	long long world = (long long)l->tp * l->pp * l->dp * l->cp;
-	(void)c;
-	if (l->tp < 1 || l->pp < 1 || l->dp < 1 || l->cp < 1 || l->mbs < 1 ||
-	    l->vp < 1 || l->gbs < 1)
-		return tpp_err_set(err, TPP_E_INFEASIBLE, NULL, 0, 0,
-				   "degrees, micro-batch and batch must be >= 1");
-	if (l->zero < 0 || l->zero > 3)
-		return tpp_err_set(err, TPP_E_INFEASIBLE, NULL, 0, 0,
-				   "zero stage must be 0..3");
-	if (world > (1LL << 30))
-		return tpp_err_set(err, TPP_E_INFEASIBLE, NULL, 0, 0,
-				   "too many GPUs");
-	if (m->heads % l->tp || m->kv_heads % l->tp)
-		return tpp_err_set(err, TPP_E_INFEASIBLE, NULL, 0, 0,
-				   "tp=%d does not divide heads=%d / kv_heads=%d",
-				   l->tp, m->heads, m->kv_heads);
-	if (m->ffn % l->tp)
-		return tpp_err_set(err, TPP_E_INFEASIBLE, NULL, 0, 0,
-				   "tp=%d does not divide ffn=%d", l->tp, m->ffn);
-	if (m->layers % (l->pp * l->vp))
-		return tpp_err_set(err, TPP_E_INFEASIBLE, NULL, 0, 0,
-				   "pp*vp=%d does not divide layers=%d",
-				   l->pp * l->vp, m->layers);
-	if (l->vp > 1 && l->pp < 2)
-		return tpp_err_set(err, TPP_E_INFEASIBLE, NULL, 0, 0,
-				   "interleaving (vp=%d) needs pp >= 2", l->vp);
-	if (l->sp && l->tp < 2)
-		return tpp_err_set(err, TPP_E_INFEASIBLE, NULL, 0, 0,
-				   "sequence parallelism needs tp >= 2");
-	if (m->seq % (l->cp * (l->cp > 1 ? 2 : 1)))
-		return tpp_err_set(err, TPP_E_INFEASIBLE, NULL, 0, 0,
-				   "2*cp=%d does not divide seq=%d", 2 * l->cp,
-				   m->seq);
-	if (l->sp && (m->seq / l->cp) % l->tp)
-		return tpp_err_set(err, TPP_E_INFEASIBLE, NULL, 0, 0,
-				   "tp=%d does not divide the sequence %d under sp",
-				   l->tp, m->seq / l->cp);
-	if (l->gbs % ((long long)l->dp * l->mbs))
-		return tpp_err_set(err, TPP_E_INFEASIBLE, NULL, 0, 0,
-				   "dp*mbs=%lld does not divide the global batch %d",
-				   (long long)l->dp * l->mbs, l->gbs);
-	/* Megatron interleaving: micro-batches a multiple of pp (costmodel.md 4.1) */
-	if (l->vp > 1 && tpp_layout_microbatches(l) % l->pp)
-		return tpp_err_set(err, TPP_E_INFEASIBLE, NULL, 0, 0,
-				   "interleaving needs micro-batches (%d) to be a multiple of pp=%d",
-				   tpp_layout_microbatches(l), l->pp);
-	if (l->zero == 3 && l->pp > 1)
-		return tpp_err_set(err, TPP_E_INFEASIBLE, NULL, 0, 0,
-				   "zero=3 is not combined with pipeline parallelism");
-	return TPP_OK;
+	enum tpp_invalid why = tpp_layout_invalid(m, c, NULL, l);
+	char lb[200];
+	if (why == TPP_INV_NONE)
+		return TPP_OK;
+	tpp_layout_format(l, lb, sizeof(lb));
+	return tpp_err_set(err, TPP_E_INFEASIBLE, NULL, 0, 0, "%s: %s", lb,
+			   tpp_invalid_names[why]);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -629,6 +633,10 @@ int tpp_cost_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 	double emb_fwd, emb_bwd, head_fwd, head_bwd, emb_tp, head_tp;
 	double p2p, p2p_one;
 	double params_layer = tpp_model_params_per_layer(m);
+	double params_rep = tpp_model_params_per_layer_replicated(m);
+	/* per GPU: TP-split weights / t plus the replicated norms and biases
+	 * (costmodel.md 3.2) */
+	double params_layer_gpu = (params_layer - params_rep) / t + params_rep;
 	double params_emb = (double)Vp * h; /* word embedding, padded */
 	double params_pos = (m->mlp == TPP_MLP_GELU) ? s * h : 0; /* learned positions */
 	double P_first, P_last, P_local, wb, gb, ob;
@@ -638,8 +646,9 @@ int tpp_cost_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 		return rc;
 	if (peak_flops(g, p) <= 0)
 		return tpp_err_set(err, TPP_E_INFEASIBLE, NULL, 0, 0,
-				   "%s has no %s peak in its cluster description",
-				   g->name, tpp_prec_names[p]);
+				   "%s: %s has no %s peak in its cluster description",
+				   tpp_invalid_names[TPP_INV_PRECISION], g->name,
+				   tpp_prec_names[p]);
 	memset(&e, 0, sizeof(e));
 	e.layout = *l;
 	mb = tpp_layout_microbatches(l);
@@ -725,10 +734,10 @@ int tpp_cost_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 	/* Parameters held per GPU (costmodel.md 3.2): layers of one stage
 	 * split by TP, embedding on the first stage, LM head (untied) or the
 	 * tied copy on the last stage. */
-	P_first = L_stage * params_layer / t + (params_emb / t + params_pos);
-	P_last = L_stage * params_layer / t + params_emb / t;
+	P_first = L_stage * params_layer_gpu + (params_emb / t + params_pos);
+	P_last = L_stage * params_layer_gpu + params_emb / t;
 	if (l->pp == 1)
-		P_first = P_last = L_stage * params_layer / t + params_pos +
+		P_first = P_last = L_stage * params_layer_gpu + params_pos +
 				   params_emb / t * (m->tied ? 1 : 2);
 	P_local = P_first > P_last ? P_first : P_last;
 
@@ -740,9 +749,9 @@ int tpp_cost_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 		double grad_bytes = P_local * (p == TPP_PREC_FP16 ? 2.0 : 4.0);
 		double param_bytes = P_local * 2.0;
 		double t_grad, t_param, last_bwd;
-		e.dp_tier = tpp_cluster_tier_for(c, n, stride);
 		if (l->cp > 1)
-			stride = l->tp;
+			stride = l->tp; /* CP and DP ranks reduce together */
+		e.dp_tier = tpp_cluster_tier_for(c, n, stride);
 		if (l->zero == 3) {
 			/*
 			 * ZeRO-3 / FSDP: every micro-batch gathers the
@@ -818,7 +827,7 @@ int tpp_cost_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 			      (double)m->vocab * h;
 		double per_tok = 6.0 * n_mm + 12.0 * m->layers *
 					     ((double)m->heads * m->head_dim) * s;
-		double recompute_per_tok = lc.flops_recomp / T * t * l->cp * m->layers;
+		double recompute_per_tok = lc.flops_recomp / T * t * m->layers;
 		e.model_flops_per_step = tokens * per_tok;
 		e.hw_flops_per_step = e.model_flops_per_step + tokens * recompute_per_tok;
 		e.tokens_per_s = tokens / e.step_s;
@@ -834,7 +843,7 @@ int tpp_cost_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 	{
 		double apl = act_per_layer(m, o, l);
 		double inflight, interleave, act_first, act_last, other_first, other_last;
-		double layer_params = L_stage * params_layer / t;
+		double layer_params = L_stage * params_layer_gpu;
 		state_bytes(l->zero, d * l->cp, &wb, &gb, &ob);
 		/* 1F1B: the first stage holds min(p, m) micro-batches of its
 		 * L/p layers; interleaving adds (p-1)/(p v) (costmodel.md 3.4). */
@@ -865,7 +874,7 @@ int tpp_cost_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 					    e.mem.act_bytes * (o->act_temp_factor - 1.0);
 		}
 		if (l->zero == 3) /* gathered parameters of two layers (prefetch) */
-			e.mem.weights_bytes += 2.0 * params_layer / t * 2.0;
+			e.mem.weights_bytes += 2.0 * params_layer_gpu * 2.0;
 		e.mem.reserve_bytes = o->mem_reserve_bytes;
 		e.mem.total_bytes = e.mem.weights_bytes + e.mem.grads_bytes +
 				    e.mem.optim_bytes + e.mem.act_bytes +

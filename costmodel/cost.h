@@ -132,6 +132,28 @@ int tpp_cost_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 		  const struct tpp_cost_opts *o, const struct tpp_layout *l,
 		  struct tpp_eval *out, struct tpp_err *err);
 
+/* Why a layout is structurally invalid (first reason found). */
+enum tpp_invalid {
+	TPP_INV_NONE,
+	TPP_INV_DEGREE,    /* a degree, micro-batch or batch below 1, zero not 0..3 */
+	TPP_INV_TP,        /* tp does not divide heads / kv heads / ffn */
+	TPP_INV_LAYERS,    /* pp*vp does not divide layers */
+	TPP_INV_SCHEDULE,  /* interleaving: pp >= 2 and micro-batches % pp */
+	TPP_INV_SP,        /* sequence parallelism needs tp >= 2 */
+	TPP_INV_SEQ,       /* cp / sp do not divide the sequence */
+	TPP_INV_BATCH,     /* dp*mbs does not divide the global batch */
+	TPP_INV_ZERO,      /* zero=3 combined with pipelining */
+	TPP_INV_PRECISION, /* the GPU has no peak for the precision */
+	TPP_INV__COUNT
+};
+extern const char *const tpp_invalid_names[TPP_INV__COUNT];
+
+/* First structural problem of a layout, TPP_INV_NONE if valid (cheap). */
+enum tpp_invalid tpp_layout_invalid(const struct tpp_model *m,
+				    const struct tpp_cluster *c,
+				    const struct tpp_cost_opts *o,
+				    const struct tpp_layout *l);
+
 /* Structural validity only (cheap): divisibility of heads, layers, batch... */
 int tpp_layout_check(const struct tpp_model *m, const struct tpp_cluster *c,
 		     const struct tpp_layout *l, struct tpp_err *err);

@@ -504,6 +504,14 @@ double tpp_model_params_per_layer(const struct tpp_model *m)
 	       4.0 * h;
 }
 
+double tpp_model_params_per_layer_replicated(const struct tpp_model *m)
+{
+	double h = m->hidden;
+	if (m->mlp == TPP_MLP_SWIGLU)
+		return 2.0 * h;           /* two RMSNorm weights */
+	return 4.0 * h + h + h;           /* two LayerNorms, out and fc2 biases */
+}
+
 double tpp_model_params_embedding(const struct tpp_model *m)
 {
 	return (double)m->vocab * m->hidden;

@@ -56,6 +56,9 @@ int tpp_model_check(const struct tpp_model *m, const char *file,
 
 /* Parameter counts (elements). */
 double tpp_model_params_per_layer(const struct tpp_model *m);
+/* Per-layer parameters Megatron keeps whole on every TP rank: the norms and
+ * the biases of the row-parallel layers (attention output, MLP down). */
+double tpp_model_params_per_layer_replicated(const struct tpp_model *m);
 double tpp_model_params_embedding(const struct tpp_model *m); /* V*h */
 double tpp_model_params_total(const struct tpp_model *m);     /* incl. LM head if untied */
 

@@ -11,12 +11,16 @@
 #include <string.h>
 
 const char *const tpp_reject_names[TPP_REJ__COUNT] = {
+	[TPP_INV_NONE] = "valid",
+	[TPP_REJ_DEGREE] = "degrees, micro-batch and batch must be >= 1, zero 0..3",
 	[TPP_REJ_TP] = "tp does not divide heads/kv-heads/ffn",
 	[TPP_REJ_LAYERS] = "pp*vp does not divide layers",
-	[TPP_REJ_BATCH] = "dp*mbs does not divide global batch",
-	[TPP_REJ_SEQ] = "cp/sp do not divide sequence",
-	[TPP_REJ_SCHEDULE] = "interleaving constraints",
+	[TPP_REJ_SCHEDULE] = "interleaving needs pp >= 2 and micro-batches a multiple of pp",
+	[TPP_REJ_SP] = "sequence parallelism needs tp >= 2",
+	[TPP_REJ_SEQ] = "cp/sp do not divide the sequence",
+	[TPP_REJ_BATCH] = "dp*mbs does not divide the global batch",
 	[TPP_REJ_ZERO] = "zero=3 with pipelining",
+	[TPP_REJ_PRECISION] = "no peak for the precision on this GPU",
 	[TPP_REJ_MEMORY] = "does not fit in GPU memory",
 };
 
@@ -28,7 +32,7 @@ void tpp_search_default(struct tpp_search *s, int gpus, int gbs)
 	s->sp = s->recompute = s->zero = TPP_FREE;
 	s->top_k = 5;
 	s->max_mbs = 16;
-	s->max_cp = 1;
+	s->max_cp = 16;
 }
 
 int tpp_degree_slot(int degree)
@@ -38,26 +42,6 @@ int tpp_degree_slot(int degree)
 		if (degree == 1 << i)
 			return i;
 	return -1;
-}
-
-/* Map a structural failure (same order as tpp_layout_check) to a reason. */
-static enum tpp_reject classify(const struct tpp_model *m,
-				const struct tpp_layout *l)
-{
-	if (m->heads % l->tp || m->kv_heads % l->tp || m->ffn % l->tp)
-		return TPP_REJ_TP;
-	if (m->layers % (l->pp * l->vp))
-		return TPP_REJ_LAYERS;
-	if (l->vp > 1 && l->pp < 2)
-		return TPP_REJ_SCHEDULE;
-	if (m->seq % (l->cp * (l->cp > 1 ? 2 : 1)) ||
-	    (l->sp && (m->seq / l->cp) % l->tp))
-		return TPP_REJ_SEQ;
-	if (l->gbs % ((long long)l->dp * l->mbs))
-		return TPP_REJ_BATCH;
-	if (l->zero == 3 && l->pp > 1)
-		return TPP_REJ_ZERO;
-	return TPP_REJ_SCHEDULE;
 }
 
 static void keep_top(struct tpp_plan *p, int k, const struct tpp_eval *e)
@@ -152,9 +136,17 @@ int tpp_plan_search(const struct tpp_model *m, const struct tpp_cluster *c,
 									l.recompute = (enum tpp_recompute)rc;
 									l.zero = zero;
 									plan->considered++;
-									if (tpp_cost_eval(m, c, o, &l, &e, NULL)) {
-										plan->rejected[classify(m, &l)]++;
-										continue;
+									{
+										enum tpp_invalid why = tpp_layout_invalid(m, c, o, &l);
+										if (why != TPP_INV_NONE) {
+											plan->rejected[why]++;
+											continue;
+										}
+									}
+									/* valid: evaluation cannot fail */
+									{
+										int erc = tpp_cost_eval(m, c, o, &l, &e, NULL);
+										TPP_ASSERT(erc == TPP_OK);
 									}
 									if (!e.fits) {
 										plan->rejected[TPP_REJ_MEMORY]++;

@@ -13,15 +13,19 @@
 
 #include "cost.h"
 
-/* Why a layout was not ranked. */
+/* Why a layout was not ranked: a structural reason of the cost model
+ * (enum tpp_invalid, same values) or memory.  Index 0 is never counted. */
 enum tpp_reject {
-	TPP_REJ_TP,         /* tp does not divide heads / kv heads / ffn */
-	TPP_REJ_LAYERS,     /* pp*vp does not divide layers */
-	TPP_REJ_BATCH,      /* dp*mbs does not divide the global batch */
-	TPP_REJ_SEQ,        /* cp / sp do not divide the sequence */
-	TPP_REJ_SCHEDULE,   /* interleaving constraints (pp>=2, m % pp) */
-	TPP_REJ_ZERO,       /* zero=3 combined with pipelining */
-	TPP_REJ_MEMORY,     /* does not fit in GPU memory */
+	TPP_REJ_DEGREE = TPP_INV_DEGREE,
+	TPP_REJ_TP = TPP_INV_TP,
+	TPP_REJ_LAYERS = TPP_INV_LAYERS,
+	TPP_REJ_SCHEDULE = TPP_INV_SCHEDULE,
+	TPP_REJ_SP = TPP_INV_SP,
+	TPP_REJ_SEQ = TPP_INV_SEQ,
+	TPP_REJ_BATCH = TPP_INV_BATCH,
+	TPP_REJ_ZERO = TPP_INV_ZERO,
+	TPP_REJ_PRECISION = TPP_INV_PRECISION,
+	TPP_REJ_MEMORY = TPP_INV__COUNT, /* does not fit in GPU memory */
 	TPP_REJ__COUNT
 };
 extern const char *const tpp_reject_names[TPP_REJ__COUNT];
@@ -37,9 +41,9 @@ struct tpp_search {
 	int tp, pp, dp, cp, mbs, vp, sp, recompute, zero;
 	int top_k;          /* 1..TPP_TOP_MAX */
 	int max_mbs;        /* largest micro-batch tried (default 16) */
-	int max_cp;         /* largest CP degree tried (default 1: off unless asked) */
+	int max_cp;         /* largest CP degree tried (default 16) */
 };
-/* All layout fields free, top_k 5, max_mbs 16, max_cp 1. */
+/* All layout fields free, top_k 5, max_mbs 16, max_cp 16. */
 void tpp_search_default(struct tpp_search *s, int gpus, int gbs);
 
 struct tpp_plan {

@@ -4,7 +4,7 @@
 # NCCL are used when present (e.g. /usr/local/cuda) and are never installed
 # here.
 set -eu
-pkgs="build-essential cmake pkg-config libyaml-dev libgsl-dev libopenmpi-dev openmpi-bin libopenblas-dev gnuplot-nox"
+pkgs="build-essential cmake pkg-config libyaml-dev libgsl-dev libopenmpi-dev openmpi-bin libopenblas-dev gnuplot-nox jq"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -1,0 +1,219 @@
+#!/bin/sh
+# test_cli.sh - end-to-end tests of the tpplan command: exit codes and the
+# message that goes with each (usage, input and infeasible errors), the
+# README example, the JSON plan (parsed with jq), --layout round trips, and
+# `tpplan validate`.
+#
+# usage: sh tests/cli/test_cli.sh PATH/TO/tpplan REPO_ROOT
+# Needs jq (scripts/deps.sh installs it).  Exits 1 if any case failed.
+set -u
+
+if [ $# -ne 2 ]; then
+	echo "usage: $0 TPPLAN REPO_ROOT" >&2
+	exit 2
+fi
+BIN=$1
+ROOT=$2
+case $BIN in /*) ;; *) BIN=$(pwd)/$BIN ;; esac
+case $ROOT in /*) ;; *) ROOT=$(pwd)/$ROOT ;; esac
+[ -x "$BIN" ] || { echo "test_cli: $BIN is not executable" >&2; exit 2; }
+command -v jq >/dev/null 2>&1 ||
+	{ echo "test_cli: jq not found (sh scripts/deps.sh installs it)" >&2; exit 1; }
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/tpplan-cli.XXXXXX") || exit 2
+trap 'rm -rf "$TMP"' EXIT HUP INT TERM
+OUT=$TMP/out
+ERR=$TMP/err
+fails=0
+cases=0
+
+fail() {
+	fails=$((fails + 1))
+	echo "FAIL: $*" >&2
+}
+
+# run CMD...: run with stdout/stderr captured, status in $rc
+run() {
+	"$@" >"$OUT" 2>"$ERR"
+	rc=$?
+}
+
+# expect NAME RC STREAM NEEDLE CMD...: exit status RC and NEEDLE (fixed
+# string) in STREAM (out, err or any).
+expect() {
+	name=$1 want=$2 stream=$3 needle=$4
+	shift 4
+	cases=$((cases + 1))
+	run "$@"
+	if [ "$rc" -ne "$want" ]; then
+		fail "$name: exit $rc, expected $want: $*"
+		sed 's/^/    stderr: /' "$ERR" | head -n 20 >&2
+		return 1
+	fi
+	case $stream in
+	out) files=$OUT ;;
+	err) files=$ERR ;;
+	*) files="$OUT $ERR" ;;
+	esac
+	# shellcheck disable=SC2086
+	if ! cat $files | grep -qF -e "$needle"; then
+		fail "$name: '$needle' not in std$stream: $*"
+		sed 's/^/    stderr: /' "$ERR" | head -n 20 >&2
+		return 1
+	fi
+	echo "ok: $name"
+	return 0
+}
+
+# has NAME STREAM NEEDLE: one more substring in the last run's output
+has() {
+	case $2 in out) f=$OUT ;; *) f=$ERR ;; esac
+	grep -qF -e "$3" "$f" || fail "$1: '$3' not in std$2"
+}
+
+# jcheck NAME FILE FILTER: jq -e FILTER holds on FILE
+jcheck() {
+	jq -e "$3" "$2" >/dev/null 2>"$TMP/jqerr" ||
+		{ fail "$1: jq -e '$3' is false or failed: $(cat "$TMP/jqerr")"; return 1; }
+}
+
+# ---- usage and input errors --------------------------------------------------
+expect help 0 out "exit codes" "$BIN" --help
+has help out "2  usage error"
+has help out "3  input or configuration error"
+expect no-args 2 err "usage: tpplan" "$BIN"
+expect unknown-option 2 err "unknown option '--frobnicate'" \
+	"$BIN" --frobnicate --model 175b --cluster dgx-a100
+expect bad-gpus 2 err "--gpus" "$BIN" --model 175b --cluster dgx-a100 --gpus abc
+has bad-gpus err "abc"
+expect bad-precision 2 err "--precision" \
+	"$BIN" --model 175b --cluster dgx-a100 --precision fp4
+has bad-precision err "fp4"
+expect missing-cluster 2 err "--cluster" "$BIN" --model 175b
+expect unknown-model 3 err "unknown model" "$BIN" --model no-such-model --cluster dgx-a100
+expect cluster-not-found 3 err "not found; tried:" \
+	"$BIN" --model 175b --cluster no-such-cluster
+has cluster-not-found err "topologies/no-such-cluster.yaml"
+
+bad=$ROOT/tests/data/bad/cluster-negative-bw.yaml
+where=$(sed -n '1s/^# expect: \([0-9]*:[0-9]*\):.*/\1/p' "$bad")
+[ -n "$where" ] || fail "bad-cluster-yaml: no '# expect: LINE:COL:' line in $bad"
+if expect bad-cluster-yaml 3 err "cluster-negative-bw.yaml:$where: error:" \
+	"$BIN" --model 175b --cluster "$bad"; then
+	grep -q '^ *\^$' "$ERR" || fail "bad-cluster-yaml: no caret line"
+	has bad-cluster-yaml err "bw_GBps: -300"
+fi
+
+# ---- listing and the README example --------------------------------------------
+if expect models 0 out "175b" "$BIN" models; then
+	for m in 175b llama3-70b 1t; do
+		grep -q "^$m " "$OUT" || fail "models: '$m' not listed"
+	done
+fi
+
+cases=$((cases + 1))
+(cd "$ROOT" && "$BIN" --model 175b --cluster dgx.yaml >"$OUT" 2>"$ERR")
+rc=$?
+if [ "$rc" -ne 0 ]; then
+	fail "readme-example: exit $rc"
+else
+	has readme-example out "best layouts"
+	has readme-example out "why the others lost"
+	has readme-example out "on dgx, 1024 GPUs"
+	echo "ok: readme-example"
+fi
+
+# ---- JSON ------------------------------------------------------------------------
+if expect json 0 out '"schema"' \
+	"$BIN" --model 175b --cluster dgx-a100 --gpus 1024 --top 3 --json; then
+	cp "$OUT" "$TMP/plan.json"
+	jcheck json "$TMP/plan.json" '.schema == "tpplan.plan/v1"'
+	jcheck json "$TMP/plan.json" '.layouts | length == 3'
+	jcheck json "$TMP/plan.json" '.status == "ok" and .cluster.gpus == 1024'
+	jcheck json "$TMP/plan.json" '[.layouts[].step_s] | . == sort'
+	jcheck json "$TMP/plan.json" \
+		'.considered == .feasible + ([.rejected[]] | add)'
+fi
+if expect json-top1 0 out '"layouts"' \
+	"$BIN" --model llama3-70b --cluster dgx-h100 --gpus 64 --top 1 --json; then
+	jcheck json-top1 "$OUT" '.layouts | length == 1'
+fi
+
+# --layout with every field fixed evaluates exactly that layout
+fixed="tp=8,pp=8,dp=16,cp=1,mbs=1,vp=3,sp=1,recompute=selective,zero=1"
+if expect layout-fixed 0 out '"layouts"' "$BIN" --model 175b --cluster dgx-a100 \
+	--gpus 1024 --global-batch 1536 --layout "$fixed" --json; then
+	jcheck layout-fixed "$OUT" '.layouts | length == 1'
+	jcheck layout-fixed "$OUT" '.considered == 1'
+	jcheck layout-fixed "$OUT" '.layouts[0].layout == {"tp": 8, "pp": 8,
+		"dp": 16, "cp": 1, "mbs": 1, "vp": 3, "sp": true,
+		"recompute": "selective", "zero": 1, "schedule": "interleaved",
+		"gbs": 1536}'
+	jcheck layout-fixed "$OUT" ".layouts[0].layout_arg == \"$fixed\""
+fi
+
+# the JSON's layout_arg, fed back through --layout, evaluates to the same
+# numbers (DESIGN.md invariant)
+roundtrip() {
+	name=$1
+	shift
+	cases=$((cases + 1))
+	run "$BIN" "$@" --top 4 --json
+	[ "$rc" -eq 0 ] || { fail "$name: exit $rc"; return; }
+	pick='{step_s, time_s, memory_bytes, mfu, layout}'
+	jq -r ".layouts[] | [.layout_arg, ($pick | tojson)] | @tsv" "$OUT" >"$TMP/rt.tsv" ||
+		{ fail "$name: cannot read the plan's layouts"; return; }
+	n=0
+	tab=$(printf '\t')
+	while IFS=$tab read -r arg want; do
+		n=$((n + 1))
+		run "$BIN" "$@" --layout "$arg" --json
+		if [ "$rc" -ne 0 ]; then
+			fail "$name: --layout $arg: exit $rc"
+			continue
+		fi
+		got=$(jq -c "if .considered == 1 and (.layouts | length) == 1
+			     then .layouts[0] | $pick else \"not one layout\" end" "$OUT")
+		[ "$got" = "$want" ] || fail "$name: --layout $arg: $got, plan said $want"
+	done <"$TMP/rt.tsv"
+	[ "$n" -eq 4 ] || fail "$name: $n layouts in the plan, expected 4"
+	echo "ok: $name ($n layouts)"
+}
+roundtrip roundtrip-175b --model 175b --cluster dgx-a100 --gpus 1024
+roundtrip roundtrip-llama --model llama3-70b --cluster dgx-h100 --gpus 128 --global-batch 256
+roundtrip roundtrip-fp16 --model 22b --cluster dgx-a100 --gpus 64 --precision fp16 --attention flash
+
+# ---- infeasible ------------------------------------------------------------------
+expect infeasible 1 err "closest to fitting" "$BIN" --model 175b --cluster dgx-a100 --gpus 1
+has infeasible err "does not fit in GPU memory"
+expect infeasible-json 1 out '"closest_miss"' \
+	"$BIN" --model 175b --cluster dgx-a100 --gpus 1 --json &&
+	jcheck infeasible-json "$OUT" '.status == "infeasible" and (.layouts | length) == 0 and .closest_miss.fits == false'
+
+# ---- validate ---------------------------------------------------------------------
+if [ -f "$ROOT/../shared/validation/published-runs.tsv" ]; then
+	cases=$((cases + 1))
+	(cd "$ROOT" && "$BIN" validate ../shared/validation/published-runs.tsv >"$OUT" 2>"$ERR")
+	rc=$?
+	if [ "$rc" -ne 0 ]; then
+		fail "validate-published: exit $rc"
+	elif ! grep -q '^MAPE ' "$OUT"; then
+		fail "validate-published: no line starting with MAPE"
+	else
+		echo "ok: validate-published ($(grep '^MAPE ' "$OUT"))"
+	fi
+else
+	echo "skip: validate-published (../shared/validation/published-runs.tsv not found)"
+fi
+if expect validate-small 0 out "cannot predict" \
+	"$BIN" validate "$ROOT/tests/data/runs/one-good-one-bad.tsv"; then
+	grep -q '^T01 .*tp=1,pp=1,dp=32' "$OUT" || fail "validate-small: T01 not predicted"
+	grep -q "^T02 .*cannot predict: cluster: .*no-such-cluster" "$OUT" ||
+		fail "validate-small: T02 not listed with its reason"
+	grep -q '^MAPE .* rows 1  (not predicted: 1 of 2)' "$OUT" ||
+		fail "validate-small: the unpredicted row is not counted"
+fi
+expect validate-missing 3 err "cannot open" "$BIN" validate "$TMP/no-such-runs.tsv"
+
+echo "test_cli: $cases cases, $fails failed"
+[ "$fails" -eq 0 ]

@@ -1,0 +1,278 @@
+/*
+ * test_planner.c - the layout search (planner/planner.c): ranking, the
+ * bookkeeping of rejections, fixed constraints, top_k, infeasible and bad
+ * problems, and where the best layouts put their TP groups on a two-tier
+ * cluster (GPT-3 175B on 1024 DGX A100 GPUs).
+ */
+#include "tpp_test.h"
+
+#include <stdlib.h>
+
+#include "planner.h"
+
+static const struct tpp_model *preset(const char *name)
+{
+	const struct tpp_model *m = tpp_model_preset(name);
+	if (!m) {
+		fprintf(stderr, "model preset '%s' missing\n", name);
+		exit(1);
+	}
+	return m;
+}
+
+static void load_cluster(const char *name, int gpus, struct tpp_cluster *c)
+{
+	struct tpp_err err;
+	if (tpp_cluster_load(name, NULL, c, &err)) {
+		tpp_err_print(stderr, &err);
+		exit(1);
+	}
+	tpp_cluster_resize(c, gpus);
+}
+
+static int search(const struct tpp_model *m, const struct tpp_cluster *c,
+		  const struct tpp_search *s, struct tpp_plan *p,
+		  struct tpp_err *err)
+{
+	struct tpp_cost_opts o;
+	tpp_cost_opts_default(&o);
+	memset(err, 0, sizeof(*err));
+	return tpp_plan_search(m, c, &o, s, p, err);
+}
+
+static unsigned long long rejected_sum(const struct tpp_plan *p)
+{
+	unsigned long long n = 0;
+	int i;
+	for (i = 0; i < TPP_REJ__COUNT; i++)
+		n += p->rejected[i];
+	return n;
+}
+
+/* Sorted, feasible, consistent with the search constraints. */
+static void check_top(const struct tpp_plan *p, const struct tpp_search *s)
+{
+	int i;
+	CHECK(p->n_top >= 1 && p->n_top <= s->top_k);
+	CHECK(p->considered == p->feasible + rejected_sum(p));
+	CHECK((unsigned long long)p->n_top <= p->feasible);
+	CHECK(p->n_top == s->top_k || (unsigned long long)p->n_top == p->feasible);
+	for (i = 0; i < p->n_top; i++) {
+		const struct tpp_eval *e = &p->top[i];
+		const struct tpp_layout *l = &e->layout;
+		CHECK(e->fits);
+		CHECK(e->step_s > 0);
+		CHECK((long long)l->tp * l->pp * l->dp * l->cp == s->gpus);
+		CHECK(l->gbs == s->gbs);
+		if (i)
+			CHECK(p->top[i - 1].step_s <= e->step_s);
+	}
+}
+
+static void test_search_22b(struct tpp_plan *p)
+{
+	const struct tpp_model *m = preset("22b");
+	struct tpp_cluster c;
+	struct tpp_search s;
+	struct tpp_err err;
+	int rc, i;
+	double best;
+
+	load_cluster("dgx-a100", 8, &c);
+	tpp_search_default(&s, 8, 64);
+	rc = search(m, &c, &s, p, &err);
+	if (rc)
+		fprintf(stderr, "22b on 8 GPUs: %s\n", err.msg);
+	CHECK(rc == TPP_OK);
+	if (rc)
+		return;
+	CHECK(p->n_top == 5);
+	check_top(p, &s);
+	CHECK(p->rejected[TPP_REJ_MEMORY] > 0);
+	CHECK(p->rejected[TPP_REJ_TP] == 0); /* 1..8 all divide 64 heads */
+	best = p->top[0].step_s;
+	/* the best per TP / PP degree is never better than the overall best,
+	 * and the overall best is one of them */
+	{
+		int found = 0;
+		for (i = 0; i < TPP_DEGREE_SLOTS; i++) {
+			if (p->have_best_tp[i]) {
+				CHECK(p->best_tp[i].step_s >= best);
+				CHECK(p->best_tp[i].layout.tp == 1 << i);
+				found |= p->best_tp[i].step_s == best;
+			}
+			if (p->have_best_pp[i]) {
+				CHECK(p->best_pp[i].step_s >= best);
+				CHECK(p->best_pp[i].layout.pp == 1 << i);
+			}
+		}
+		CHECK(found);
+	}
+	/* the same search again gives the same answer */
+	{
+		struct tpp_plan *q = malloc(sizeof(*q));
+		TPP_ASSERT(q);
+		CHECK(search(m, &c, &s, q, &err) == TPP_OK);
+		CHECK(q->considered == p->considered && q->feasible == p->feasible);
+		CHECK(q->top[0].step_s == best);
+		free(q);
+	}
+
+	/* top_k respected */
+	s.top_k = 3;
+	CHECK(search(m, &c, &s, p, &err) == TPP_OK);
+	CHECK(p->n_top == 3);
+	CHECK(p->top[0].step_s == best);
+	s.top_k = 1;
+	CHECK(search(m, &c, &s, p, &err) == TPP_OK);
+	CHECK(p->n_top == 1);
+	CHECK(p->top[0].step_s == best);
+	s.top_k = TPP_TOP_MAX;
+	CHECK(search(m, &c, &s, p, &err) == TPP_OK);
+	check_top(p, &s);
+	CHECK(p->top[0].step_s == best);
+
+	/* fixed fields restrict the results */
+	tpp_search_default(&s, 8, 64);
+	s.top_k = TPP_TOP_MAX;
+	s.tp = 4;
+	s.recompute = TPP_RECOMPUTE_SELECTIVE;
+	s.sp = 1;
+	rc = search(m, &c, &s, p, &err);
+	CHECK(rc == TPP_OK);
+	if (!rc) {
+		check_top(p, &s);
+		for (i = 0; i < p->n_top; i++) {
+			CHECK(p->top[i].layout.tp == 4);
+			CHECK(p->top[i].layout.recompute == TPP_RECOMPUTE_SELECTIVE);
+			CHECK(p->top[i].layout.sp == 1);
+		}
+		for (i = 0; i < TPP_DEGREE_SLOTS; i++)
+			CHECK(p->have_best_tp[i] == (i == 2));
+		CHECK(p->top[0].step_s >= best);
+	}
+	tpp_search_default(&s, 8, 64);
+	s.pp = 2;
+	s.mbs = 2;
+	s.zero = 0;
+	s.vp = 2;
+	rc = search(m, &c, &s, p, &err);
+	CHECK(rc == TPP_OK);
+	if (!rc) {
+		check_top(p, &s);
+		for (i = 0; i < p->n_top; i++) {
+			const struct tpp_layout *l = &p->top[i].layout;
+			CHECK(l->pp == 2 && l->mbs == 2 && l->zero == 0 && l->vp == 2);
+			CHECK(tpp_layout_sched(l) == TPP_SCHED_INTERLEAVED);
+		}
+	}
+	/* every field fixed: exactly that layout, the same as tpp_cost_eval */
+	tpp_search_default(&s, 8, 64);
+	s.tp = 8; s.pp = 1; s.dp = 1; s.cp = 1; s.mbs = 1; s.vp = 1;
+	s.sp = 1; s.recompute = TPP_RECOMPUTE_SELECTIVE; s.zero = 0;
+	rc = search(m, &c, &s, p, &err);
+	CHECK(rc == TPP_OK);
+	if (!rc) {
+		struct tpp_cost_opts o;
+		struct tpp_eval e;
+		CHECK(p->considered == 1 && p->n_top == 1);
+		tpp_cost_opts_default(&o);
+		CHECK(tpp_cost_eval(m, &c, &o, &p->top[0].layout, &e, NULL) == TPP_OK);
+		CHECK(e.step_s == p->top[0].step_s);
+	}
+}
+
+static void test_infeasible_and_usage(struct tpp_plan *p)
+{
+	struct tpp_cluster c;
+	struct tpp_search s;
+	struct tpp_err err;
+	const struct tpp_model *m = preset("175b");
+	int rc;
+
+	/* 175B cannot fit on one GPU */
+	load_cluster("dgx-a100", 1, &c);
+	tpp_search_default(&s, 1, m->global_batch);
+	rc = search(m, &c, &s, p, &err);
+	CHECK(rc == TPP_E_INFEASIBLE);
+	CHECK(err.msg[0] != '\0');
+	CHECK(p->n_top == 0);
+	CHECK(p->feasible == 0);
+	CHECK(p->have_min_mem);
+	CHECK(p->rejected[TPP_REJ_MEMORY] > 0);
+	CHECK(p->considered == rejected_sum(p));
+	CHECK(p->min_mem.mem.total_bytes > c.gpu.hbm_bytes);
+	CHECK(!p->min_mem.fits);
+
+	/* layout constraints no layout meets: nothing considered */
+	load_cluster("dgx-a100", 8, &c);
+	tpp_search_default(&s, 8, 64);
+	s.tp = 3;
+	rc = search(m, &c, &s, p, &err);
+	CHECK(rc == TPP_E_INFEASIBLE);
+	CHECK(p->considered == 0);
+
+	/* bad constraints */
+	tpp_search_default(&s, 0, 64);
+	rc = search(m, &c, &s, p, &err);
+	CHECK(rc == TPP_E_USAGE);
+	CHECK_STR_CONTAINS(err.msg, "GPU count");
+	tpp_search_default(&s, 8, 0);
+	CHECK(search(m, &c, &s, p, &err) == TPP_E_USAGE);
+	tpp_search_default(&s, 8, 64);
+	s.top_k = 0;
+	rc = search(m, &c, &s, p, &err);
+	CHECK(rc == TPP_E_USAGE);
+	CHECK_STR_CONTAINS(err.msg, "--top");
+	s.top_k = TPP_TOP_MAX + 1;
+	CHECK(search(m, &c, &s, p, &err) == TPP_E_USAGE);
+}
+
+/*
+ * GPT-3 175B on 1024 DGX A100 GPUs, global batch 1536: TP groups of up to
+ * 8 stay inside a node (tier 0, NVLink), tp = 16 spills onto InfiniBand
+ * (tier 1), and the best layout keeps TP inside the node.  max_mbs 4
+ * keeps the search short; the large micro-batches never win here.
+ */
+static void test_tp_tiers_175b(struct tpp_plan *p)
+{
+	const struct tpp_model *m = preset("175b");
+	struct tpp_cluster c;
+	struct tpp_search s;
+	struct tpp_err err;
+	int rc, i;
+
+	load_cluster("dgx-a100", 1024, &c);
+	tpp_search_default(&s, 1024, 1536);
+	s.max_mbs = 4;
+	rc = search(m, &c, &s, p, &err);
+	CHECK(rc == TPP_OK);
+	if (rc)
+		return;
+	check_top(p, &s);
+	CHECK(p->have_best_tp[0] && p->best_tp[0].tp_tier == -1); /* tp = 1 */
+	for (i = 1; i <= 3; i++) { /* tp = 2, 4, 8 */
+		CHECK(p->have_best_tp[i]);
+		CHECK(p->best_tp[i].tp_tier == 0);
+	}
+	CHECK(p->have_best_tp[4]); /* tp = 16 */
+	CHECK(p->best_tp[4].tp_tier == 1);
+	CHECK(p->top[0].layout.tp <= 8);
+	CHECK(p->top[0].tp_tier <= 0);
+	/* spilling TP onto the network costs more than it saves */
+	CHECK(p->best_tp[4].step_s > p->best_tp[3].step_s);
+	printf("175b on 1024 GPUs: best %.3f s (tp=%d pp=%d dp=%d), best tp=16 %.3f s\n",
+	       p->top[0].step_s, p->top[0].layout.tp, p->top[0].layout.pp,
+	       p->top[0].layout.dp, p->best_tp[4].step_s);
+}
+
+int main(void)
+{
+	struct tpp_plan *p = malloc(sizeof(*p)); /* large: heap */
+	TPP_ASSERT(p);
+	test_search_22b(p);
+	test_infeasible_and_usage(p);
+	test_tp_tiers_175b(p);
+	free(p);
+	return tpp_test_done("test_planner");
+}
