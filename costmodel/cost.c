@@ -211,12 +211,18 @@ static double linear_fwd(const struct tpp_gpu *g, enum tpp_prec p, double M,
 	return gemm_time(g, p, M, N, K, 1);
 }
 
-static double linear_bwd(const struct tpp_gpu *g, enum tpp_prec p, double M,
-			 double N, double K)
+static double linear_dgrad(const struct tpp_gpu *g, enum tpp_prec p, double M,
+			   double N, double K)
 {
-	return gemm_time(g, p, M, K, N, 1) + /* dX = dY W^T */
-	       gemm_time(g, p, K, N, M, 1);  /* dW = X^T dY */
+	return gemm_time(g, p, M, K, N, 1); /* dX = dY W^T */
 }
+
+static double linear_wgrad(const struct tpp_gpu *g, enum tpp_prec p, double M,
+			   double N, double K)
+{
+	return gemm_time(g, p, K, N, M, 1); /* dW = X^T dY */
+}
+
 
 /* ------------------------------------------------------------------------ */
 /* Collectives                                                               */
@@ -364,7 +370,7 @@ const char *const tpp_invalid_names[TPP_INV__COUNT] = {
 	[TPP_INV_NONE] = "valid",
 	[TPP_INV_DEGREE] = "degrees, micro-batch and batch must be >= 1, zero 0..3",
 	[TPP_INV_TP] = "tp does not divide heads/kv-heads/ffn",
-	[TPP_INV_LAYERS] = "pp*vp does not divide layers",
+	[TPP_INV_LAYERS] = "more model chunks (pp*vp) than layers",
 	[TPP_INV_SCHEDULE] = "interleaving needs pp >= 2 and micro-batches a multiple of pp",
 	[TPP_INV_SP] = "sequence parallelism needs tp >= 2",
 	[TPP_INV_SEQ] = "cp/sp do not divide the sequence",
@@ -384,7 +390,9 @@ enum tpp_invalid tpp_layout_invalid(const struct tpp_model *m,
 		return TPP_INV_DEGREE;
 	if (m->heads % l->tp || m->kv_heads % l->tp || m->ffn % l->tp)
 		return TPP_INV_TP;
-	if (m->layers % (l->pp * l->vp))
+	/* every model chunk holds at least one layer; uneven splits are
+	 * allowed (tpp_chunk_layers) */
+	if ((long long)l->pp * l->vp > m->layers)
 		return TPP_INV_LAYERS;
 	if (l->vp > 1 && l->pp < 2)
 		return TPP_INV_SCHEDULE;
@@ -424,11 +432,15 @@ int tpp_layout_check(const struct tpp_model *m, const struct tpp_cluster *c,
 
 struct layer_cost {
 	double fwd_s;        /* compute (GEMM + element-wise), forward */
-	double bwd_s;        /* compute, backward */
+	double bwd_s;        /* compute, backward (= bwd_in_s + bwd_w_s) */
+	double bwd_in_s;     /* backward input gradient: dgrad GEMMs, attention,
+				element-wise (zero-bubble "B") */
+	double bwd_w_s;      /* weight-gradient GEMMs (zero-bubble "W") */
 	double recomp_s;     /* compute re-executed in backward */
 	double tp_fwd_s;     /* TP collectives, forward */
 	double tp_bwd_s;     /* TP collectives, backward (incl. recompute) */
 	double cp_s;         /* exposed CP exchange, fwd + bwd */
+	double cp_f_s, cp_b_s; /* its forward and backward parts */
 	double flops_fwd;    /* per GPU, forward */
 	double flops_recomp; /* per GPU, recomputation */
 };
@@ -450,7 +462,7 @@ static void layer_cost(const struct tpp_model *m, const struct tpp_cluster *c,
 	double up_n = (m->mlp == TPP_MLP_SWIGLU ? 2.0 : 1.0) * f / t;
 	double rep = l->sp ? 1.0 / t : 1.0; /* replicated part, split by SP */
 	double causal = o->attn == TPP_ATTN_FLASH ? 0.5 : 1.0;
-	double gemm_f, gemm_b, attn_f, ew_f, ew_attn_f, act_bytes;
+	double gemm_f, gemm_b, gemm_w, attn_f, ew_f, ew_attn_f, act_bytes;
 	double tp_one, cp_comm;
 
 	/* Linear layers (costmodel.md 1.1; GQA/SwiGLU per 1.6). */
@@ -458,10 +470,14 @@ static void layer_cost(const struct tpp_model *m, const struct tpp_cluster *c,
 		 linear_fwd(g, p, T, h, qd / t) +
 		 linear_fwd(g, p, T, up_n, h) +
 		 linear_fwd(g, p, T, h, f / t);
-	gemm_b = linear_bwd(g, p, T, (qd + 2 * kvd) / t, h) +
-		 linear_bwd(g, p, T, h, qd / t) +
-		 linear_bwd(g, p, T, up_n, h) +
-		 linear_bwd(g, p, T, h, f / t);
+	gemm_b = linear_dgrad(g, p, T, (qd + 2 * kvd) / t, h) +
+		 linear_dgrad(g, p, T, h, qd / t) +
+		 linear_dgrad(g, p, T, up_n, h) +
+		 linear_dgrad(g, p, T, h, f / t);
+	gemm_w = linear_wgrad(g, p, T, (qd + 2 * kvd) / t, h) +
+		 linear_wgrad(g, p, T, h, qd / t) +
+		 linear_wgrad(g, p, T, up_n, h) +
+		 linear_wgrad(g, p, T, h, f / t);
 	/* Core attention: QK^T and softmax(.)V per (sequence, head); keys span
 	 * the whole sequence under CP.  FlashAttention skips the masked half. */
 	attn_f = causal * (gemm_time(g, p, sl, s, dh, b * heads_local) +
@@ -492,7 +508,9 @@ static void layer_cost(const struct tpp_model *m, const struct tpp_cluster *c,
 	/* Backward: GEMMs as dgrad + wgrad, attention twice the forward,
 	 * element-wise about twice the forward traffic (read saved input and
 	 * incoming gradient, write the outgoing gradient). */
-	lc->bwd_s = gemm_b + 2 * attn_f + 2 * (mem_time(g, ew_f) + mem_time(g, ew_attn_f));
+	lc->bwd_in_s = gemm_b + 2 * attn_f + 2 * (mem_time(g, ew_f) + mem_time(g, ew_attn_f));
+	lc->bwd_w_s = gemm_w;
+	lc->bwd_s = lc->bwd_in_s + lc->bwd_w_s;
 
 	lc->flops_fwd = 2.0 * T * h * ((qd + 2 * kvd) / t + qd / t + up_n + f / t) +
 			causal * 4.0 * T * s * dh * heads_local;
@@ -532,7 +550,11 @@ static void layer_cost(const struct tpp_model *m, const struct tpp_cluster *c,
 		double ring = (cp - 1) * tpp_coll_time(c, TPP_COLL_SEND_RECV, kv, 2, l->tp);
 		double exposed_f = ring - attn_f;
 		double exposed_b = 2 * ring - 2 * attn_f;
-		cp_comm = (exposed_f > 0 ? exposed_f : 0) + (exposed_b > 0 ? exposed_b : 0);
+		lc->cp_f_s = exposed_f > 0 ? exposed_f : 0;
+		lc->cp_b_s = exposed_b > 0 ? exposed_b : 0;
+		cp_comm = lc->cp_f_s + lc->cp_b_s;
+	} else {
+		lc->cp_f_s = lc->cp_b_s = 0;
 	}
 	lc->cp_s = cp_comm;
 
@@ -614,33 +636,142 @@ static void state_bytes(int zero, double d, double *w, double *gr, double *opt)
 
 /* ------------------------------------------------------------------------ */
 
+/* Pipeline work of one micro-batch                                          */
+
+int tpp_chunk_layers(int layers, int nchunks, int k)
+{
+	/*
+	 * As even as possible; the remainder goes to the middle chunks first,
+	 * since the first chunk also runs the embedding and the last the LM
+	 * head and loss (costmodel.md 4.3), then to the first chunk.
+	 */
+	int base = layers / nchunks, rem = layers % nchunks;
+	if (nchunks <= 2)
+		return base + (k < rem);
+	if (k >= 1 && k <= nchunks - 2)
+		return base + (k <= rem);
+	if (k == 0)
+		return base + (rem > nchunks - 2);
+	return base;
+}
+
+/* Everything per micro-batch that the analytic step and the simulator share. */
+struct work {
+	struct layer_cost lc;
+	double emb_f, emb_b, emb_tp;        /* first chunk */
+	double head_f, head_b, head_w, head_tp; /* last chunk */
+	double p2p_one;                     /* one boundary transfer */
+	double T;                           /* tokens per GPU per micro-batch */
+};
+
+static void work_compute(const struct tpp_model *m, const struct tpp_cluster *c,
+			 const struct tpp_cost_opts *o, const struct tpp_layout *l,
+			 struct work *w)
+{
+	const struct tpp_gpu *g = &c->gpu;
+	enum tpp_prec p = o->prec;
+	double t = l->tp, h = m->hidden;
+	double T = (double)l->mbs * m->seq / l->cp;
+	double Vp = tpp_vocab_padded(m, l->tp);
+	double ab = prec_bytes(p == TPP_PREC_FP8 ? TPP_PREC_BF16 : p);
+
+	w->T = T;
+	layer_cost(m, c, o, l, &w->lc);
+	/* Embedding (first chunk): the lookup is a gather (memory-bound);
+	 * the vocab-parallel embedding all-reduces its output (costmodel.md
+	 * 2.1), reduce-scatters it under SP. */
+	w->emb_f = mem_time(g, T * h * ab * 2);
+	w->emb_b = mem_time(g, T * h * ab * 2 + T * h * 4);
+	w->emb_tp = l->tp > 1 ? tpp_coll_time(c, l->sp ? TPP_COLL_REDUCE_SCATTER : TPP_COLL_ALL_REDUCE,
+					       T * h * ab, l->tp, 1) : 0;
+	/* LM head (last chunk): logits GEMM over V/t, vocab-parallel
+	 * cross-entropy on fp32 logits (about 5 passes of 4 bytes over
+	 * T x V/t), and the backward collective of its input gradient. */
+	w->head_f = linear_fwd(g, p, T, Vp / t, h) + mem_time(g, T * Vp / t * 4 * 3);
+	w->head_b = linear_dgrad(g, p, T, Vp / t, h) + mem_time(g, T * Vp / t * 4 * 2);
+	w->head_w = linear_wgrad(g, p, T, Vp / t, h);
+	w->head_tp = l->tp > 1 ? tpp_coll_time(c, l->sp ? TPP_COLL_ALL_GATHER : TPP_COLL_ALL_REDUCE,
+						T * h * ab, l->tp, 1) : 0;
+	/* Pipeline P2P (costmodel.md 2.3): b*s*h per boundary per direction;
+	 * each TP rank sends 1/t of it (scatter/gather optimisation, or SP),
+	 * over the tier joining ranks tp*cp*dp apart. */
+	w->p2p_one = 0;
+	if (l->pp > 1)
+		w->p2p_one = tpp_coll_time(c, TPP_COLL_SEND_RECV, T * h * ab / t, 2,
+					   l->tp * l->cp * l->dp);
+}
+
+/* Forward / input-gradient / weight-gradient time of chunk k of n. */
+static void chunk_fbw(const struct tpp_model *m, const struct work *w, int n,
+		      int k, double *f, double *b, double *wg)
+{
+	const struct layer_cost *lc = &w->lc;
+	double nl = tpp_chunk_layers(m->layers, n, k);
+	*f = nl * (lc->fwd_s + lc->tp_fwd_s + lc->cp_f_s);
+	*b = nl * (lc->bwd_in_s + lc->recomp_s + lc->tp_bwd_s + lc->cp_b_s);
+	*wg = nl * lc->bwd_w_s;
+	if (k == 0) {
+		*f += w->emb_f + w->emb_tp;
+		*b += w->emb_b;
+	}
+	if (k == n - 1) {
+		*f += w->head_f;
+		*b += w->head_b + w->head_tp;
+		*wg += w->head_w;
+	}
+}
+
+int tpp_cost_stages(const struct tpp_model *m, const struct tpp_cluster *c,
+		    const struct tpp_cost_opts *o, const struct tpp_layout *l,
+		    struct tpp_stages *st, struct tpp_err *err)
+{
+	struct work w;
+	int rc, k, n = l->pp * l->vp;
+
+	if ((rc = tpp_layout_check(m, c, l, err)))
+		return rc;
+	if (n > TPP_MAX_CHUNKS)
+		return tpp_err_set(err, TPP_E_INFEASIBLE, NULL, 0, 0,
+				   "pp*vp = %d exceeds %d model chunks", n,
+				   TPP_MAX_CHUNKS);
+	work_compute(m, c, o, l, &w);
+	memset(st, 0, sizeof(*st));
+	st->pp = l->pp;
+	st->vp = l->vp;
+	st->nchunks = n;
+	st->microbatches = tpp_layout_microbatches(l);
+	st->p2p_s = w.p2p_one;
+	for (k = 0; k < n; k++) {
+		st->layers[k] = tpp_chunk_layers(m->layers, n, k);
+		chunk_fbw(m, &w, n, k, &st->f_s[k], &st->b_s[k], &st->w_s[k]);
+	}
+	return TPP_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+
 int tpp_cost_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 		  const struct tpp_cost_opts *o, const struct tpp_layout *l,
 		  struct tpp_eval *out, struct tpp_err *err)
 {
 	struct tpp_eval e;
-	struct layer_cost lc;
+	struct work w;
+	const struct layer_cost *lc = &w.lc;
 	const struct tpp_gpu *g = &c->gpu;
 	enum tpp_prec p = o->prec;
-	int rc, mb;
+	int rc, mb, r, j, n, r_max = 0;
 	double t = l->tp, pp = l->pp, d = l->dp, v = l->vp;
-	double s = m->seq, b = l->mbs, h = m->hidden;
-	double T = b * s / l->cp;
-	double L_stage = (double)m->layers / pp;
+	double s = m->seq, h = m->hidden;
 	double Vp = tpp_vocab_padded(m, l->tp);
-	double act_bytes_fwd = prec_bytes(p == TPP_PREC_FP8 ? TPP_PREC_BF16 : p);
-	double layer_fb, t_first, t_last, t_mid, t_max, t_sum;
-	double emb_fwd, emb_bwd, head_fwd, head_bwd, emb_tp, head_tp;
-	double p2p, p2p_one;
+	double t_max = 0, t_sum = 0, busy_max = 0, p2p;
 	double params_layer = tpp_model_params_per_layer(m);
 	double params_rep = tpp_model_params_per_layer_replicated(m);
 	/* per GPU: TP-split weights / t plus the replicated norms and biases
 	 * (costmodel.md 3.2) */
 	double params_layer_gpu = (params_layer - params_rep) / t + params_rep;
-	double params_emb = (double)Vp * h; /* word embedding, padded */
-	double params_pos = (m->mlp == TPP_MLP_GELU) ? s * h : 0; /* learned positions */
-	double P_first, P_last, P_local, wb, gb, ob;
-	int gpus = tpp_cluster_gpus(c);
+	double params_emb = Vp * h;                                 /* padded */
+	double params_pos = m->mlp == TPP_MLP_GELU ? s * h : 0;     /* learned positions */
+	double P_max = 0, wb, gb, ob;
 
 	if ((rc = tpp_layout_check(m, c, l, err)))
 		return rc;
@@ -653,105 +784,90 @@ int tpp_cost_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 	e.layout = *l;
 	mb = tpp_layout_microbatches(l);
 	e.microbatches = mb;
-	(void)gpus;
+	n = l->pp * l->vp;
 
-	layer_cost(m, c, o, l, &lc);
-	e.layer_fwd_s = lc.fwd_s + lc.tp_fwd_s;
-	e.layer_bwd_s = lc.bwd_s + lc.recomp_s + lc.tp_bwd_s;
-	layer_fb = lc.fwd_s + lc.bwd_s + lc.recomp_s + lc.tp_fwd_s + lc.tp_bwd_s + lc.cp_s;
-
-	/* Embedding (first stage): lookup is a gather (memory-bound); with TP
-	 * the vocab-parallel embedding all-reduces its output (costmodel.md
-	 * 2.1), a reduce-scatter under SP. */
-	emb_fwd = mem_time(g, T * h * act_bytes_fwd * 2);
-	emb_bwd = mem_time(g, T * h * act_bytes_fwd * 2 + T * h * 4);
-	emb_tp = l->tp > 1 ? tpp_coll_time(c, l->sp ? TPP_COLL_REDUCE_SCATTER : TPP_COLL_ALL_REDUCE,
-					    T * h * act_bytes_fwd, l->tp, 1) : 0;
-	/* LM head (last stage): logits GEMM over V/t, vocab-parallel
-	 * cross-entropy on fp32 logits (about 5 passes of 4 bytes over
-	 * T x V/t), and the backward all-reduce of its input gradient. */
-	head_fwd = linear_fwd(g, p, T, Vp / t, h) + mem_time(g, T * Vp / t * 4 * 3);
-	head_bwd = linear_bwd(g, p, T, Vp / t, h) + mem_time(g, T * Vp / t * 4 * 2);
-	head_tp = l->tp > 1 ? tpp_coll_time(c, l->sp ? TPP_COLL_ALL_GATHER : TPP_COLL_ALL_REDUCE,
-					     T * h * act_bytes_fwd, l->tp, 1) : 0;
-
-	/* Pipeline P2P (costmodel.md 2.3): b*s*h per boundary per direction;
-	 * each TP rank sends 1/t of it (scatter/gather optimisation, or SP),
-	 * over the tier joining ranks tp*cp*dp apart. */
-	p2p_one = 0;
-	e.pp_tier = -1;
-	if (l->pp > 1) {
-		int stride = l->tp * l->cp * l->dp;
-		double msg = T * h * act_bytes_fwd / t;
-		p2p_one = tpp_coll_time(c, TPP_COLL_SEND_RECV, msg, 2, stride);
-		e.pp_tier = tpp_cluster_tier_for(c, 2, stride);
-	}
+	work_compute(m, c, o, l, &w);
+	e.layer_fwd_s = lc->fwd_s + lc->tp_fwd_s;
+	e.layer_bwd_s = lc->bwd_s + lc->recomp_s + lc->tp_bwd_s;
+	e.pp_tier = l->pp > 1 ? tpp_cluster_tier_for(c, 2, l->tp * l->cp * l->dp) : -1;
+	e.tp_tier = l->tp > 1 ? tpp_cluster_tier_for(c, l->tp, 1) : -1;
 	/* per micro-batch per pipeline rank: v chunks, forward and backward */
-	p2p = l->pp > 1 ? 2.0 * v * p2p_one : 0;
+	p2p = l->pp > 1 ? 2.0 * v * w.p2p_one : 0;
 
-	t_mid = L_stage * layer_fb + p2p;
-	t_first = t_mid + emb_fwd + emb_bwd + emb_tp;
-	t_last = t_mid + head_fwd + head_bwd + head_tp;
-	if (l->pp == 1) {
-		t_first = t_last = t_mid = L_stage * layer_fb + emb_fwd + emb_bwd +
-					   emb_tp + head_fwd + head_bwd + head_tp;
-		t_sum = t_first;
-	} else {
-		t_sum = t_first + t_last + (pp - 2) * t_mid;
+	/*
+	 * Per-rank time of one micro-batch: its v chunks (chunk k runs on
+	 * rank k mod p) plus its transfers.  The slowest rank sets the pace.
+	 */
+	for (r = 0; r < l->pp; r++) {
+		double busy = 0, f, b, wg;
+		for (j = 0; j < l->vp; j++) {
+			chunk_fbw(m, &w, n, j * l->pp + r, &f, &b, &wg);
+			busy += f + b + wg;
+		}
+		t_sum += busy + p2p;
+		if (busy + p2p > t_max) {
+			t_max = busy + p2p;
+			busy_max = busy;
+			r_max = r;
+		}
 	}
-	t_max = t_first > t_last ? t_first : t_last;
-	if (t_mid > t_max)
-		t_max = t_mid;
 	e.stage_mb_s = t_max;
 
 	/*
 	 * Pipeline (costmodel.md 4.1): the steady state runs m micro-batches
-	 * at the pace of the slowest stage; fill and drain add the other
-	 * stages once, shortened v times by interleaving.  Uniform stages
-	 * give (m + (p-1)/v) * t, the SC21 closed form.
+	 * at the pace of the slowest rank; fill and drain add the other
+	 * ranks once, shortened v times by interleaving.  Uniform ranks give
+	 * (m + (p-1)/v) * t, the SC21 closed form.
 	 */
 	{
-		double busy = mb * t_max;
-		double fill = (t_sum - t_max) / v;
-		double share_c, share_r, share_tp, share_cp, share_p2p;
-		double stage_layers_fb = L_stage * layer_fb;
-		/* Split the slowest stage's per-micro-batch time by cause. */
-		double edge = t_max - stage_layers_fb - p2p;
-		share_c = L_stage * (lc.fwd_s + lc.bwd_s) + edge;
-		share_r = L_stage * lc.recomp_s;
-		share_tp = L_stage * (lc.tp_fwd_s + lc.tp_bwd_s);
-		share_cp = L_stage * lc.cp_s;
-		share_p2p = p2p;
-		e.t.compute_s = mb * share_c;
-		e.t.recompute_s = mb * share_r;
-		e.t.tp_comm_s = mb * share_tp;
-		e.t.cp_comm_s = mb * share_cp;
-		e.t.pp_p2p_s = mb * share_p2p;
-		e.t.bubble_s = fill;
-		(void)busy;
+		int layers_r = 0;
+		double edge = 0;
+		for (j = 0; j < l->vp; j++) {
+			int k = j * l->pp + r_max;
+			layers_r += tpp_chunk_layers(m->layers, n, k);
+			if (k == 0)
+				edge += w.emb_f + w.emb_b;
+			if (k == n - 1)
+				edge += w.head_f + w.head_b + w.head_w;
+		}
+		e.t.compute_s = mb * (layers_r * (lc->fwd_s + lc->bwd_s) + edge);
+		e.t.recompute_s = mb * layers_r * lc->recomp_s;
+		e.t.tp_comm_s = mb * (busy_max - layers_r * (lc->fwd_s + lc->bwd_s + lc->recomp_s +
+							    lc->cp_s) - edge);
+		e.t.cp_comm_s = mb * layers_r * lc->cp_s;
+		e.t.pp_p2p_s = mb * p2p;
+		e.t.bubble_s = (t_sum - t_max) / v;
+		/* valid lower bound for the simulator: the slowest rank's
+		 * compute streams run back to back */
+		e.bound_s = mb * busy_max;
 	}
 
-	/* Parameters held per GPU (costmodel.md 3.2): layers of one stage
-	 * split by TP, embedding on the first stage, LM head (untied) or the
-	 * tied copy on the last stage. */
-	P_first = L_stage * params_layer_gpu + (params_emb / t + params_pos);
-	P_last = L_stage * params_layer_gpu + params_emb / t;
-	if (l->pp == 1)
-		P_first = P_last = L_stage * params_layer_gpu + params_pos +
-				   params_emb / t * (m->tied ? 1 : 2);
-	P_local = P_first > P_last ? P_first : P_last;
+	/* Parameters held per GPU (costmodel.md 3.2), for the rank holding
+	 * the most: layers split by TP, embedding with the first chunk,
+	 * the LM head (or the tied copy) with the last. */
+	for (r = 0; r < l->pp; r++) {
+		double P = 0;
+		for (j = 0; j < l->vp; j++) {
+			int k = j * l->pp + r;
+			P += tpp_chunk_layers(m->layers, n, k) * params_layer_gpu;
+			if (k == 0)
+				P += params_emb / t + params_pos;
+			if (k == n - 1 && (n > 1 || !m->tied))
+				P += params_emb / t;
+		}
+		if (P > P_max)
+			P_max = P;
+	}
 
 	/* Data parallel (costmodel.md 2.4, 5.1). */
 	e.dp_tier = -1;
-	if (l->dp > 1) {
-		int stride = l->tp * l->cp;
-		int n = l->dp * l->cp; /* CP ranks also reduce gradients */
-		double grad_bytes = P_local * (p == TPP_PREC_FP16 ? 2.0 : 4.0);
-		double param_bytes = P_local * 2.0;
-		double t_grad, t_param, last_bwd;
-		if (l->cp > 1)
-			stride = l->tp; /* CP and DP ranks reduce together */
-		e.dp_tier = tpp_cluster_tier_for(c, n, stride);
+	if (l->dp * l->cp > 1) {
+		int stride = l->cp > 1 ? l->tp : l->tp * l->cp; /* CP and DP ranks reduce together */
+		int nd = l->dp * l->cp;
+		double grad_bytes = P_max * (p == TPP_PREC_FP16 ? 2.0 : 4.0);
+		double param_bytes = P_max * 2.0;
+		double t_grad, t_param;
+		e.dp_tier = tpp_cluster_tier_for(c, nd, stride);
 		if (l->zero == 3) {
 			/*
 			 * ZeRO-3 / FSDP: every micro-batch gathers the
@@ -765,29 +881,31 @@ int tpp_cost_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 			 * i.e. communication that prefetching did not hide.
 			 */
 			double gathers = l->recompute == TPP_RECOMPUTE_FULL ? 3 : 2;
-			double x_mb = gathers * tpp_coll_time(c, TPP_COLL_ALL_GATHER, param_bytes, n, stride) +
-				      tpp_coll_time(c, TPP_COLL_REDUCE_SCATTER, grad_bytes, n, stride);
+			double x_mb = gathers * tpp_coll_time(c, TPP_COLL_ALL_GATHER, param_bytes, nd, stride) +
+				      tpp_coll_time(c, TPP_COLL_REDUCE_SCATTER, grad_bytes, nd, stride);
 			e.t.dp_comm_s = mb * x_mb;
+			e.dp_grad_s = x_mb;
 		} else {
 			if (l->zero == 0) {
-				t_grad = tpp_coll_time(c, TPP_COLL_ALL_REDUCE, grad_bytes, n, stride);
+				t_grad = tpp_coll_time(c, TPP_COLL_ALL_REDUCE, grad_bytes, nd, stride);
 				t_param = 0;
 			} else {
-				t_grad = tpp_coll_time(c, TPP_COLL_REDUCE_SCATTER, grad_bytes, n, stride);
-				t_param = tpp_coll_time(c, TPP_COLL_ALL_GATHER, param_bytes, n, stride);
+				t_grad = tpp_coll_time(c, TPP_COLL_REDUCE_SCATTER, grad_bytes, nd, stride);
+				t_param = tpp_coll_time(c, TPP_COLL_ALL_GATHER, param_bytes, nd, stride);
 			}
+			e.dp_grad_s = t_grad;
+			e.dp_param_s = t_param;
 			if (o->dp_overlap) {
 				/* Buckets are reduced while the last
 				 * micro-batch's backward runs; parameters are
 				 * gathered under the first forward.  One
 				 * layer's bucket stays exposed each way. */
-				double layers_local = L_stage;
-				double bucket_g = t_grad / layers_local;
-				double bucket_p = t_param / layers_local;
-				double ex_g, ex_p;
-				last_bwd = L_stage * (lc.bwd_s + lc.recomp_s + lc.tp_bwd_s);
-				ex_g = t_grad - last_bwd;
-				ex_p = t_param - L_stage * (lc.fwd_s + lc.tp_fwd_s);
+				double layers_r = busy_max > 0 ? (double)m->layers / l->pp : 1;
+				double bucket_g = t_grad / layers_r;
+				double bucket_p = t_param / layers_r;
+				double last_bwd = layers_r * (lc->bwd_s + lc->recomp_s + lc->tp_bwd_s);
+				double first_fwd = layers_r * (lc->fwd_s + lc->tp_fwd_s);
+				double ex_g = t_grad - last_bwd, ex_p = t_param - first_fwd;
 				e.t.dp_comm_s = (ex_g > bucket_g ? ex_g : bucket_g) +
 						(ex_p > bucket_p ? ex_p : bucket_p);
 			} else {
@@ -795,7 +913,6 @@ int tpp_cost_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 			}
 		}
 	}
-	e.tp_tier = l->tp > 1 ? tpp_cluster_tier_for(c, l->tp, 1) : -1;
 
 	/*
 	 * Optimizer step: memory-bound passes over the local shard of the
@@ -810,68 +927,87 @@ int tpp_cost_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 	 * = 58 bytes per parameter.
 	 */
 	{
-		double shard = l->zero >= 1 ? P_local / d : P_local;
+		double shard = l->zero >= 1 ? P_max / (d * l->cp) : P_max;
 		e.t.optimizer_s = mem_time(g, 58.0 * shard);
 	}
+	e.bound_s += e.t.optimizer_s;
 
 	e.step_s = 0;
-	for (int i = 0; i < TPP_TIME_PARTS; i++)
-		e.step_s += tpp_time_part(&e.t, i);
+	for (j = 0; j < TPP_TIME_PARTS; j++)
+		e.step_s += tpp_time_part(&e.t, j);
 
 	/* FLOPs: model FLOPs per the convention in tpp_cost_flops_doc. */
 	{
 		double tokens = (double)l->gbs * s;
-		double n_mm = m->layers * (h * ((double)m->heads * m->head_dim) * 2 +
-					   2.0 * h * m->kv_heads * m->head_dim +
+		double qd = (double)m->heads * m->head_dim;
+		double n_mm = m->layers * (h * qd * 2 + 2.0 * h * m->kv_heads * m->head_dim +
 					   (m->mlp == TPP_MLP_SWIGLU ? 3.0 : 2.0) * h * m->ffn) +
 			      (double)m->vocab * h;
-		double per_tok = 6.0 * n_mm + 12.0 * m->layers *
-					     ((double)m->heads * m->head_dim) * s;
-		double recompute_per_tok = lc.flops_recomp / T * t * m->layers;
+		double per_tok = 6.0 * n_mm + 12.0 * m->layers * qd * s;
+		/* lc->flops_recomp is per GPU for w.T local tokens of a TP shard */
+		double recompute_per_tok = lc->flops_recomp / w.T * t * m->layers;
+		double gpus = (double)l->tp * l->pp * l->dp * l->cp;
 		e.model_flops_per_step = tokens * per_tok;
 		e.hw_flops_per_step = e.model_flops_per_step + tokens * recompute_per_tok;
 		e.tokens_per_s = tokens / e.step_s;
-		e.model_tflops_per_gpu = e.model_flops_per_step / e.step_s /
-					 ((double)l->tp * l->pp * l->dp * l->cp) / TPP_TFLOPS;
-		e.hw_tflops_per_gpu = e.hw_flops_per_step / e.step_s /
-				      ((double)l->tp * l->pp * l->dp * l->cp) / TPP_TFLOPS;
+		e.model_tflops_per_gpu = e.model_flops_per_step / e.step_s / gpus / TPP_TFLOPS;
+		e.hw_tflops_per_gpu = e.hw_flops_per_step / e.step_s / gpus / TPP_TFLOPS;
 		e.mfu = e.model_tflops_per_gpu * TPP_TFLOPS / peak_flops(g, p);
 		e.hfu = e.hw_tflops_per_gpu * TPP_TFLOPS / peak_flops(g, p);
 	}
 
-	/* Memory on the most-loaded GPU (costmodel.md 3). */
+	/*
+	 * Memory of the most-loaded rank (costmodel.md 3).  Under 1F1B rank
+	 * r holds min(p - r, m) micro-batches of its layers; interleaving
+	 * multiplies the first rank's by 1 + (p-1)/(p v) (Korthikanti et al.
+	 * sec. 4.2.3, Megatron's estimator).  The first rank also keeps the
+	 * input ids and embedding dropout masks (costmodel.md 3.5); the last
+	 * the LM-head input and the fp32 logits, 4 s b h (1 + V/h) / t.
+	 */
 	{
 		double apl = act_per_layer(m, o, l);
-		double inflight, interleave, act_first, act_last, other_first, other_last;
-		double layer_params = L_stage * params_layer_gpu;
+		double interleave = l->vp > 1 ? 1.0 + (pp - 1) / (pp * v) : 1.0;
+		double bmb = l->mbs;
+		double best = -1;
 		state_bytes(l->zero, d * l->cp, &wb, &gb, &ob);
-		/* 1F1B: the first stage holds min(p, m) micro-batches of its
-		 * L/p layers; interleaving adds (p-1)/(p v) (costmodel.md 3.4). */
-		inflight = pp < mb ? pp : mb;
-		interleave = l->vp > 1 ? 1.0 + (pp - 1) / (pp * v) : 1.0;
-		act_first = apl * L_stage * inflight * interleave;
-		act_last = apl * L_stage * 1.0;
-		/* First stage: input ids (8 B/token) and the embedding dropout
-		 * mask per in-flight micro-batch (costmodel.md 3.5); last: the
-		 * LM-head input and fp32 logits, 4 s b h (1 + V/h) / t. */
-		other_first = (8.0 * s * b + (m->dropout ? s * b * h : 0)) * inflight * interleave /
-			      (l->sp ? t : 1.0) / l->cp;
-		other_last = 4.0 * T * h * (1.0 + Vp / h) / t;
-		if (l->pp == 1) {
-			act_last = act_first;
-			other_last += other_first;
-		}
-		{
-			double first_total = P_first * (wb + gb + ob) + act_first * o->act_temp_factor + other_first;
-			double last_total = P_last * (wb + gb + ob) + act_last * o->act_temp_factor + other_last;
-			int use_first = first_total >= last_total;
-			double P = use_first ? P_first : P_last;
-			e.mem.weights_bytes = P * wb;
-			e.mem.grads_bytes = P * gb;
-			e.mem.optim_bytes = P * ob;
-			e.mem.act_bytes = use_first ? act_first : act_last;
-			e.mem.other_bytes = (use_first ? other_first : other_last) +
-					    e.mem.act_bytes * (o->act_temp_factor - 1.0);
+		for (r = 0; r < l->pp; r++) {
+			int layers_r = 0, first = 0, last = 0;
+			double P = 0, inflight, act, other, total;
+			for (j = 0; j < l->vp; j++) {
+				int k = j * l->pp + r;
+				layers_r += tpp_chunk_layers(m->layers, n, k);
+				P += tpp_chunk_layers(m->layers, n, k) * params_layer_gpu;
+				if (k == 0) {
+					P += params_emb / t + params_pos;
+					first = 1;
+				}
+				if (k == n - 1) {
+					if (n > 1 || !m->tied)
+						P += params_emb / t;
+					last = 1;
+				}
+			}
+			inflight = pp - r < mb ? pp - r : mb;
+			act = apl * layers_r * inflight * (r == 0 ? interleave : 1.0);
+			other = 0;
+			if (first)
+				other += (8.0 * s * bmb + (m->dropout ? s * bmb * h : 0)) *
+					 inflight * interleave / (l->sp ? t : 1.0) / l->cp;
+			if (last)
+				other += 4.0 * w.T * h * (1.0 + Vp / h) / t;
+			total = P * (wb + gb + ob) + act * o->act_temp_factor + other;
+			if (total > best) {
+				best = total;
+				e.mem.weights_bytes = P * wb;
+				e.mem.grads_bytes = P * gb;
+				e.mem.optim_bytes = P * ob;
+				e.mem.act_bytes = act;
+				e.mem.other_bytes = other + act * (o->act_temp_factor - 1.0);
+			}
+			if (r == 0) {
+				e.mem.layer_states_bytes = layers_r * params_layer_gpu * (wb + gb + ob);
+				e.mem.layer_act_bytes = act;
+			}
 		}
 		if (l->zero == 3) /* gathered parameters of two layers (prefetch) */
 			e.mem.weights_bytes += 2.0 * params_layer_gpu * 2.0;
@@ -879,8 +1015,6 @@ int tpp_cost_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 		e.mem.total_bytes = e.mem.weights_bytes + e.mem.grads_bytes +
 				    e.mem.optim_bytes + e.mem.act_bytes +
 				    e.mem.other_bytes + e.mem.reserve_bytes;
-		e.mem.layer_states_bytes = layer_params * (wb + gb + ob);
-		e.mem.layer_act_bytes = act_first;
 		e.fits = e.mem.total_bytes <= g->hbm_bytes;
 	}
 

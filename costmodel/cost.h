@@ -118,6 +118,12 @@ struct tpp_eval {
 	double stage_mb_s;
 	double layer_fwd_s, layer_bwd_s;
 	int tp_tier, dp_tier, pp_tier;  /* tier index each group maps to (-1: none) */
+	/* A lower bound on the simulated step: the slowest rank's compute
+	 * back to back plus the optimizer (no bubble, transfer or DP). */
+	double bound_s;
+	/* Whole-step gradient reduction and parameter gather of one rank
+	 * (not overlapped), or ZeRO-3 traffic per micro-batch, s. */
+	double dp_grad_s, dp_param_s;
 };
 
 /* FLOP-counting conventions, for printing. */
@@ -137,7 +143,7 @@ enum tpp_invalid {
 	TPP_INV_NONE,
 	TPP_INV_DEGREE,    /* a degree, micro-batch or batch below 1, zero not 0..3 */
 	TPP_INV_TP,        /* tp does not divide heads / kv heads / ffn */
-	TPP_INV_LAYERS,    /* pp*vp does not divide layers */
+	TPP_INV_LAYERS,    /* more model chunks (pp*vp) than layers */
 	TPP_INV_SCHEDULE,  /* interleaving: pp >= 2 and micro-batches % pp */
 	TPP_INV_SP,        /* sequence parallelism needs tp >= 2 */
 	TPP_INV_SEQ,       /* cp / sp do not divide the sequence */
@@ -157,6 +163,28 @@ enum tpp_invalid tpp_layout_invalid(const struct tpp_model *m,
 /* Structural validity only (cheap): divisibility of heads, layers, batch... */
 int tpp_layout_check(const struct tpp_model *m, const struct tpp_cluster *c,
 		     const struct tpp_layout *l, struct tpp_err *err);
+
+/*
+ * Pipeline work of one micro-batch per model chunk, for the simulator.
+ * The model is cut into pp*vp chunks (chunk k runs on pipeline rank
+ * k mod pp, as Megatron's interleaving does); layers are spread as evenly
+ * as possible, remainders to the middle chunks (tpp_chunk_layers).
+ */
+#define TPP_MAX_CHUNKS 1024
+struct tpp_stages {
+	int pp, vp, nchunks, microbatches;
+	int layers[TPP_MAX_CHUNKS];
+	double f_s[TPP_MAX_CHUNKS]; /* forward incl. TP collectives, embedding on chunk 0 */
+	double b_s[TPP_MAX_CHUNKS]; /* backward input gradient incl. recompute, TP
+				       collectives, LM head + loss on the last chunk */
+	double w_s[TPP_MAX_CHUNKS]; /* weight-gradient GEMMs */
+	double p2p_s;               /* one activation / gradient transfer between chunks */
+};
+int tpp_cost_stages(const struct tpp_model *m, const struct tpp_cluster *c,
+		    const struct tpp_cost_opts *o, const struct tpp_layout *l,
+		    struct tpp_stages *st, struct tpp_err *err);
+/* Transformer layers of chunk k of n for a model of `layers`. */
+int tpp_chunk_layers(int layers, int nchunks, int k);
 
 /* Collective time (s) for `bytes` (nccl-tests size convention: full buffer
  * for all-reduce, gathered size for all-gather / reduce-scatter) over a

@@ -14,7 +14,7 @@ const char *const tpp_reject_names[TPP_REJ__COUNT] = {
 	[TPP_INV_NONE] = "valid",
 	[TPP_REJ_DEGREE] = "degrees, micro-batch and batch must be >= 1, zero 0..3",
 	[TPP_REJ_TP] = "tp does not divide heads/kv-heads/ffn",
-	[TPP_REJ_LAYERS] = "pp*vp does not divide layers",
+	[TPP_REJ_LAYERS] = "more model chunks (pp*vp) than layers",
 	[TPP_REJ_SCHEDULE] = "interleaving needs pp >= 2 and micro-batches a multiple of pp",
 	[TPP_REJ_SP] = "sequence parallelism needs tp >= 2",
 	[TPP_REJ_SEQ] = "cp/sp do not divide the sequence",
@@ -114,12 +114,12 @@ int tpp_plan_search(const struct tpp_model *m, const struct tpp_cluster *c,
 					for (vp = 1; vp <= m->layers; vp++) {
 						if (!in(s->vp, vp))
 							continue;
-						/* only the vp that can divide layers are worth
-						 * counting individually */
-						if (vp > 1 && (pp < 2 || m->layers % (pp * vp))) {
-							if (s->vp == TPP_FREE)
-								continue;
-						}
+						/* interleaving needs pp >= 2 and at least one
+						 * layer per model chunk; other vp are not
+						 * layouts at all, so they are not counted */
+						if (vp > 1 && (pp < 2 || (long long)pp * vp > m->layers) &&
+						    s->vp == TPP_FREE)
+							break;
 						for (sp = 0; sp <= 1; sp++) {
 							if (!in(s->sp, sp) || (sp && tp == 1 && s->sp == TPP_FREE))
 								continue;
