@@ -99,13 +99,15 @@ int tpp_cli_parse_layout(const char *arg, struct tpp_search *s,
 			continue;
 		}
 		if (!strcmp(item, "schedule")) {
-			/* informational in plan output; vp decides the schedule */
-			if (strcmp(eq + 1, "1f1b") && strcmp(eq + 1, "interleaved"))
+			int k;
+			for (k = 0; k < TPP_SCHED__COUNT; k++)
+				if (!strcmp(eq + 1, tpp_sched_names[k]))
+					break;
+			if (k == TPP_SCHED__COUNT)
 				return tpp_err_set(err, TPP_E_USAGE, NULL, 0, 0,
-						   "--layout: schedule=%s: expected 1f1b or interleaved",
+						   "--layout: schedule=%s: expected 1f1b, interleaved or zb-h1",
 						   eq + 1);
-			if (!strcmp(eq + 1, "1f1b"))
-				s->vp = 1;
+			s->sched = k;
 			continue;
 		}
 		for (i = 0; i < TPP_ARRAY_LEN(keys); i++)

@@ -37,6 +37,17 @@ void tpp_print_plan_json(FILE *f, const struct tpp_plan_ctx *x,
 			 const struct tpp_plan *p, int status);
 void tpp_print_eval_text(FILE *f, const struct tpp_plan_ctx *x,
 			 const struct tpp_eval *e);
+/*
+ * Simulate layout `e->layout` and write its timeline to `path` atomically
+ * (temporary file + rename).  Format (tab-separated, one header line):
+ *   rank chunk microbatch kind start_s end_s
+ * kind: F forward, B input gradient, W weight gradient, BW whole backward,
+ * DP gradient reduction of the rank, OPT optimizer step (rank -1).
+ * Returns 0 or prints the error and returns an exit code.
+ */
+int tpp_write_timeline(const char *path, const struct tpp_plan_ctx *x,
+		       const struct tpp_eval *e);
+
 /* Print a string as a JSON string literal. */
 void tpp_json_str(FILE *f, const char *s);
 

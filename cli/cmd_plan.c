@@ -16,7 +16,8 @@ struct optdoc {
 enum {
 	O_MODEL = 'm', O_CLUSTER = 'c', O_HELP = 'h',
 	O_GPUS = 1000, O_NODES, O_GBS, O_SEQ, O_PREC, O_TOP, O_JSON, O_LAYOUT,
-	O_RESERVE, O_ATTN, O_NO_DP_OVERLAP, O_MAX_MBS, O_MAX_CP,
+	O_RESERVE, O_ATTN, O_NO_DP_OVERLAP, O_MAX_MBS, O_MAX_CP, O_TIMELINE,
+	O_ANALYTIC,
 };
 
 static const struct optdoc opts[] = {
@@ -35,6 +36,8 @@ static const struct optdoc opts[] = {
 	{{"no-dp-overlap", no_argument, 0, O_NO_DP_OVERLAP}, NULL, "do not overlap gradient reduction with backward"},
 	{{"max-mbs", required_argument, 0, O_MAX_MBS}, "N", "largest micro-batch to try (default 16)"},
 	{{"max-cp", required_argument, 0, O_MAX_CP}, "N", "largest context-parallel degree to try (default 16)"},
+	{{"timeline", required_argument, 0, O_TIMELINE}, "FILE", "write the simulated schedule of the best layout (rank, chunk, micro-batch, kind, start, end; tab-separated)"},
+	{{"analytic", no_argument, 0, O_ANALYTIC}, NULL, "rank by the analytic model only (no simulation)"},
 	{{"help", no_argument, 0, O_HELP}, NULL, "this help"},
 };
 
@@ -64,6 +67,8 @@ int tpp_cmd_plan(int argc, char **argv)
 {
 	struct option lo[TPP_ARRAY_LEN(opts) + 1];
 	const char *model_arg = NULL, *cluster_arg = NULL, *layout_arg = NULL;
+	const char *timeline = NULL;
+	int analytic = 0;
 	int gpus = 0, nodes = 0, gbs = 0, seq = 0, top = 5, json = 0;
 	int max_mbs = 16, max_cp = 16, ch, rc, i;
 	struct tpp_model model;
@@ -93,6 +98,8 @@ int tpp_cmd_plan(int argc, char **argv)
 		case O_MAX_CP: rc = tpp_cli_int("--max-cp", optarg, 1, 1024, &max_cp); break;
 		case O_JSON: json = 1; break;
 		case O_LAYOUT: layout_arg = optarg; break;
+		case O_TIMELINE: timeline = optarg; break;
+		case O_ANALYTIC: analytic = 1; break;
 		case O_NO_DP_OVERLAP: co.dp_overlap = 0; break;
 		case O_RESERVE: rc = tpp_cli_double("--mem-reserve-gib", optarg, 0, 1e4, &reserve); break;
 		case O_PREC: {
@@ -187,6 +194,7 @@ int tpp_cmd_plan(int argc, char **argv)
 	s.top_k = top;
 	s.max_mbs = max_mbs;
 	s.max_cp = max_cp;
+	s.simulate = !analytic;
 	if (layout_arg && (rc = tpp_cli_parse_layout(layout_arg, &s, &err))) {
 		fprintf(stderr, "tpplan: %s\n", err.msg);
 		goto out;
@@ -205,6 +213,13 @@ int tpp_cmd_plan(int argc, char **argv)
 	} else if (rc == TPP_OK) {
 		tpp_print_plan_text(stdout, &x, plan);
 	}
+	if (rc == TPP_OK && timeline) {
+		int trc = tpp_write_timeline(timeline, &x, &plan->top[0]);
+		if (trc)
+			rc = trc;
+	}
+	if (rc == TPP_E_SYSTEM)
+		fprintf(stderr, "tpplan: %s\n", err.msg);
 	if (rc == TPP_E_INFEASIBLE) {
 		int all_fixed = s.tp != TPP_FREE && s.pp != TPP_FREE &&
 				s.mbs != TPP_FREE && s.vp != TPP_FREE &&

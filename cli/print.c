@@ -46,8 +46,9 @@ static void explain(const struct tpp_eval *alt, const struct tpp_eval *best,
 static void print_layout_row(FILE *f, int rank, const struct tpp_eval *e)
 {
 	const struct tpp_layout *l = &e->layout;
-	fprintf(f, "%4d  %3d %3d %5d %3d %4d %3d %3s %-9s %4d %4d  %9.3f %11.0f %8.1f %6.1f%% %8.1f\n",
-		rank, l->tp, l->pp, l->dp, l->cp, l->mbs, l->vp, l->sp ? "yes" : "no",
+	fprintf(f, "%4d  %3d %3d %5d %3d %4d %3d %-11s %3s %-9s %4d %4d  %9.3f %11.0f %8.1f %6.1f%% %8.1f\n",
+		rank, l->tp, l->pp, l->dp, l->cp, l->mbs, l->vp,
+		tpp_sched_names[tpp_layout_sched(l)], l->sp ? "yes" : "no",
 		tpp_recompute_names[l->recompute], l->zero, e->microbatches,
 		e->step_s, e->tokens_per_s, e->model_tflops_per_gpu,
 		100.0 * e->mfu, e->mem.total_bytes / GIB);
@@ -55,7 +56,7 @@ static void print_layout_row(FILE *f, int rank, const struct tpp_eval *e)
 
 static void print_header(FILE *f)
 {
-	fprintf(f, "rank   tp  pp    dp  cp  mbs  vp  sp recompute zero    m    step(s)    tokens/s  TFLOP/s    MFU  mem(GiB)\n");
+	fprintf(f, "rank   tp  pp    dp  cp  mbs  vp schedule    sp recompute zero    m    step(s)    tokens/s  TFLOP/s    MFU  mem(GiB)\n");
 }
 
 void tpp_print_eval_text(FILE *f, const struct tpp_plan_ctx *x,
@@ -139,7 +140,8 @@ void tpp_print_plan_text(FILE *f, const struct tpp_plan_ctx *x,
 		x->search->gbs, m->seq, tpp_prec_names[x->opts->prec],
 		tpp_attn_names[x->opts->attn]);
 	print_sources(f, c, x->opts);
-	fprintf(f, "\nbest layouts (step time predicted by the analytic model; m = micro-batches per step):\n");
+	fprintf(f, "\nbest layouts (step time %s; m = micro-batches per step):\n",
+		p->n_top && p->top[0].simulated ? "simulated event by event" : "from the analytic model");
 	print_header(f);
 	for (i = 0; i < p->n_top; i++)
 		print_layout_row(f, i + 1, &p->top[i]);
@@ -147,14 +149,13 @@ void tpp_print_plan_text(FILE *f, const struct tpp_plan_ctx *x,
 	{
 		char lb[200];
 		tpp_layout_format(&best->layout, lb, sizeof(lb));
-		fprintf(f, "%s, schedule %s\n", lb,
-			tpp_sched_names[tpp_layout_sched(&best->layout)]);
+		fprintf(f, "%s\n", lb);
 	}
 	tpp_print_eval_text(f, x, best);
 
 	fprintf(f, "\nwhy the others lost:\n");
-	fprintf(f, "  %llu layouts considered, %llu valid and fit in memory\n",
-		p->considered, p->feasible);
+	fprintf(f, "  %llu layouts considered, %llu valid and fit in memory; %llu simulated, %llu discarded because their lower bound exceeds the top %d\n",
+		p->considered, p->feasible, p->simulated, p->pruned, x->search->top_k);
 	for (i = 0; i < TPP_REJ__COUNT; i++)
 		if (p->rejected[i])
 			fprintf(f, "  %llu rejected: %s\n", p->rejected[i],
@@ -221,8 +222,9 @@ static void json_eval(FILE *f, const struct tpp_eval *e, const char *ind)
 		ind, e->mem.weights_bytes, e->mem.grads_bytes, e->mem.optim_bytes,
 		e->mem.act_bytes, e->mem.other_bytes, e->mem.reserve_bytes,
 		e->mem.total_bytes);
-	fprintf(f, "%s \"fits\": %s, \"tiers\": {\"tp\": %d, \"dp\": %d, \"pp\": %d}}",
-		ind, e->fits ? "true" : "false", e->tp_tier, e->dp_tier, e->pp_tier);
+	fprintf(f, "%s \"fits\": %s, \"simulated\": %s, \"bound_s\": %.6g, \"tiers\": {\"tp\": %d, \"dp\": %d, \"pp\": %d}}",
+		ind, e->fits ? "true" : "false", e->simulated ? "true" : "false",
+		e->bound_s, e->tp_tier, e->dp_tier, e->pp_tier);
 }
 
 void tpp_print_plan_json(FILE *f, const struct tpp_plan_ctx *x,
@@ -256,8 +258,8 @@ void tpp_print_plan_json(FILE *f, const struct tpp_plan_ctx *x,
 		tpp_attn_names[x->opts->attn]);
 	fprintf(f, "  \"flops_convention\": ");
 	tpp_json_str(f, tpp_cost_flops_doc);
-	fprintf(f, ",\n  \"considered\": %llu,\n  \"feasible\": %llu,\n  \"rejected\": {",
-		p->considered, p->feasible);
+	fprintf(f, ",\n  \"considered\": %llu,\n  \"feasible\": %llu,\n  \"simulated\": %llu,\n  \"pruned_by_bound\": %llu,\n  \"rejected\": {",
+		p->considered, p->feasible, p->simulated, p->pruned);
 	for (i = 1, first = 1; i < TPP_REJ__COUNT; i++) {
 		fprintf(f, "%s", first ? "" : ", ");
 		tpp_json_str(f, tpp_reject_names[i]);

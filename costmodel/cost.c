@@ -33,6 +33,7 @@ const char *const tpp_recompute_names[TPP_RECOMPUTE__COUNT] = {
 const char *const tpp_sched_names[TPP_SCHED__COUNT] = {
 	[TPP_SCHED_1F1B] = "1f1b",
 	[TPP_SCHED_INTERLEAVED] = "interleaved",
+	[TPP_SCHED_ZB_H1] = "zb-h1",
 };
 
 const char *const tpp_attn_names[TPP_ATTN__COUNT] = {
@@ -84,6 +85,8 @@ void tpp_cost_opts_default(struct tpp_cost_opts *o)
 
 enum tpp_sched tpp_layout_sched(const struct tpp_layout *l)
 {
+	if (l->zb)
+		return TPP_SCHED_ZB_H1;
 	return l->vp > 1 ? TPP_SCHED_INTERLEAVED : TPP_SCHED_1F1B;
 }
 
@@ -96,9 +99,10 @@ int tpp_layout_microbatches(const struct tpp_layout *l)
 void tpp_layout_format(const struct tpp_layout *l, char *buf, size_t size)
 {
 	snprintf(buf, size,
-		 "tp=%d,pp=%d,dp=%d,cp=%d,mbs=%d,vp=%d,sp=%d,recompute=%s,zero=%d",
+		 "tp=%d,pp=%d,dp=%d,cp=%d,mbs=%d,vp=%d,sp=%d,recompute=%s,zero=%d,schedule=%s",
 		 l->tp, l->pp, l->dp, l->cp, l->mbs, l->vp, l->sp,
-		 tpp_recompute_names[l->recompute], l->zero);
+		 tpp_recompute_names[l->recompute], l->zero,
+		 tpp_sched_names[tpp_layout_sched(l)]);
 }
 
 int tpp_vocab_padded(const struct tpp_model *m, int tp)
@@ -371,7 +375,7 @@ const char *const tpp_invalid_names[TPP_INV__COUNT] = {
 	[TPP_INV_DEGREE] = "degrees, micro-batch and batch must be >= 1, zero 0..3",
 	[TPP_INV_TP] = "tp does not divide heads/kv-heads/ffn",
 	[TPP_INV_LAYERS] = "more model chunks (pp*vp) than layers",
-	[TPP_INV_SCHEDULE] = "interleaving needs pp >= 2 and micro-batches a multiple of pp",
+	[TPP_INV_SCHEDULE] = "interleaving / zero-bubble need pp >= 2; interleaving needs micro-batches a multiple of pp; zb-h1 needs vp = 1",
 	[TPP_INV_SP] = "sequence parallelism needs tp >= 2",
 	[TPP_INV_SEQ] = "cp/sp do not divide the sequence",
 	[TPP_INV_BATCH] = "dp*mbs does not divide the global batch",
@@ -394,7 +398,9 @@ enum tpp_invalid tpp_layout_invalid(const struct tpp_model *m,
 	 * allowed (tpp_chunk_layers) */
 	if ((long long)l->pp * l->vp > m->layers)
 		return TPP_INV_LAYERS;
-	if (l->vp > 1 && l->pp < 2)
+	if ((l->vp > 1 || l->zb) && l->pp < 2)
+		return TPP_INV_SCHEDULE;
+	if (l->zb && l->vp > 1)
 		return TPP_INV_SCHEDULE;
 	if (l->sp && l->tp < 2)
 		return TPP_INV_SP;
@@ -763,7 +769,8 @@ int tpp_cost_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 	double t = l->tp, pp = l->pp, d = l->dp, v = l->vp;
 	double s = m->seq, h = m->hidden;
 	double Vp = tpp_vocab_padded(m, l->tp);
-	double t_max = 0, t_sum = 0, busy_max = 0, p2p;
+	double t_max = 0, t_sum = 0, busy_max = 0, p2p, zb_sum = 0, zb_max = 0;
+	double pre_f = 0, pre_bw = 0, bound_pipe = 0;
 	double params_layer = tpp_model_params_per_layer(m);
 	double params_rep = tpp_model_params_per_layer_replicated(m);
 	/* per GPU: TP-split weights / t plus the replicated norms and biases
@@ -799,16 +806,36 @@ int tpp_cost_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 	 * rank k mod p) plus its transfers.  The slowest rank sets the pace.
 	 */
 	for (r = 0; r < l->pp; r++) {
-		double busy = 0, f, b, wg;
+		double busy = 0, f, b, wg, wsum = 0, zb_fill, lb;
 		for (j = 0; j < l->vp; j++) {
 			chunk_fbw(m, &w, n, j * l->pp + r, &f, &b, &wg);
 			busy += f + b + wg;
+			wsum += wg;
 		}
+		/*
+		 * Lower bound for any schedule: rank r cannot start before the
+		 * first micro-batch's forward has passed chunks 0..r-1, then
+		 * does all its work; under 1F1B and interleaving its last
+		 * backward is followed by that micro-batch's backward through
+		 * chunks r-1..0 (ZB-H1 may overlap that with deferred W).
+		 */
+		lb = pre_f + mb * busy + (l->zb ? 0 : pre_bw);
+		if (lb > bound_pipe)
+			bound_pipe = lb;
+		chunk_fbw(m, &w, n, r, &f, &b, &wg);
+		pre_f += f;
+		pre_bw += b + wg;
 		t_sum += busy + p2p;
+		/* ZB-H1 fills each rank's drain with its deferred weight
+		 * gradients: bubble (p-1)(F + B - W) instead of (p-1)(F+B+W)
+		 * (Qi et al. 2024; costmodel.md 4.2) */
+		zb_fill = busy + p2p - 2 * wsum;
+		zb_sum += zb_fill > 0 ? zb_fill : 0;
 		if (busy + p2p > t_max) {
 			t_max = busy + p2p;
 			busy_max = busy;
 			r_max = r;
+			zb_max = zb_fill > 0 ? zb_fill : 0;
 		}
 	}
 	e.stage_mb_s = t_max;
@@ -836,10 +863,8 @@ int tpp_cost_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 							    lc->cp_s) - edge);
 		e.t.cp_comm_s = mb * layers_r * lc->cp_s;
 		e.t.pp_p2p_s = mb * p2p;
-		e.t.bubble_s = (t_sum - t_max) / v;
-		/* valid lower bound for the simulator: the slowest rank's
-		 * compute streams run back to back */
-		e.bound_s = mb * busy_max;
+		e.t.bubble_s = l->zb ? zb_sum - zb_max : (t_sum - t_max) / v;
+		e.bound_s = bound_pipe;
 	}
 
 	/* Parameters held per GPU (costmodel.md 3.2), for the rank holding
@@ -906,9 +931,11 @@ int tpp_cost_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 				double last_bwd = layers_r * (lc->bwd_s + lc->recomp_s + lc->tp_bwd_s);
 				double first_fwd = layers_r * (lc->fwd_s + lc->tp_fwd_s);
 				double ex_g = t_grad - last_bwd, ex_p = t_param - first_fwd;
+				e.dp_param_exposed_s = t_param > 0 ? (ex_p > bucket_p ? ex_p : bucket_p) : 0;
 				e.t.dp_comm_s = (ex_g > bucket_g ? ex_g : bucket_g) +
-						(ex_p > bucket_p ? ex_p : bucket_p);
+						e.dp_param_exposed_s;
 			} else {
+				e.dp_param_exposed_s = t_param;
 				e.t.dp_comm_s = t_grad + t_param;
 			}
 		}
@@ -930,7 +957,9 @@ int tpp_cost_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 		double shard = l->zero >= 1 ? P_max / (d * l->cp) : P_max;
 		e.t.optimizer_s = mem_time(g, 58.0 * shard);
 	}
-	e.bound_s += e.t.optimizer_s;
+	/* the simulator adds ZeRO-3 traffic and the exposed parameter gather
+	 * as they are here, then the optimizer */
+	e.bound_s += e.t.optimizer_s + (l->zero == 3 ? e.t.dp_comm_s : e.dp_param_exposed_s);
 
 	e.step_s = 0;
 	for (j = 0; j < TPP_TIME_PARTS; j++)

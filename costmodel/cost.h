@@ -26,6 +26,9 @@ extern const char *const tpp_recompute_names[TPP_RECOMPUTE__COUNT];
 enum tpp_sched {
 	TPP_SCHED_1F1B,        /* PipeDream-flush / Megatron non-interleaved */
 	TPP_SCHED_INTERLEAVED, /* Megatron interleaved 1F1B, vp > 1 chunks */
+	TPP_SCHED_ZB_H1,       /* zero-bubble ZB-H1 (Qi et al. 2024): backward
+				  split into input (B) and weight (W) gradients,
+				  W deferred into the drain; 1F1B memory */
 	TPP_SCHED__COUNT
 };
 extern const char *const tpp_sched_names[TPP_SCHED__COUNT];
@@ -37,6 +40,7 @@ struct tpp_layout {
 	int vp;              /* virtual stages (model chunks) per pipeline rank */
 	int sp;              /* Megatron sequence parallelism (needs tp > 1) */
 	enum tpp_recompute recompute;
+	int zb;              /* 1: zero-bubble ZB-H1 schedule (needs vp = 1, pp > 1) */
 	int zero;            /* 0: replicated optimizer; 1: sharded optimizer
 				states (Megatron distributed optimizer);
 				2: + gradients; 3: + parameters (FSDP) */
@@ -118,12 +122,17 @@ struct tpp_eval {
 	double stage_mb_s;
 	double layer_fwd_s, layer_bwd_s;
 	int tp_tier, dp_tier, pp_tier;  /* tier index each group maps to (-1: none) */
-	/* A lower bound on the simulated step: the slowest rank's compute
-	 * back to back plus the optimizer (no bubble, transfer or DP). */
+	/* A lower bound on the simulated step: pipeline fill and drain of
+	 * the first / last micro-batch around each rank's work, plus what
+	 * the simulator adds unchanged (optimizer, ZeRO traffic). */
 	double bound_s;
 	/* Whole-step gradient reduction and parameter gather of one rank
 	 * (not overlapped), or ZeRO-3 traffic per micro-batch, s. */
 	double dp_grad_s, dp_param_s;
+	/* Exposed part of the ZeRO-1/2 parameter all-gather (s), included
+	 * in t.dp_comm_s. */
+	double dp_param_exposed_s;
+	int simulated;                  /* step_s comes from the simulator */
 };
 
 /* FLOP-counting conventions, for printing. */

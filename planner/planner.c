@@ -2,20 +2,24 @@
  * planner.c - exhaustive layout search (see planner.h).
  *
  * Order of checks follows ../shared/DESIGN.md: divisibility first (cheap,
- * counted by reason), then memory, then time.  Every layout the cost model
- * accepts is evaluated; the space for thousands of GPUs is a few hundred
- * thousand points, so no pruning is needed at this stage.
+ * counted by reason), then memory, then time.  Every valid layout is
+ * evaluated by the analytic model (about a million per second); the
+ * feasible ones are then simulated in order of their lower bound until the
+ * bound proves the rest cannot enter the top K (two-tier search).
  */
 #include "planner.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+#include "sim.h"
 
 const char *const tpp_reject_names[TPP_REJ__COUNT] = {
 	[TPP_INV_NONE] = "valid",
 	[TPP_REJ_DEGREE] = "degrees, micro-batch and batch must be >= 1, zero 0..3",
 	[TPP_REJ_TP] = "tp does not divide heads/kv-heads/ffn",
 	[TPP_REJ_LAYERS] = "more model chunks (pp*vp) than layers",
-	[TPP_REJ_SCHEDULE] = "interleaving needs pp >= 2 and micro-batches a multiple of pp",
+	[TPP_REJ_SCHEDULE] = "interleaving / zero-bubble need pp >= 2; interleaving needs micro-batches a multiple of pp; zb-h1 needs vp = 1",
 	[TPP_REJ_SP] = "sequence parallelism needs tp >= 2",
 	[TPP_REJ_SEQ] = "cp/sp do not divide the sequence",
 	[TPP_REJ_BATCH] = "dp*mbs does not divide the global batch",
@@ -33,6 +37,8 @@ void tpp_search_default(struct tpp_search *s, int gpus, int gbs)
 	s->top_k = 5;
 	s->max_mbs = 16;
 	s->max_cp = 16;
+	s->sched = TPP_FREE;
+	s->simulate = 1;
 }
 
 int tpp_degree_slot(int degree)
@@ -73,13 +79,166 @@ static int in(int fixed, int v)
 	return fixed == TPP_FREE || fixed == v;
 }
 
+/* A feasible layout waiting for the simulator. */
+struct cand {
+	struct tpp_layout l;
+	double bound_s, analytic_s;
+};
+
+struct ctx {
+	const struct tpp_model *m;
+	const struct tpp_cluster *c;
+	const struct tpp_cost_opts *o;
+	const struct tpp_search *s;
+	struct tpp_plan *plan;
+	struct cand *cands;
+	size_t n, cap;
+	int oom;
+	/* analytic best per TP / PP degree, simulated at the end */
+	int have_tp[TPP_DEGREE_SLOTS], have_pp[TPP_DEGREE_SLOTS];
+	struct tpp_layout best_tp[TPP_DEGREE_SLOTS], best_pp[TPP_DEGREE_SLOTS];
+	double best_tp_s[TPP_DEGREE_SLOTS], best_pp_s[TPP_DEGREE_SLOTS];
+};
+
+static void note_degree(int *have, struct tpp_layout *slot, double *slot_s,
+			int degree, const struct tpp_eval *e)
+{
+	int i = tpp_degree_slot(degree);
+	if (i < 0)
+		return;
+	if (!have[i] || e->step_s < slot_s[i]) {
+		have[i] = 1;
+		slot[i] = e->layout;
+		slot_s[i] = e->step_s;
+	}
+}
+
+/* Check, evaluate and file one layout. */
+static void consider(struct ctx *x, const struct tpp_layout *l)
+{
+	struct tpp_plan *plan = x->plan;
+	struct tpp_eval e;
+	enum tpp_invalid why;
+	int rc;
+
+	if (x->s->sched != TPP_FREE && (int)tpp_layout_sched(l) != x->s->sched)
+		return; /* another schedule than the one asked for */
+	plan->considered++;
+	why = tpp_layout_invalid(x->m, x->c, x->o, l);
+	if (why != TPP_INV_NONE) {
+		plan->rejected[why]++;
+		return;
+	}
+	rc = tpp_cost_eval(x->m, x->c, x->o, l, &e, NULL);
+	TPP_ASSERT(rc == TPP_OK); /* valid layouts always evaluate */
+	if (!e.fits) {
+		plan->rejected[TPP_REJ_MEMORY]++;
+		if (!plan->have_min_mem ||
+		    e.mem.total_bytes < plan->min_mem.mem.total_bytes) {
+			plan->min_mem = e;
+			plan->have_min_mem = 1;
+		}
+		return;
+	}
+	plan->feasible++;
+	note_degree(x->have_tp, x->best_tp, x->best_tp_s, l->tp, &e);
+	note_degree(x->have_pp, x->best_pp, x->best_pp_s, l->pp, &e);
+	if (!x->s->simulate) {
+		keep_top(plan, x->s->top_k, &e);
+		return;
+	}
+	if (x->n == x->cap) {
+		size_t cap = x->cap ? 2 * x->cap : 4096;
+		struct cand *nc = realloc(x->cands, cap * sizeof(*nc));
+		if (!nc) {
+			x->oom = 1;
+			return;
+		}
+		x->cands = nc;
+		x->cap = cap;
+	}
+	x->cands[x->n].l = *l;
+	x->cands[x->n].bound_s = e.bound_s;
+	x->cands[x->n].analytic_s = e.step_s;
+	x->n++;
+}
+
+static int by_bound(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+	if (x->bound_s != y->bound_s)
+		return x->bound_s < y->bound_s ? -1 : 1;
+	return (x->analytic_s > y->analytic_s) - (x->analytic_s < y->analytic_s);
+}
+
+/* The inner dimensions: micro-batch, chunks, schedule, SP, recompute, ZeRO. */
+static void enumerate_inner(struct ctx *x, struct tpp_layout *l)
+{
+	const struct tpp_search *s = x->s;
+	int max_mbs = s->mbs == TPP_FREE ? s->max_mbs : s->mbs;
+	int mbs, vp, zb, sp, rc, zero;
+
+	for (mbs = 1; mbs <= max_mbs && mbs <= s->gbs; mbs++) {
+		if (!in(s->mbs, mbs))
+			continue;
+		for (vp = 1; vp <= x->m->layers; vp++) {
+			if (!in(s->vp, vp))
+				continue;
+			/* interleaving needs pp >= 2 and a layer per chunk; other
+			 * vp are not layouts at all, so they are not counted */
+			if (vp > 1 && (l->pp < 2 || (long long)l->pp * vp > x->m->layers) &&
+			    s->vp == TPP_FREE)
+				break;
+			for (zb = 0; zb <= 1; zb++) {
+				/* ZB-H1 is a choice only for plain pipelines */
+				if (zb && (vp > 1 || l->pp < 2))
+					continue;
+				for (sp = 0; sp <= 1; sp++) {
+					if (!in(s->sp, sp) || (sp && l->tp == 1 && s->sp == TPP_FREE))
+						continue;
+					for (rc = 0; rc < TPP_RECOMPUTE__COUNT; rc++) {
+						if (!in(s->recompute, rc))
+							continue;
+						for (zero = 0; zero <= 3; zero++) {
+							if (!in(s->zero, zero))
+								continue;
+							if (zero > 0 && l->dp * l->cp == 1 && s->zero == TPP_FREE)
+								continue; /* nothing to shard */
+							l->mbs = mbs;
+							l->vp = vp;
+							l->zb = zb;
+							l->sp = sp;
+							l->recompute = (enum tpp_recompute)rc;
+							l->zero = zero;
+							consider(x, l);
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+/* Simulate `l`; returns 0 and fills *e, or -1 (out of memory). */
+static int simulate(struct ctx *x, const struct tpp_layout *l, struct tpp_eval *e)
+{
+	struct tpp_err err;
+	int rc = tpp_sim_eval(x->m, x->c, x->o, l, e, &err);
+	if (rc == TPP_E_SYSTEM)
+		return -1;
+	TPP_ASSERT(rc == TPP_OK);
+	x->plan->simulated++;
+	return 0;
+}
+
 int tpp_plan_search(const struct tpp_model *m, const struct tpp_cluster *c,
 		    const struct tpp_cost_opts *o, const struct tpp_search *s,
 		    struct tpp_plan *plan, struct tpp_err *err)
 {
-	int tp, cp, pp, dp, mbs, vp, sp, rc, zero;
+	struct ctx x;
 	struct tpp_layout l;
-	struct tpp_eval e;
+	int tp, cp, pp, i, rc = TPP_OK;
+	size_t k;
 
 	memset(plan, 0, sizeof(*plan));
 	if (s->gpus < 1)
@@ -92,6 +251,12 @@ int tpp_plan_search(const struct tpp_model *m, const struct tpp_cluster *c,
 		return tpp_err_set(err, TPP_E_USAGE, NULL, 0, 0,
 				   "--top must be in 1..%d", TPP_TOP_MAX);
 
+	memset(&x, 0, sizeof(x));
+	x.m = m;
+	x.c = c;
+	x.o = o;
+	x.s = s;
+	x.plan = plan;
 	memset(&l, 0, sizeof(l));
 	l.gbs = s->gbs;
 	for (tp = 1; tp <= s->gpus; tp++) {
@@ -104,79 +269,76 @@ int tpp_plan_search(const struct tpp_model *m, const struct tpp_cluster *c,
 			for (pp = 1; pp <= s->gpus / (tp * cp); pp++) {
 				if ((s->gpus / (tp * cp)) % pp || !in(s->pp, pp))
 					continue;
-				dp = s->gpus / (tp * cp * pp);
-				if (!in(s->dp, dp))
+				l.tp = tp;
+				l.cp = cp;
+				l.pp = pp;
+				l.dp = s->gpus / (tp * cp * pp);
+				if (!in(s->dp, l.dp))
 					continue;
-				for (mbs = 1; mbs <= s->gbs; mbs++) {
-					int max_mbs = s->mbs == TPP_FREE ? s->max_mbs : s->mbs;
-					if (!in(s->mbs, mbs) || mbs > max_mbs)
-						continue;
-					for (vp = 1; vp <= m->layers; vp++) {
-						if (!in(s->vp, vp))
-							continue;
-						/* interleaving needs pp >= 2 and at least one
-						 * layer per model chunk; other vp are not
-						 * layouts at all, so they are not counted */
-						if (vp > 1 && (pp < 2 || (long long)pp * vp > m->layers) &&
-						    s->vp == TPP_FREE)
-							break;
-						for (sp = 0; sp <= 1; sp++) {
-							if (!in(s->sp, sp) || (sp && tp == 1 && s->sp == TPP_FREE))
-								continue;
-							for (rc = 0; rc < TPP_RECOMPUTE__COUNT; rc++) {
-								if (!in(s->recompute, rc))
-									continue;
-								for (zero = 0; zero <= 3; zero++) {
-									if (!in(s->zero, zero))
-										continue;
-									if (zero > 0 && dp * cp == 1 && s->zero == TPP_FREE)
-										continue; /* nothing to shard */
-									l.tp = tp; l.cp = cp; l.pp = pp; l.dp = dp;
-									l.mbs = mbs; l.vp = vp; l.sp = sp;
-									l.recompute = (enum tpp_recompute)rc;
-									l.zero = zero;
-									plan->considered++;
-									{
-										enum tpp_invalid why = tpp_layout_invalid(m, c, o, &l);
-										if (why != TPP_INV_NONE) {
-											plan->rejected[why]++;
-											continue;
-										}
-									}
-									/* valid: evaluation cannot fail */
-									{
-										int erc = tpp_cost_eval(m, c, o, &l, &e, NULL);
-										TPP_ASSERT(erc == TPP_OK);
-									}
-									if (!e.fits) {
-										plan->rejected[TPP_REJ_MEMORY]++;
-										if (!plan->have_min_mem ||
-										    e.mem.total_bytes < plan->min_mem.mem.total_bytes) {
-											plan->min_mem = e;
-											plan->have_min_mem = 1;
-										}
-										continue;
-									}
-									plan->feasible++;
-									keep_top(plan, s->top_k, &e);
-									{
-										int st = tpp_degree_slot(tp), sq = tpp_degree_slot(pp);
-										if (st >= 0)
-											keep_best(&plan->have_best_tp[st], &plan->best_tp[st], &e);
-										if (sq >= 0)
-											keep_best(&plan->have_best_pp[sq], &plan->best_pp[sq], &e);
-									}
-								}
-							}
-						}
-					}
-				}
+				enumerate_inner(&x, &l);
 			}
 		}
 	}
+	if (x.oom)
+		goto oom;
+
+	if (s->simulate) {
+		/*
+		 * Two tiers: take the feasible layouts in order of their lower
+		 * bound and simulate them; once the next bound is no better than
+		 * the K-th simulated step, nothing later can enter the top K.
+		 */
+		qsort(x.cands, x.n, sizeof(*x.cands), by_bound);
+		for (k = 0; k < x.n; k++) {
+			struct tpp_eval e;
+			if (plan->n_top == s->top_k &&
+			    x.cands[k].bound_s >= plan->top[s->top_k - 1].step_s) {
+				plan->pruned = x.n - k;
+				break;
+			}
+			if (simulate(&x, &x.cands[k].l, &e))
+				goto oom;
+			keep_top(plan, s->top_k, &e);
+		}
+		/* the best per TP and PP degree (by the analytic model), simulated */
+		for (i = 0; i < TPP_DEGREE_SLOTS; i++) {
+			struct tpp_eval e;
+			if (x.have_tp[i]) {
+				if (simulate(&x, &x.best_tp[i], &e))
+					goto oom;
+				keep_best(&plan->have_best_tp[i], &plan->best_tp[i], &e);
+			}
+			if (x.have_pp[i]) {
+				if (simulate(&x, &x.best_pp[i], &e))
+					goto oom;
+				keep_best(&plan->have_best_pp[i], &plan->best_pp[i], &e);
+			}
+		}
+		/* the overall winner is the best of its degree too */
+		for (i = 0; i < plan->n_top; i++) {
+			int st = tpp_degree_slot(plan->top[i].layout.tp);
+			int sq = tpp_degree_slot(plan->top[i].layout.pp);
+			if (st >= 0)
+				keep_best(&plan->have_best_tp[st], &plan->best_tp[st], &plan->top[i]);
+			if (sq >= 0)
+				keep_best(&plan->have_best_pp[sq], &plan->best_pp[sq], &plan->top[i]);
+		}
+	} else {
+		for (i = 0; i < TPP_DEGREE_SLOTS; i++) {
+			struct tpp_eval e;
+			if (x.have_tp[i] && !tpp_cost_eval(m, c, o, &x.best_tp[i], &e, NULL))
+				keep_best(&plan->have_best_tp[i], &plan->best_tp[i], &e);
+			if (x.have_pp[i] && !tpp_cost_eval(m, c, o, &x.best_pp[i], &e, NULL))
+				keep_best(&plan->have_best_pp[i], &plan->best_pp[i], &e);
+		}
+	}
+	free(x.cands);
 	if (!plan->n_top)
 		return tpp_err_set(err, TPP_E_INFEASIBLE, NULL, 0, 0,
 				   "no layout of %s on %d GPUs is valid and fits in memory",
 				   m->name, s->gpus);
-	return TPP_OK;
+	return rc;
+oom:
+	free(x.cands);
+	return tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0, "out of memory");
 }

@@ -39,11 +39,13 @@ struct tpp_search {
 	int gpus;
 	int gbs;
 	int tp, pp, dp, cp, mbs, vp, sp, recompute, zero;
+	int sched;          /* enum tpp_sched, or TPP_FREE */
 	int top_k;          /* 1..TPP_TOP_MAX */
 	int max_mbs;        /* largest micro-batch tried (default 16) */
 	int max_cp;         /* largest CP degree tried (default 16) */
+	int simulate;       /* rank finalists with the simulator (default 1) */
 };
-/* All layout fields free, top_k 5, max_mbs 16, max_cp 16. */
+/* All layout fields free, top_k 5, max_mbs 16, max_cp 16, simulate on. */
 void tpp_search_default(struct tpp_search *s, int gpus, int gbs);
 
 struct tpp_plan {
@@ -51,6 +53,8 @@ struct tpp_plan {
 	struct tpp_eval top[TPP_TOP_MAX];    /* fastest first */
 	unsigned long long considered;       /* layouts enumerated */
 	unsigned long long feasible;         /* fitted in memory */
+	unsigned long long simulated;        /* finalists played by the simulator */
+	unsigned long long pruned;           /* feasible, discarded by their bound */
 	unsigned long long rejected[TPP_REJ__COUNT];
 	/* closest-to-fitting layout rejected for memory (smallest total) */
 	int have_min_mem;
@@ -61,7 +65,12 @@ struct tpp_plan {
 };
 
 /*
- * Search.  Returns TPP_OK with plan->n_top >= 1, or TPP_E_INFEASIBLE when
+ * Search: every layout is checked (divisibility), evaluated by the
+ * analytic model (memory, time, and a lower bound on the simulated step);
+ * the feasible ones are then taken in order of their bound and simulated
+ * until the bound of the next one proves it cannot enter the top K.  The
+ * reported step times are simulated (unless s->simulate is 0).
+ * Returns TPP_OK with plan->n_top >= 1, or TPP_E_INFEASIBLE when
  * no layout is valid and fits (plan still carries the counts and the
  * closest miss), or TPP_E_USAGE for bad constraints (err says which).
  * `plan` is large; allocate it on the heap.

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "planner.h"
+#include "sim.h"
 
 static const struct tpp_model *preset(const char *name)
 {
@@ -166,7 +167,8 @@ static void test_search_22b(struct tpp_plan *p)
 			CHECK(tpp_layout_sched(l) == TPP_SCHED_INTERLEAVED);
 		}
 	}
-	/* every field fixed: exactly that layout, the same as tpp_cost_eval */
+	/* every field fixed: exactly that layout, the same as the simulator's
+	 * evaluation of it (the search reports simulated step times) */
 	tpp_search_default(&s, 8, 64);
 	s.tp = 8; s.pp = 1; s.dp = 1; s.cp = 1; s.mbs = 1; s.vp = 1;
 	s.sp = 1; s.recompute = TPP_RECOMPUTE_SELECTIVE; s.zero = 0;
@@ -177,8 +179,12 @@ static void test_search_22b(struct tpp_plan *p)
 		struct tpp_eval e;
 		CHECK(p->considered == 1 && p->n_top == 1);
 		tpp_cost_opts_default(&o);
-		CHECK(tpp_cost_eval(m, &c, &o, &p->top[0].layout, &e, NULL) == TPP_OK);
+		CHECK(tpp_sim_eval(m, &c, &o, &p->top[0].layout, &e, NULL) == TPP_OK);
 		CHECK(e.step_s == p->top[0].step_s);
+		CHECK(p->top[0].simulated);
+		/* a single stage: simulation and analytic model agree */
+		CHECK(tpp_cost_eval(m, &c, &o, &p->top[0].layout, &e, NULL) == TPP_OK);
+		CHECK_REL(e.step_s, p->top[0].step_s, 1e-9);
 	}
 }
 

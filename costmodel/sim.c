@@ -1,0 +1,563 @@
+/*
+ * sim.c - event-level simulation of one training step (see sim.h).
+ *
+ * Each pipeline rank executes a fixed list of operations in the order its
+ * schedule prescribes:
+ *   1F1B         PipeDream-flush as in Megatron: p - r - 1 warm-up
+ *                forwards, then one forward / one backward, then the drain
+ *                (Narayanan et al. 2021, costmodel.md 4.1);
+ *   interleaved  Megatron's interleaved 1F1B over v model chunks per rank:
+ *                2 (p - r - 1) + (v - 1) p warm-up forwards, virtual
+ *                micro-batch i -> chunk (i mod pv) / p, micro-batch
+ *                (i / pv) p + i mod p (megatron/core/pipeline_parallel/
+ *                schedules.py, costmodel.md 3.4);
+ *   ZB-H1        1F1B with each backward split into its input-gradient
+ *                part B (on the critical path) and weight-gradient part W
+ *                (Qi et al. 2024).  Played greedily: a free rank runs a
+ *                B whose input has arrived, else the next F (at most
+ *                p - r forwards ahead of the backwards, the 1F1B limit),
+ *                else its oldest pending W, else waits; with equal F, B
+ *                and W this gives ZB-H1's bubble (p-1)(F + B - W).
+ * An operation starts when its rank is free and its input is there: the
+ * forward of chunk k needs chunk k-1's forward of the same micro-batch plus
+ * one point-to-point transfer, the backward needs chunk k+1's backward (the
+ * last chunk: its own forward).  Data-parallel gradient buckets (one per
+ * chunk) start on a separate stream when that chunk's last weight gradient
+ * is done (overlap on) or when the rank's compute is done (overlap off).
+ * Where the pipeline transfers and the gradient reduction leave the node
+ * through the same NICs, a transfer that overlaps a bucket in time gets half
+ * the bandwidth and the bucket is stretched by the transfer's duration
+ * (fair sharing of one link, calibration.md 4.4); this is resolved by a
+ * second pass with the first pass's bucket intervals.
+ */
+#include "sim.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *const tpp_ev_names[TPP_EV__COUNT] = {
+	[TPP_EV_F] = "F", [TPP_EV_B] = "B", [TPP_EV_W] = "W",
+	[TPP_EV_BW] = "BW", [TPP_EV_DP] = "DP", [TPP_EV_OPT] = "OPT",
+};
+
+struct op {
+	int kind; /* TPP_EV_F, _B, _W or _BW */
+	int chunk, mb;
+};
+
+struct sim {
+	const struct tpp_stages *st;
+	int p, v, n, m;
+	struct op *ops;    /* per rank: ops[r * per_rank + i] */
+	int *nops;
+	int per_rank;
+	double *done[3];   /* F, B (or BW), W end times, [chunk * m + mb]; -1 pending */
+	double *free_at;   /* per rank */
+	int *ptr;
+	/* NIC sharing: per rank, DP bucket busy intervals from the previous pass */
+	double *dp_lo, *dp_hi;
+	int share;         /* transfers and DP buckets share the NICs */
+};
+
+static void push(struct sim *s, int r, int kind, int chunk, int mb)
+{
+	struct op *o = &s->ops[(size_t)r * s->per_rank + s->nops[r]++];
+	TPP_ASSERT(s->nops[r] <= s->per_rank);
+	o->kind = kind;
+	o->chunk = chunk;
+	o->mb = mb;
+}
+
+/* Megatron's virtual micro-batch numbering for interleaving. */
+static void vmb(int p, int v, int i, int forward, int *chunk_local, int *mb)
+{
+	int group = i % (p * v);
+	*chunk_local = group / p;
+	if (!forward)
+		*chunk_local = v - 1 - *chunk_local;
+	*mb = (i / (p * v)) * p + group % p;
+}
+
+static void build_orders(struct sim *s)
+{
+	int p = s->p, v = s->v, m = s->m, r, i;
+	for (r = 0; r < p; r++) {
+		if (v == 1) {
+			int w = p - r - 1 < m ? p - r - 1 : m;
+			for (i = 0; i < w; i++)
+				push(s, r, TPP_EV_F, r, i);
+			for (i = 0; i < m; i++) {
+				if (i + w < m)
+					push(s, r, TPP_EV_F, r, i + w);
+				push(s, r, TPP_EV_BW, r, i);
+			}
+		} else {
+			int total = m * v;
+			int w = (p - r - 1) * 2 + (v - 1) * p;
+			int cl, mb;
+			if (w > total)
+				w = total;
+			for (i = 0; i < w; i++) {
+				vmb(p, v, i, 1, &cl, &mb);
+				push(s, r, TPP_EV_F, cl * p + r, mb);
+			}
+			for (i = 0; i < total; i++) {
+				if (i + w < total) {
+					vmb(p, v, i + w, 1, &cl, &mb);
+					push(s, r, TPP_EV_F, cl * p + r, mb);
+				}
+				vmb(p, v, i, 0, &cl, &mb);
+				push(s, r, TPP_EV_BW, cl * p + r, mb);
+			}
+		}
+	}
+}
+
+static double *slot(struct sim *s, int which, int chunk, int mb)
+{
+	return &s->done[which][(size_t)chunk * s->m + mb];
+}
+
+/* Transfer time from the rank of chunk a to that of chunk b leaving at t. */
+static double xfer(const struct sim *s, int ra, int rb, double t)
+{
+	double d = s->st->p2p_s;
+	if (ra == rb)
+		return 0;
+	if (s->share && s->dp_lo &&
+	    ((t >= s->dp_lo[ra] && t < s->dp_hi[ra]) ||
+	     (t >= s->dp_lo[rb] && t < s->dp_hi[rb])))
+		d *= 2; /* half the NIC bandwidth while a bucket is in flight */
+	return d;
+}
+
+/* Time the op's input is available, or -1 if not yet known. */
+static double ready(struct sim *s, const struct op *o)
+{
+	int k = o->chunk, n = s->n, p = s->p;
+	double t;
+	switch (o->kind) {
+	case TPP_EV_F:
+		if (k == 0)
+			return 0;
+		t = *slot(s, 0, k - 1, o->mb);
+		return t < 0 ? -1 : t + xfer(s, (k - 1) % p, k % p, t);
+	case TPP_EV_B:
+	case TPP_EV_BW:
+		if (k == n - 1)
+			return *slot(s, 0, k, o->mb);
+		t = *slot(s, 1, k + 1, o->mb);
+		return t < 0 ? -1 : t + xfer(s, (k + 1) % p, k % p, t);
+	case TPP_EV_W:
+		return *slot(s, 1, k, o->mb);
+	}
+	TPP_ASSERT(0);
+	return -1;
+}
+
+static double duration(const struct sim *s, const struct op *o)
+{
+	const struct tpp_stages *st = s->st;
+	switch (o->kind) {
+	case TPP_EV_F: return st->f_s[o->chunk];
+	case TPP_EV_B: return st->b_s[o->chunk];
+	case TPP_EV_W: return st->w_s[o->chunk];
+	default: return st->b_s[o->chunk] + st->w_s[o->chunk];
+	}
+}
+
+/* Play every rank's list; returns 0, or -1 on a schedule deadlock (bug). */
+static int play(struct sim *s, struct tpp_sim_event *ev, size_t cap,
+		size_t *nev)
+{
+	int r, progress, left = 0, i;
+	size_t cells = (size_t)s->n * s->m;
+	for (i = 0; i < 3; i++)
+		for (size_t c = 0; c < cells; c++)
+			s->done[i][c] = -1;
+	for (r = 0; r < s->p; r++) {
+		s->ptr[r] = 0;
+		s->free_at[r] = 0;
+		left += s->nops[r];
+	}
+	*nev = 0;
+	do {
+		progress = 0;
+		for (r = 0; r < s->p; r++) {
+			while (s->ptr[r] < s->nops[r]) {
+				const struct op *o = &s->ops[(size_t)r * s->per_rank + s->ptr[r]];
+				double t = ready(s, o), start, end;
+				if (t < 0)
+					break;
+				start = t > s->free_at[r] ? t : s->free_at[r];
+				end = start + duration(s, o);
+				s->free_at[r] = end;
+				*slot(s, o->kind == TPP_EV_W ? 2 : (o->kind == TPP_EV_F ? 0 : 1),
+				      o->chunk, o->mb) = end;
+				if (o->kind == TPP_EV_BW)
+					*slot(s, 2, o->chunk, o->mb) = end;
+				if (ev && *nev < cap) {
+					struct tpp_sim_event *e = &ev[*nev];
+					e->rank = r;
+					e->chunk = o->chunk;
+					e->mb = o->mb;
+					e->kind = (enum tpp_ev_kind)o->kind;
+					e->start_s = start;
+					e->end_s = end;
+				}
+				(*nev)++;
+				s->ptr[r]++;
+				left--;
+				progress = 1;
+			}
+		}
+	} while (progress && left);
+	return left ? -1 : 0;
+}
+
+/*
+ * Zero-bubble play (v = 1, chunk k on rank k): a discrete-event loop that
+ * always advances the rank whose next operation starts first, so every
+ * decision sees all earlier completions.
+ */
+static int play_zb(struct sim *s, struct tpp_sim_event *ev, size_t cap,
+		   size_t *nev)
+{
+	int p = s->p, m = s->m, r, i, left = 3 * p * m;
+	int *nf = calloc((size_t)p, sizeof(int)), *nb = calloc((size_t)p, sizeof(int));
+	int *nw = calloc((size_t)p, sizeof(int));
+	int rc = 0;
+	size_t cells = (size_t)s->n * s->m;
+
+	if (!nf || !nb || !nw) {
+		rc = -2;
+		goto out;
+	}
+	for (i = 0; i < 3; i++)
+		for (size_t c = 0; c < cells; c++)
+			s->done[i][c] = -1;
+	for (r = 0; r < p; r++)
+		s->free_at[r] = 0;
+	*nev = 0;
+	while (left) {
+		int best_r = -1, best_kind = -1, best_mb = -1;
+		double best_t = 0;
+		for (r = 0; r < p; r++) {
+			double t0 = s->free_at[r], tb = -1, tf = -1, t;
+			int kind = -1, mb = -1;
+			struct op o;
+			if (nb[r] < nf[r]) {
+				o.kind = TPP_EV_B; o.chunk = r; o.mb = nb[r];
+				tb = ready(s, &o);
+			}
+			if (nf[r] < m && nf[r] - nb[r] < p - r) {
+				o.kind = TPP_EV_F; o.chunk = r; o.mb = nf[r];
+				tf = ready(s, &o);
+			}
+			if (tb >= 0 && tb <= t0) {
+				kind = TPP_EV_B; mb = nb[r]; t = t0;
+			} else if (tf >= 0 && tf <= t0) {
+				kind = TPP_EV_F; mb = nf[r]; t = t0;
+			} else if (nw[r] < nb[r]) {
+				kind = TPP_EV_W; mb = nw[r]; t = t0;
+			} else if (tb >= 0 && (tf < 0 || tb <= tf)) {
+				kind = TPP_EV_B; mb = nb[r]; t = tb;
+			} else if (tf >= 0) {
+				kind = TPP_EV_F; mb = nf[r]; t = tf;
+			} else {
+				continue; /* waits for another rank */
+			}
+			if (best_r < 0 || t < best_t) {
+				best_r = r; best_kind = kind; best_mb = mb; best_t = t;
+			}
+		}
+		if (best_r < 0) {
+			rc = -1;
+			goto out;
+		}
+		{
+			struct op o = {best_kind, best_r, best_mb};
+			double end = best_t + duration(s, &o);
+			s->free_at[best_r] = end;
+			*slot(s, best_kind == TPP_EV_F ? 0 : (best_kind == TPP_EV_B ? 1 : 2),
+			      best_r, best_mb) = end;
+			if (best_kind == TPP_EV_F)
+				nf[best_r]++;
+			else if (best_kind == TPP_EV_B)
+				nb[best_r]++;
+			else
+				nw[best_r]++;
+			if (ev && *nev < cap) {
+				struct tpp_sim_event *e = &ev[*nev];
+				e->rank = best_r;
+				e->chunk = best_r;
+				e->mb = best_mb;
+				e->kind = (enum tpp_ev_kind)best_kind;
+				e->start_s = best_t;
+				e->end_s = end;
+			}
+			(*nev)++;
+			left--;
+		}
+	}
+out:
+	free(nf);
+	free(nb);
+	free(nw);
+	return rc;
+}
+
+int tpp_sim_stages(const struct tpp_sim_input *in, struct tpp_sim_result *out,
+		   struct tpp_sim_event *events, size_t cap, struct tpp_err *err)
+{
+	const struct tpp_stages *st = in->st;
+	struct sim s;
+	int rc = TPP_OK, r, k, pass, npass, i;
+	size_t nev = 0, cells;
+	double pipe_end = 0, step_end = 0, busy_max = 0;
+	double *dp_end = NULL, *rank_end = NULL;
+
+	memset(&s, 0, sizeof(s));
+	memset(out, 0, sizeof(*out));
+	if (st->pp < 1 || st->vp < 1 || st->microbatches < 1 ||
+	    st->nchunks != st->pp * st->vp || st->nchunks > TPP_MAX_CHUNKS ||
+	    (st->vp > 1 && st->microbatches % st->pp) || (in->zb && st->vp > 1))
+		return tpp_err_set(err, TPP_E_INFEASIBLE, NULL, 0, 0,
+				   "simulator: invalid pipeline (pp=%d vp=%d m=%d%s)",
+				   st->pp, st->vp, st->microbatches,
+				   in->zb ? ", zb-h1" : "");
+	s.st = st;
+	s.p = st->pp;
+	s.v = st->vp;
+	s.n = st->nchunks;
+	s.m = st->microbatches;
+	s.per_rank = s.m * s.v * 3;
+	cells = (size_t)s.n * s.m;
+	s.ops = malloc(sizeof(*s.ops) * (size_t)s.per_rank * s.p);
+	s.nops = calloc((size_t)s.p, sizeof(int));
+	s.ptr = calloc((size_t)s.p, sizeof(int));
+	s.free_at = calloc((size_t)s.p, sizeof(double));
+	s.dp_lo = calloc((size_t)s.p, sizeof(double));
+	s.dp_hi = calloc((size_t)s.p, sizeof(double));
+	dp_end = calloc((size_t)s.p, sizeof(double));
+	rank_end = calloc((size_t)s.p, sizeof(double));
+	for (i = 0; i < 3; i++)
+		s.done[i] = malloc(sizeof(double) * cells);
+	if (!s.ops || !s.nops || !s.ptr || !s.free_at || !s.dp_lo || !s.dp_hi ||
+	    !dp_end || !rank_end || !s.done[0] || !s.done[1] || !s.done[2]) {
+		rc = tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0, "out of memory");
+		goto out;
+	}
+	if (!in->zb)
+		build_orders(&s);
+	s.share = in->share_nic && in->dp_grad_s > 0;
+
+	npass = s.share ? 2 : 1;
+	for (pass = 0; pass < npass; pass++) {
+		int prc = in->zb ? play_zb(&s, pass == npass - 1 ? events : NULL, cap, &nev)
+				 : play(&s, pass == npass - 1 ? events : NULL, cap, &nev);
+		if (prc == -2) {
+			rc = tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0, "out of memory");
+			goto out;
+		}
+		if (prc) {
+			rc = tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0,
+					 "internal error: schedule deadlock");
+			goto out;
+		}
+		pipe_end = 0;
+		for (r = 0; r < s.p; r++) {
+			rank_end[r] = s.free_at[r];
+			if (rank_end[r] > pipe_end)
+				pipe_end = rank_end[r];
+		}
+		/*
+		 * DP stream per rank: one bucket per layer (Megatron's buckets
+		 * are about a layer at the default 40M parameters), in the
+		 * order the last micro-batch's backward frees them: a chunk's
+		 * layers finish evenly over its last weight-gradient pass,
+		 * and the rank's later chunks finish first.  Overlap off: all
+		 * buckets wait for the rank's last operation.
+		 */
+		for (r = 0; r < s.p; r++) {
+			double t_dp = 0, layers_r = 0, first_start = -1;
+			for (k = r; k < s.n; k += s.p)
+				layers_r += st->layers[k];
+			for (i = 0; i < s.v && in->dp_grad_s > 0; i++) {
+				int kk = (s.v - 1 - i) * s.p + r, j, nl = st->layers[kk];
+				double we = *slot(&s, 2, kk, s.m - 1);
+				double ws = we - (in->zb ? st->w_s[kk] : st->b_s[kk] + st->w_s[kk]);
+				double per = layers_r > 0 ? in->dp_grad_s / layers_r : in->dp_grad_s;
+				if (nl < 1) {
+					nl = 1;
+					per = in->dp_grad_s / s.v;
+				}
+				for (j = 0; j < nl; j++) {
+					double rdy = in->dp_overlap ? ws + (we - ws) * (j + 1) / nl
+								    : rank_end[r];
+					double start = rdy > t_dp ? rdy : t_dp;
+					if (first_start < 0)
+						first_start = start;
+					t_dp = start + per;
+				}
+			}
+			dp_end[r] = t_dp;
+			s.dp_lo[r] = first_start < 0 ? 0 : first_start;
+			s.dp_hi[r] = first_start < 0 ? 0 : t_dp;
+		}
+	}
+	if (s.share) {
+		/* a transfer that ran while the rank's buckets were in flight
+		 * took half the link; the buckets lose the transfer's time */
+		for (r = 0; r < s.p; r++) {
+			double lost = 0;
+			for (k = r; k < s.n; k += s.p) {
+				int j;
+				for (j = 0; j < s.m; j++) {
+					double tf = *slot(&s, 0, k, j), tb = *slot(&s, 1, k, j);
+					if (k + 1 < s.n && tf >= s.dp_lo[r] && tf < s.dp_hi[r])
+						lost += st->p2p_s;
+					if (k > 0 && tb >= s.dp_lo[r] && tb < s.dp_hi[r])
+						lost += st->p2p_s;
+				}
+			}
+			if (dp_end[r] > 0)
+				dp_end[r] += lost;
+		}
+	}
+
+	step_end = 0;
+	for (r = 0; r < s.p; r++) {
+		double end = rank_end[r] > dp_end[r] ? rank_end[r] : dp_end[r];
+		if (end > step_end)
+			step_end = end;
+	}
+	for (r = 0; r < s.p; r++) {
+		double busy = 0;
+		for (k = r; k < s.n; k += s.p)
+			busy += s.m * (st->f_s[k] + st->b_s[k] + st->w_s[k]);
+		if (busy > busy_max)
+			busy_max = busy;
+	}
+	out->pipeline_s = pipe_end;
+	out->idle_s = pipe_end - busy_max;
+	step_end += in->dp_tail_s;
+	out->dp_exposed_s = step_end - pipe_end;
+	if (events)
+		for (r = 0; r < s.p; r++) {
+			if (dp_end[r] <= 0)
+				continue;
+			if (nev < cap) {
+				events[nev].rank = r;
+				events[nev].chunk = -1;
+				events[nev].mb = -1;
+				events[nev].kind = TPP_EV_DP;
+				events[nev].start_s = s.dp_lo[r];
+				events[nev].end_s = dp_end[r];
+			}
+			nev++;
+		}
+	if (events && nev < cap) {
+		struct tpp_sim_event *ev = &events[nev];
+		ev->rank = -1;
+		ev->chunk = -1;
+		ev->mb = -1;
+		ev->kind = TPP_EV_OPT;
+		ev->start_s = step_end;
+		ev->end_s = step_end + in->optimizer_s;
+	}
+	nev++;
+	out->step_s = step_end + in->optimizer_s;
+	out->nevents = nev;
+out:
+	for (i = 0; i < 3; i++)
+		free(s.done[i]);
+	free(s.ops);
+	free(s.nops);
+	free(s.ptr);
+	free(s.free_at);
+	free(s.dp_lo);
+	free(s.dp_hi);
+	free(dp_end);
+	free(rank_end);
+	return rc;
+}
+
+int tpp_sim_run(const struct tpp_model *m, const struct tpp_cluster *c,
+		const struct tpp_cost_opts *o, const struct tpp_layout *l,
+		const struct tpp_eval *e, struct tpp_sim_result *out,
+		struct tpp_sim_event *events, size_t cap, struct tpp_err *err)
+{
+	struct tpp_stages *st = malloc(sizeof(*st));
+	struct tpp_sim_input in;
+	int rc;
+
+	if (!st)
+		return tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0, "out of memory");
+	if ((rc = tpp_cost_stages(m, c, o, l, st, err))) {
+		free(st);
+		return rc;
+	}
+	memset(&in, 0, sizeof(in));
+	in.st = st;
+	in.zb = l->zb;
+	in.dp_overlap = o->dp_overlap;
+	/* Pipeline transfers and DP buckets share a rank's NICs when both
+	 * groups leave the innermost domain. */
+	in.share_nic = e->pp_tier > 0 && e->dp_tier > 0;
+	/* ZeRO-3 (pp = 1) keeps the analytic per-micro-batch traffic; ZeRO-1/2
+	 * add the exposed parameter gather after the reduction. */
+	if (l->zero == 3) {
+		in.dp_grad_s = 0;
+		in.dp_tail_s = e->t.dp_comm_s;
+	} else {
+		in.dp_grad_s = e->dp_grad_s;
+		in.dp_tail_s = e->dp_param_exposed_s;
+	}
+	in.optimizer_s = e->t.optimizer_s;
+	rc = tpp_sim_stages(&in, out, events, cap, err);
+	free(st);
+	return rc;
+}
+
+int tpp_sim_eval(const struct tpp_model *m, const struct tpp_cluster *c,
+		 const struct tpp_cost_opts *o, const struct tpp_layout *l,
+		 struct tpp_eval *out, struct tpp_err *err)
+{
+	struct tpp_eval e;
+	struct tpp_sim_result r;
+	double idle, p2p;
+	int rc;
+
+	if ((rc = tpp_cost_eval(m, c, o, l, &e, err)))
+		return rc;
+	if ((rc = tpp_sim_run(m, c, o, l, &e, &r, NULL, 0, err)))
+		return rc;
+	/* compute / recompute / TP / CP parts stay those of the busiest rank;
+	 * its idle time inside the pipeline is split into transfers (up to
+	 * their analytic share) and bubble; the rest is DP and optimizer. */
+	idle = r.idle_s > 0 ? r.idle_s : 0;
+	p2p = e.t.pp_p2p_s < idle ? e.t.pp_p2p_s : idle;
+	e.t.pp_p2p_s = p2p;
+	e.t.bubble_s = idle - p2p;
+	e.t.dp_comm_s = r.dp_exposed_s;
+	e.step_s = 0;
+	for (int i = 0; i < TPP_TIME_PARTS; i++)
+		e.step_s += tpp_time_part(&e.t, i);
+	/* the parts add up to the simulated step up to rounding */
+	TPP_ASSERT(e.step_s <= r.step_s * (1 + 1e-9) + 1e-12 &&
+		   e.step_s >= r.step_s * (1 - 1e-9) - 1e-12);
+	e.step_s = r.step_s;
+	e.simulated = 1;
+	{
+		double tokens = (double)l->gbs * m->seq;
+		double gpus = (double)l->tp * l->pp * l->dp * l->cp;
+		e.tokens_per_s = tokens / e.step_s;
+		e.model_tflops_per_gpu = e.model_flops_per_step / e.step_s / gpus / TPP_TFLOPS;
+		e.hw_tflops_per_gpu = e.hw_flops_per_step / e.step_s / gpus / TPP_TFLOPS;
+		e.mfu = e.model_tflops_per_gpu * TPP_TFLOPS / c->gpu.peak_flops[o->prec];
+		e.hfu = e.hw_tflops_per_gpu * TPP_TFLOPS / c->gpu.peak_flops[o->prec];
+	}
+	*out = e;
+	return TPP_OK;
+}

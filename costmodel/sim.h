@@ -1,0 +1,79 @@
+/*
+ * sim.h - event-level simulation of one training step of one layout.
+ *
+ * Data flow: (model, cluster, options, layout) --tpp_cost_stages--> the
+ * forward / input-gradient / weight-gradient time of every model chunk for
+ * one micro-batch --tpp_sim_run--> each pipeline rank plays its schedule
+ * (1F1B, Megatron interleaved 1F1B, or zero-bubble ZB-H1) op by op, an op
+ * starting when its rank is free and its input has arrived from the
+ * neighbouring chunk (point-to-point transfer); gradient buckets go to a
+ * data-parallel stream as the last micro-batch's weight gradients finish;
+ * the step ends when every rank's compute and reduction are done, plus the
+ * optimizer.  Costlier than tpp_cost_eval; the planner runs it on the
+ * finalists.  Allocates; no I/O.
+ */
+#ifndef TPP_SIM_H
+#define TPP_SIM_H
+
+#include "cost.h"
+
+enum tpp_ev_kind {
+	TPP_EV_F,    /* forward of one micro-batch through one chunk */
+	TPP_EV_B,    /* backward, input gradient (and recompute) */
+	TPP_EV_W,    /* backward, weight gradient (inside B unless zero-bubble) */
+	TPP_EV_BW,   /* backward, input and weight gradient together */
+	TPP_EV_DP,   /* data-parallel gradient reduction of one chunk's bucket */
+	TPP_EV_OPT,  /* optimizer step */
+	TPP_EV__COUNT
+};
+extern const char *const tpp_ev_names[TPP_EV__COUNT]; /* "F", "B", ... */
+
+struct tpp_sim_event {
+	int rank, chunk, mb; /* mb -1 for DP and optimizer events */
+	enum tpp_ev_kind kind;
+	double start_s, end_s;
+};
+
+struct tpp_sim_result {
+	double step_s;        /* whole step */
+	double pipeline_s;    /* end of the last compute op */
+	double dp_exposed_s;  /* DP reduction that ran past the compute */
+	double idle_s;        /* idle time of the busiest rank inside the pipeline */
+	size_t nevents;       /* events produced (may exceed the buffer) */
+};
+
+/* The simulator's input, for a pipeline described directly. */
+struct tpp_sim_input {
+	const struct tpp_stages *st; /* chunk times, micro-batches */
+	int zb;                      /* ZB-H1 (vp must be 1) */
+	int dp_overlap;              /* buckets start as gradients finish */
+	int share_nic;               /* transfers and buckets share the NICs */
+	double dp_grad_s;            /* a rank's whole gradient reduction, s */
+	double dp_tail_s;            /* exposed time added after the reduction */
+	double optimizer_s;
+};
+int tpp_sim_stages(const struct tpp_sim_input *in, struct tpp_sim_result *out,
+		   struct tpp_sim_event *events, size_t cap, struct tpp_err *err);
+
+/*
+ * Simulate layout `l`.  `e` is its tpp_cost_eval result (for the DP and
+ * optimizer figures).  When `events` is non-NULL up to `cap` events are
+ * stored there in start order per rank; out->nevents counts them all.
+ * Returns TPP_OK, TPP_E_INFEASIBLE for an invalid layout, TPP_E_SYSTEM
+ * when out of memory.
+ */
+int tpp_sim_run(const struct tpp_model *m, const struct tpp_cluster *c,
+		const struct tpp_cost_opts *o, const struct tpp_layout *l,
+		const struct tpp_eval *e, struct tpp_sim_result *out,
+		struct tpp_sim_event *events, size_t cap, struct tpp_err *err);
+
+/*
+ * Evaluate with the simulator: tpp_cost_eval, then tpp_sim_run, then the
+ * step time and the bubble / transfer / DP parts of the breakdown replaced
+ * by the simulated ones (the parts still add up to step_s).
+ */
+int tpp_sim_eval(const struct tpp_model *m, const struct tpp_cluster *c,
+		 const struct tpp_cost_opts *o, const struct tpp_layout *l,
+		 struct tpp_eval *out, struct tpp_err *err);
+
+#endif

@@ -1,0 +1,158 @@
+/*
+ * test_sim.c - the event-level pipeline simulator against closed forms and
+ * hand-checked small cases.
+ */
+#include "tpp_test.h"
+
+#include <stdlib.h>
+
+#include "sim.h"
+
+static struct tpp_stages st;
+
+/* p ranks, v chunks each, m micro-batches; every chunk F, B, W seconds. */
+static void uniform(int p, int v, int m, double f, double b, double w)
+{
+	int k;
+	memset(&st, 0, sizeof(st));
+	st.pp = p;
+	st.vp = v;
+	st.nchunks = p * v;
+	st.microbatches = m;
+	for (k = 0; k < st.nchunks; k++) {
+		st.layers[k] = 1;
+		st.f_s[k] = f;
+		st.b_s[k] = b;
+		st.w_s[k] = w;
+	}
+}
+
+static double run(int zb, double dp_grad, int overlap, int share,
+		  struct tpp_sim_result *r)
+{
+	struct tpp_sim_input in;
+	struct tpp_err err;
+	struct tpp_sim_result tmp;
+	memset(&in, 0, sizeof(in));
+	in.st = &st;
+	in.zb = zb;
+	in.dp_grad_s = dp_grad;
+	in.dp_overlap = overlap;
+	in.share_nic = share;
+	if (!r)
+		r = &tmp;
+	if (tpp_sim_stages(&in, r, NULL, 0, &err)) {
+		fprintf(stderr, "sim failed: %s\n", err.msg);
+		return -1;
+	}
+	return r->step_s;
+}
+
+static void test_closed_forms(void)
+{
+	static const int ps[] = {1, 2, 4, 8};
+	static const int ms[] = {8, 16, 64};
+	size_t i, j;
+	for (i = 0; i < TPP_ARRAY_LEN(ps); i++)
+		for (j = 0; j < TPP_ARRAY_LEN(ms); j++) {
+			int p = ps[i], m = ms[j], v;
+			/* 1F1B: (m + p - 1) (F + B + W) */
+			uniform(p, 1, m, 1.0, 1.3, 0.7);
+			CHECK_REL(run(0, 0, 1, 0, NULL), (m + p - 1) * 3.0, 1e-12);
+			/* interleaved: (m + (p - 1) / v) (F + B + W) per rank */
+			for (v = 2; v <= 4 && p > 1; v++) {
+				uniform(p, v, m, 1.0 / v, 1.3 / v, 0.7 / v);
+				CHECK_REL(run(0, 0, 1, 0, NULL),
+					  (m + (double)(p - 1) / v) * 3.0, 1e-12);
+			}
+			/* ZB-H1: m (F + B + W) + (p - 1) (F + B - W) */
+			if (p > 1) {
+				uniform(p, 1, m, 1.0, 1.0, 1.0);
+				CHECK_REL(run(1, 0, 1, 0, NULL), m * 3.0 + (p - 1) * 1.0, 1e-12);
+			}
+		}
+}
+
+/*
+ * One slow rank (an extra layer: 1.5x the work, i.e. +D = 1.5 s per
+ * micro-batch) sets the pace of the steady state.  Under 1F1B rank s adds
+ * D for every micro-batch except the p - 1 - s whose extra time hides in
+ * the fill of the ranks after it: + D (m - (p - 1 - s)).  The analytic
+ * (m - 1) t_max + sum t is exact for the last rank and an upper estimate
+ * otherwise.
+ */
+static void test_uneven(void)
+{
+	int p = 4, m = 16, slow;
+	for (slow = 0; slow < p; slow++) {
+		double base, t_sum = 0, t_max = 0, got;
+		int k;
+		uniform(p, 1, m, 1.0, 1.2, 0.8);
+		base = run(0, 0, 1, 0, NULL);
+		CHECK_REL(base, (m + p - 1) * 3.0, 1e-12);
+		st.layers[slow] = 2;
+		st.f_s[slow] *= 1.5;
+		st.b_s[slow] *= 1.5;
+		st.w_s[slow] *= 1.5;
+		for (k = 0; k < p; k++) {
+			double t = st.f_s[k] + st.b_s[k] + st.w_s[k];
+			t_sum += t;
+			t_max = t > t_max ? t : t_max;
+		}
+		got = run(0, 0, 1, 0, NULL);
+		CHECK_REL(got - base, 1.5 * (m - (p - 1 - slow)), 1e-12);
+		CHECK(got <= (m - 1) * t_max + t_sum + 1e-9);
+		if (slow == p - 1)
+			CHECK_REL(got, (m - 1) * t_max + t_sum, 1e-12);
+	}
+}
+
+/*
+ * Gradient reduction: overlap off adds it whole after the pipeline;
+ * overlap on hides it behind the last micro-batch's backward except what
+ * is left after the last layer's gradients (hand-checked: 4 layers, BW 2 s,
+ * so layer buckets are ready at 0.5 s intervals).
+ */
+static void test_dp_overlap(void)
+{
+	struct tpp_sim_result r;
+	uniform(1, 1, 1, 1.0, 1.5, 0.5);
+	st.layers[0] = 4;
+	CHECK_REL(run(0, 0, 1, 0, &r), 3.0, 1e-12);
+	/* 1 s of reduction, 0.25 s per layer bucket */
+	CHECK_REL(run(0, 1.0, 0, 0, &r), 4.0, 1e-12);          /* off: + 1 s */
+	CHECK_REL(r.dp_exposed_s, 1.0, 1e-12);
+	CHECK_REL(run(0, 1.0, 1, 0, &r), 3.25, 1e-12);         /* on: one bucket */
+	CHECK_REL(r.dp_exposed_s, 0.25, 1e-12);
+	/* 4 s: buckets from 1.5 s, back to back -> ends at 5.5 s */
+	CHECK_REL(run(0, 4.0, 1, 0, &r), 5.5, 1e-12);
+	CHECK_REL(run(0, 4.0, 0, 0, &r), 7.0, 1e-12);
+}
+
+/*
+ * NIC sharing: rank 1 (the last) finishes first and starts its buckets;
+ * the gradient it then sends back to rank 0 leaves while a bucket is in
+ * flight, takes twice as long, and that delay is on the critical path.
+ */
+static void test_nic_sharing(void)
+{
+	struct tpp_sim_result a, b;
+	uniform(2, 1, 4, 1.0, 1.5, 0.5);
+	st.p2p_s = 0.1;
+	run(0, 1.0, 1, 0, &a);
+	run(0, 1.0, 1, 1, &b);
+	/* exactly one transfer (the last backward's) overlaps a bucket */
+	CHECK_REL(b.pipeline_s - a.pipeline_s, 0.1, 1e-9);
+	CHECK(b.step_s > a.step_s);
+	/* without a reduction there is nothing to share */
+	CHECK_REL(run(0, 0, 1, 1, NULL), run(0, 0, 1, 0, NULL), 1e-12);
+}
+
+int main(void)
+{
+	test_closed_forms();
+	test_uneven();
+	test_dp_overlap();
+	test_nic_sharing();
+	return tpp_test_done("test_sim");
+}
