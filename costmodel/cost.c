@@ -21,6 +21,7 @@
 #include "cost.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -698,14 +699,82 @@ static void work_compute(const struct tpp_model *m, const struct tpp_cluster *c,
 	w->head_w = linear_wgrad(g, p, T, Vp / t, h);
 	w->head_tp = l->tp > 1 ? tpp_coll_time(c, l->sp ? TPP_COLL_ALL_GATHER : TPP_COLL_ALL_REDUCE,
 						T * h * ab, l->tp, 1) : 0;
+	w->p2p_one = 0;
+}
+
+/*
+ * The per-micro-batch work depends on (tp, cp, mbs, sp, recompute) only;
+ * the planner's inner loops vary the other fields, so a small cache of
+ * recent results saves most GEMM and collective evaluations.
+ */
+#define TPP_CACHE_SLOTS 32
+struct tpp_cost_cache {
+	const void *m, *c, *o;  /* what the entries were computed for */
+	int next;
+	struct {
+		int valid, tp, cp, mbs, sp, recompute;
+		struct work w;
+	} e[TPP_CACHE_SLOTS];
+};
+
+struct tpp_cost_cache *tpp_cost_cache_new(void)
+{
+	return calloc(1, sizeof(struct tpp_cost_cache));
+}
+
+void tpp_cost_cache_free(struct tpp_cost_cache *cache)
+{
+	free(cache);
+}
+
+static void work_get(const struct tpp_model *m, const struct tpp_cluster *c,
+		     const struct tpp_cost_opts *o, const struct tpp_layout *l,
+		     struct tpp_cost_cache *cache, struct work *w)
+{
+	int i;
+	if (cache) {
+		if (cache->m != m || cache->c != c || cache->o != o) {
+			memset(cache, 0, sizeof(*cache));
+			cache->m = m;
+			cache->c = c;
+			cache->o = o;
+		}
+		for (i = 0; i < TPP_CACHE_SLOTS; i++)
+			if (cache->e[i].valid && cache->e[i].tp == l->tp &&
+			    cache->e[i].cp == l->cp && cache->e[i].mbs == l->mbs &&
+			    cache->e[i].sp == l->sp &&
+			    cache->e[i].recompute == (int)l->recompute) {
+				*w = cache->e[i].w;
+				break;
+			}
+		if (i == TPP_CACHE_SLOTS) {
+			work_compute(m, c, o, l, w);
+			i = cache->next;
+			cache->next = (cache->next + 1) % TPP_CACHE_SLOTS;
+			cache->e[i].valid = 1;
+			cache->e[i].tp = l->tp;
+			cache->e[i].cp = l->cp;
+			cache->e[i].mbs = l->mbs;
+			cache->e[i].sp = l->sp;
+			cache->e[i].recompute = (int)l->recompute;
+			cache->e[i].w = *w;
+		}
+	} else {
+		work_compute(m, c, o, l, w);
+	}
 	/* Pipeline P2P (costmodel.md 2.3): b*s*h per boundary per direction;
 	 * each TP rank sends 1/t of it (scatter/gather optimisation, or SP),
 	 * over the tier joining ranks tp*cp*dp apart. */
 	w->p2p_one = 0;
-	if (l->pp > 1)
-		w->p2p_one = tpp_coll_time(c, TPP_COLL_SEND_RECV, T * h * ab / t, 2,
+	if (l->pp > 1) {
+		double ab = prec_bytes(o->prec == TPP_PREC_FP8 ? TPP_PREC_BF16 : o->prec);
+		w->p2p_one = tpp_coll_time(c, TPP_COLL_SEND_RECV,
+					   w->T * m->hidden * ab / l->tp, 2,
 					   l->tp * l->cp * l->dp);
+	}
 }
+
+
 
 /* Forward / input-gradient / weight-gradient time of chunk k of n. */
 static void chunk_fbw(const struct tpp_model *m, const struct work *w, int n,
@@ -740,7 +809,7 @@ int tpp_cost_stages(const struct tpp_model *m, const struct tpp_cluster *c,
 		return tpp_err_set(err, TPP_E_INFEASIBLE, NULL, 0, 0,
 				   "pp*vp = %d exceeds %d model chunks", n,
 				   TPP_MAX_CHUNKS);
-	work_compute(m, c, o, l, &w);
+	work_get(m, c, o, l, NULL, &w);
 	memset(st, 0, sizeof(*st));
 	st->pp = l->pp;
 	st->vp = l->vp;
@@ -754,11 +823,143 @@ int tpp_cost_stages(const struct tpp_model *m, const struct tpp_cluster *c,
 	return TPP_OK;
 }
 
+/*
+ * Parameters held by one GPU of pipeline rank r (costmodel.md 3.2): its
+ * layers (TP-split weights / t plus the replicated norms and biases), the
+ * embedding (and learned positions) with the first chunk, the LM head (or
+ * the tied copy of the embedding) with the last.  Also returns the rank's
+ * layer count and whether it holds the first / last chunk.
+ */
+int tpp_rank_layers(int layers, int pp, int vp, int r)
+{
+	/* closed form of sum_j tpp_chunk_layers(layers, pp*vp, j*pp + r) */
+	int n = pp * vp, base = layers / n, rem = layers % n, cnt = 0, e, rr;
+	if (n <= 2) {
+		int j;
+		for (j = 0; j < vp; j++)
+			cnt += j * pp + r < rem;
+		return base * vp + cnt;
+	}
+	/* chunks 1..e get one more; chunk 0 too when rem = n - 1 */
+	e = rem < n - 2 ? rem : n - 2;
+	rr = r >= 1 ? r : pp;
+	if (e >= rr)
+		cnt = (e - rr) / pp + 1;
+	if (r == 0 && rem == n - 1)
+		cnt++;
+	return base * vp + cnt;
+}
+
+static double rank_params(const struct tpp_model *m, const struct tpp_layout *l,
+			  int r, int *layers_r, int *first, int *last)
+{
+	double t = l->tp, h = m->hidden;
+	double params_layer = tpp_model_params_per_layer(m);
+	double params_rep = tpp_model_params_per_layer_replicated(m);
+	double params_layer_gpu = (params_layer - params_rep) / t + params_rep;
+	double emb = (double)tpp_vocab_padded(m, l->tp) * h / t;
+	double pos = m->mlp == TPP_MLP_GELU ? (double)m->seq * h : 0;
+	int n = l->pp * l->vp;
+	double P;
+
+	/* chunk 0 and chunk n-1 live on ranks 0 and p-1 */
+	*first = r == 0;
+	*last = r == (n - 1) % l->pp;
+	*layers_r = tpp_rank_layers(m->layers, l->pp, l->vp, r);
+	P = *layers_r * params_layer_gpu;
+	if (*first)
+		P += emb + pos;
+	if (*last && (n > 1 || !m->tied))
+		P += emb;
+	return P;
+}
+
+/*
+ * Memory of the most-loaded rank (costmodel.md 3) into e->mem and e->fits.
+ * Under 1F1B rank r holds min(p - r, m) micro-batches of its layers;
+ * interleaving multiplies the first rank's by 1 + (p-1)/(p v) (Korthikanti
+ * et al. sec. 4.2.3, Megatron's estimator).  The first rank also keeps the
+ * input ids and embedding dropout masks (costmodel.md 3.5); the last the
+ * LM-head input and the fp32 logits, 4 s b h (1 + V/h) / t.
+ */
+static void mem_eval(const struct tpp_model *m, const struct tpp_cluster *c,
+		     const struct tpp_cost_opts *o, const struct tpp_layout *l,
+		     struct tpp_eval *ep)
+{
+	double t = l->tp, pp = l->pp, d = l->dp, v = l->vp;
+	double s = m->seq, h = m->hidden, T = (double)l->mbs * m->seq / l->cp;
+	double Vp = tpp_vocab_padded(m, l->tp);
+	double params_layer = tpp_model_params_per_layer(m);
+	double params_rep = tpp_model_params_per_layer_replicated(m);
+	double params_layer_gpu = (params_layer - params_rep) / t + params_rep;
+	double apl = act_per_layer(m, o, l);
+	double interleave = l->vp > 1 ? 1.0 + (pp - 1) / (pp * v) : 1.0;
+	double bmb = l->mbs, best = -1, wb, gb, ob;
+	int mb = tpp_layout_microbatches(l), r;
+	struct tpp_mem_breakdown *mem = &ep->mem;
+
+	state_bytes(l->zero, d * l->cp, &wb, &gb, &ob);
+	for (r = 0; r < l->pp; r++) {
+		int layers_r, first, last;
+		double P = rank_params(m, l, r, &layers_r, &first, &last);
+		double inflight, act, other, total;
+		inflight = pp - r < mb ? pp - r : mb;
+		act = apl * layers_r * inflight * (r == 0 ? interleave : 1.0);
+		other = 0;
+		if (first)
+			other += (8.0 * s * bmb + (m->dropout ? s * bmb * h : 0)) *
+				 inflight * interleave / (l->sp ? t : 1.0) / l->cp;
+		if (last)
+			other += 4.0 * T * h * (1.0 + Vp / h) / t;
+		total = P * (wb + gb + ob) + act * o->act_temp_factor + other;
+		if (total > best) {
+			best = total;
+			mem->weights_bytes = P * wb;
+			mem->grads_bytes = P * gb;
+			mem->optim_bytes = P * ob;
+			mem->act_bytes = act;
+			mem->other_bytes = other + act * (o->act_temp_factor - 1.0);
+		}
+		if (r == 0) {
+			mem->layer_states_bytes = layers_r * params_layer_gpu * (wb + gb + ob);
+			mem->layer_act_bytes = act;
+		}
+	}
+	if (l->zero == 3) /* gathered parameters of two layers (prefetch) */
+		mem->weights_bytes += 2.0 * params_layer_gpu * 2.0;
+	mem->reserve_bytes = o->mem_reserve_bytes;
+	mem->total_bytes = mem->weights_bytes + mem->grads_bytes +
+			   mem->optim_bytes + mem->act_bytes + mem->other_bytes +
+			   mem->reserve_bytes;
+	ep->fits = mem->total_bytes <= c->gpu.hbm_bytes;
+}
+
+int tpp_cost_memory(const struct tpp_model *m, const struct tpp_cluster *c,
+		    const struct tpp_cost_opts *o, const struct tpp_layout *l,
+		    struct tpp_mem_breakdown *mem, int *fits)
+{
+	struct tpp_eval e;
+	if (tpp_layout_invalid(m, c, o, l) != TPP_INV_NONE)
+		return TPP_E_INFEASIBLE;
+	mem_eval(m, c, o, l, &e);
+	*mem = e.mem;
+	*fits = e.fits;
+	return TPP_OK;
+}
+
 /* ------------------------------------------------------------------------ */
 
 int tpp_cost_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 		  const struct tpp_cost_opts *o, const struct tpp_layout *l,
 		  struct tpp_eval *out, struct tpp_err *err)
+{
+	return tpp_cost_eval_cached(m, c, o, l, NULL, out, err);
+}
+
+int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
+			 const struct tpp_cost_opts *o, const struct tpp_layout *l,
+			 struct tpp_cost_cache *cache, struct tpp_eval *out,
+			 struct tpp_err *err)
 {
 	struct tpp_eval e;
 	struct work w;
@@ -766,19 +967,11 @@ int tpp_cost_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 	const struct tpp_gpu *g = &c->gpu;
 	enum tpp_prec p = o->prec;
 	int rc, mb, r, j, n, r_max = 0;
-	double t = l->tp, pp = l->pp, d = l->dp, v = l->vp;
+	double t = l->tp, d = l->dp, v = l->vp;
 	double s = m->seq, h = m->hidden;
-	double Vp = tpp_vocab_padded(m, l->tp);
 	double t_max = 0, t_sum = 0, busy_max = 0, p2p, zb_sum = 0, zb_max = 0;
-	double pre_f = 0, pre_bw = 0, bound_pipe = 0;
-	double params_layer = tpp_model_params_per_layer(m);
-	double params_rep = tpp_model_params_per_layer_replicated(m);
-	/* per GPU: TP-split weights / t plus the replicated norms and biases
-	 * (costmodel.md 3.2) */
-	double params_layer_gpu = (params_layer - params_rep) / t + params_rep;
-	double params_emb = Vp * h;                                 /* padded */
-	double params_pos = m->mlp == TPP_MLP_GELU ? s * h : 0;     /* learned positions */
-	double P_max = 0, wb, gb, ob;
+	double pre_f = 0, pre_bw = 0, bound_pipe = 0, layer_all;
+	double P_max = 0;
 
 	if ((rc = tpp_layout_check(m, c, l, err)))
 		return rc;
@@ -793,24 +986,32 @@ int tpp_cost_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 	e.microbatches = mb;
 	n = l->pp * l->vp;
 
-	work_compute(m, c, o, l, &w);
+	work_get(m, c, o, l, cache, &w);
 	e.layer_fwd_s = lc->fwd_s + lc->tp_fwd_s;
 	e.layer_bwd_s = lc->bwd_s + lc->recomp_s + lc->tp_bwd_s;
 	e.pp_tier = l->pp > 1 ? tpp_cluster_tier_for(c, 2, l->tp * l->cp * l->dp) : -1;
 	e.tp_tier = l->tp > 1 ? tpp_cluster_tier_for(c, l->tp, 1) : -1;
 	/* per micro-batch per pipeline rank: v chunks, forward and backward */
 	p2p = l->pp > 1 ? 2.0 * v * w.p2p_one : 0;
+	/* one layer's forward, backward and weight gradient with its
+	 * recompute and exposed TP / CP communication */
+	layer_all = lc->fwd_s + lc->tp_fwd_s + lc->cp_f_s + lc->bwd_in_s + lc->recomp_s +
+		    lc->tp_bwd_s + lc->cp_b_s + lc->bwd_w_s;
 
 	/*
 	 * Per-rank time of one micro-batch: its v chunks (chunk k runs on
 	 * rank k mod p) plus its transfers.  The slowest rank sets the pace.
 	 */
 	for (r = 0; r < l->pp; r++) {
-		double busy = 0, f, b, wg, wsum = 0, zb_fill, lb;
-		for (j = 0; j < l->vp; j++) {
-			chunk_fbw(m, &w, n, j * l->pp + r, &f, &b, &wg);
-			busy += f + b + wg;
-			wsum += wg;
+		/* the rank's chunks: its layers, plus the embedding on chunk 0
+		 * (rank 0) and the LM head on chunk n-1 (rank (n-1) mod p) */
+		int nl = tpp_rank_layers(m->layers, l->pp, l->vp, r);
+		double busy = nl * layer_all, wsum = nl * lc->bwd_w_s, f, b, wg, zb_fill, lb;
+		if (r == 0)
+			busy += w.emb_f + w.emb_tp + w.emb_b;
+		if (r == (n - 1) % l->pp) {
+			busy += w.head_f + w.head_b + w.head_tp + w.head_w;
+			wsum += w.head_w;
 		}
 		/*
 		 * Lower bound for any schedule: rank r cannot start before the
@@ -847,39 +1048,27 @@ int tpp_cost_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 	 * (m + (p-1)/v) * t, the SC21 closed form.
 	 */
 	{
-		int layers_r = 0;
+		int layers_r = tpp_rank_layers(m->layers, l->pp, l->vp, r_max);
 		double edge = 0;
-		for (j = 0; j < l->vp; j++) {
-			int k = j * l->pp + r_max;
-			layers_r += tpp_chunk_layers(m->layers, n, k);
-			if (k == 0)
-				edge += w.emb_f + w.emb_b;
-			if (k == n - 1)
-				edge += w.head_f + w.head_b + w.head_w;
-		}
+		if (r_max == 0)
+			edge += w.emb_f + w.emb_b;
+		if (r_max == (n - 1) % l->pp)
+			edge += w.head_f + w.head_b + w.head_w;
 		e.t.compute_s = mb * (layers_r * (lc->fwd_s + lc->bwd_s) + edge);
 		e.t.recompute_s = mb * layers_r * lc->recomp_s;
-		e.t.tp_comm_s = mb * (busy_max - layers_r * (lc->fwd_s + lc->bwd_s + lc->recomp_s +
-							    lc->cp_s) - edge);
+		e.t.tp_comm_s = mb * (layers_r * (lc->tp_fwd_s + lc->tp_bwd_s) +
+				      (r_max == 0 ? w.emb_tp : 0) +
+				      (r_max == (n - 1) % l->pp ? w.head_tp : 0));
 		e.t.cp_comm_s = mb * layers_r * lc->cp_s;
 		e.t.pp_p2p_s = mb * p2p;
 		e.t.bubble_s = l->zb ? zb_sum - zb_max : (t_sum - t_max) / v;
 		e.bound_s = bound_pipe;
 	}
 
-	/* Parameters held per GPU (costmodel.md 3.2), for the rank holding
-	 * the most: layers split by TP, embedding with the first chunk,
-	 * the LM head (or the tied copy) with the last. */
+	/* Parameters of the rank holding the most (costmodel.md 3.2). */
 	for (r = 0; r < l->pp; r++) {
-		double P = 0;
-		for (j = 0; j < l->vp; j++) {
-			int k = j * l->pp + r;
-			P += tpp_chunk_layers(m->layers, n, k) * params_layer_gpu;
-			if (k == 0)
-				P += params_emb / t + params_pos;
-			if (k == n - 1 && (n > 1 || !m->tied))
-				P += params_emb / t;
-		}
+		int nl, first, last;
+		double P = rank_params(m, l, r, &nl, &first, &last);
 		if (P > P_max)
 			P_max = P;
 	}
@@ -985,67 +1174,7 @@ int tpp_cost_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 		e.hfu = e.hw_tflops_per_gpu * TPP_TFLOPS / peak_flops(g, p);
 	}
 
-	/*
-	 * Memory of the most-loaded rank (costmodel.md 3).  Under 1F1B rank
-	 * r holds min(p - r, m) micro-batches of its layers; interleaving
-	 * multiplies the first rank's by 1 + (p-1)/(p v) (Korthikanti et al.
-	 * sec. 4.2.3, Megatron's estimator).  The first rank also keeps the
-	 * input ids and embedding dropout masks (costmodel.md 3.5); the last
-	 * the LM-head input and the fp32 logits, 4 s b h (1 + V/h) / t.
-	 */
-	{
-		double apl = act_per_layer(m, o, l);
-		double interleave = l->vp > 1 ? 1.0 + (pp - 1) / (pp * v) : 1.0;
-		double bmb = l->mbs;
-		double best = -1;
-		state_bytes(l->zero, d * l->cp, &wb, &gb, &ob);
-		for (r = 0; r < l->pp; r++) {
-			int layers_r = 0, first = 0, last = 0;
-			double P = 0, inflight, act, other, total;
-			for (j = 0; j < l->vp; j++) {
-				int k = j * l->pp + r;
-				layers_r += tpp_chunk_layers(m->layers, n, k);
-				P += tpp_chunk_layers(m->layers, n, k) * params_layer_gpu;
-				if (k == 0) {
-					P += params_emb / t + params_pos;
-					first = 1;
-				}
-				if (k == n - 1) {
-					if (n > 1 || !m->tied)
-						P += params_emb / t;
-					last = 1;
-				}
-			}
-			inflight = pp - r < mb ? pp - r : mb;
-			act = apl * layers_r * inflight * (r == 0 ? interleave : 1.0);
-			other = 0;
-			if (first)
-				other += (8.0 * s * bmb + (m->dropout ? s * bmb * h : 0)) *
-					 inflight * interleave / (l->sp ? t : 1.0) / l->cp;
-			if (last)
-				other += 4.0 * w.T * h * (1.0 + Vp / h) / t;
-			total = P * (wb + gb + ob) + act * o->act_temp_factor + other;
-			if (total > best) {
-				best = total;
-				e.mem.weights_bytes = P * wb;
-				e.mem.grads_bytes = P * gb;
-				e.mem.optim_bytes = P * ob;
-				e.mem.act_bytes = act;
-				e.mem.other_bytes = other + act * (o->act_temp_factor - 1.0);
-			}
-			if (r == 0) {
-				e.mem.layer_states_bytes = layers_r * params_layer_gpu * (wb + gb + ob);
-				e.mem.layer_act_bytes = act;
-			}
-		}
-		if (l->zero == 3) /* gathered parameters of two layers (prefetch) */
-			e.mem.weights_bytes += 2.0 * params_layer_gpu * 2.0;
-		e.mem.reserve_bytes = o->mem_reserve_bytes;
-		e.mem.total_bytes = e.mem.weights_bytes + e.mem.grads_bytes +
-				    e.mem.optim_bytes + e.mem.act_bytes +
-				    e.mem.other_bytes + e.mem.reserve_bytes;
-		e.fits = e.mem.total_bytes <= g->hbm_bytes;
-	}
+	mem_eval(m, c, o, l, &e);
 
 	*out = e;
 	return TPP_OK;

@@ -169,6 +169,29 @@ enum tpp_invalid tpp_layout_invalid(const struct tpp_model *m,
 				    const struct tpp_cost_opts *o,
 				    const struct tpp_layout *l);
 
+/*
+ * The same with a cache of per-micro-batch work, which depends only on
+ * (tp, cp, mbs, sp, recompute): for callers evaluating many layouts of one
+ * (model, cluster, options), such as the planner.  The cache remembers the
+ * model, cluster and options by address and starts over when they change;
+ * their contents must not change in between.  NULL: no cache.
+ */
+struct tpp_cost_cache;
+struct tpp_cost_cache *tpp_cost_cache_new(void); /* NULL when out of memory */
+void tpp_cost_cache_free(struct tpp_cost_cache *cache); /* NULL: no-op */
+int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
+			 const struct tpp_cost_opts *o, const struct tpp_layout *l,
+			 struct tpp_cost_cache *cache, struct tpp_eval *out,
+			 struct tpp_err *err);
+
+/*
+ * Memory of the most-loaded GPU only (much cheaper than tpp_cost_eval;
+ * identical figures).  TPP_E_INFEASIBLE for an invalid layout.
+ */
+int tpp_cost_memory(const struct tpp_model *m, const struct tpp_cluster *c,
+		    const struct tpp_cost_opts *o, const struct tpp_layout *l,
+		    struct tpp_mem_breakdown *mem, int *fits);
+
 /* Structural validity only (cheap): divisibility of heads, layers, batch... */
 int tpp_layout_check(const struct tpp_model *m, const struct tpp_cluster *c,
 		     const struct tpp_layout *l, struct tpp_err *err);
@@ -194,6 +217,8 @@ int tpp_cost_stages(const struct tpp_model *m, const struct tpp_cluster *c,
 		    struct tpp_stages *st, struct tpp_err *err);
 /* Transformer layers of chunk k of n for a model of `layers`. */
 int tpp_chunk_layers(int layers, int nchunks, int k);
+/* Transformer layers on pipeline rank r (its vp chunks), O(1). */
+int tpp_rank_layers(int layers, int pp, int vp, int r);
 
 /* Collective time (s) for `bytes` (nccl-tests size convention: full buffer
  * for all-reduce, gathered size for all-gather / reduce-scatter) over a

@@ -166,52 +166,78 @@ static double duration(const struct sim *s, const struct op *o)
 	}
 }
 
-/* Play every rank's list; returns 0, or -1 on a schedule deadlock (bug). */
+/*
+ * Play every rank's list; returns 0, -1 on a schedule deadlock (a bug) or
+ * -2 out of memory.  A worklist holds the ranks that may be able to move:
+ * a rank runs until its next operation waits for input, and each finished
+ * operation wakes the rank that consumes its output, so the work is linear
+ * in the number of operations.
+ */
 static int play(struct sim *s, struct tpp_sim_event *ev, size_t cap,
 		size_t *nev)
 {
-	int r, progress, left = 0, i;
+	int r, left = 0, i, nq = 0, p = s->p;
 	size_t cells = (size_t)s->n * s->m;
+	int *queue = malloc(sizeof(int) * (size_t)p);
+	char *inq = calloc((size_t)p, 1);
+
+	if (!queue || !inq) {
+		free(queue);
+		free(inq);
+		return -2;
+	}
 	for (i = 0; i < 3; i++)
 		for (size_t c = 0; c < cells; c++)
 			s->done[i][c] = -1;
-	for (r = 0; r < s->p; r++) {
+	for (r = 0; r < p; r++) {
 		s->ptr[r] = 0;
 		s->free_at[r] = 0;
 		left += s->nops[r];
+		queue[nq++] = p - 1 - r; /* pop order 0, 1, ... */
+		inq[r] = 1;
 	}
 	*nev = 0;
-	do {
-		progress = 0;
-		for (r = 0; r < s->p; r++) {
-			while (s->ptr[r] < s->nops[r]) {
-				const struct op *o = &s->ops[(size_t)r * s->per_rank + s->ptr[r]];
-				double t = ready(s, o), start, end;
-				if (t < 0)
-					break;
-				start = t > s->free_at[r] ? t : s->free_at[r];
-				end = start + duration(s, o);
-				s->free_at[r] = end;
-				*slot(s, o->kind == TPP_EV_W ? 2 : (o->kind == TPP_EV_F ? 0 : 1),
-				      o->chunk, o->mb) = end;
-				if (o->kind == TPP_EV_BW)
-					*slot(s, 2, o->chunk, o->mb) = end;
-				if (ev && *nev < cap) {
-					struct tpp_sim_event *e = &ev[*nev];
-					e->rank = r;
-					e->chunk = o->chunk;
-					e->mb = o->mb;
-					e->kind = (enum tpp_ev_kind)o->kind;
-					e->start_s = start;
-					e->end_s = end;
-				}
-				(*nev)++;
-				s->ptr[r]++;
-				left--;
-				progress = 1;
+	while (nq) {
+		r = queue[--nq];
+		inq[r] = 0;
+		while (s->ptr[r] < s->nops[r]) {
+			const struct op *o = &s->ops[(size_t)r * s->per_rank + s->ptr[r]];
+			double t = ready(s, o), start, end;
+			int wake = -1;
+			if (t < 0)
+				break;
+			start = t > s->free_at[r] ? t : s->free_at[r];
+			end = start + duration(s, o);
+			s->free_at[r] = end;
+			*slot(s, o->kind == TPP_EV_W ? 2 : (o->kind == TPP_EV_F ? 0 : 1),
+			      o->chunk, o->mb) = end;
+			if (o->kind == TPP_EV_BW)
+				*slot(s, 2, o->chunk, o->mb) = end;
+			if (ev && *nev < cap) {
+				struct tpp_sim_event *e = &ev[*nev];
+				e->rank = r;
+				e->chunk = o->chunk;
+				e->mb = o->mb;
+				e->kind = (enum tpp_ev_kind)o->kind;
+				e->start_s = start;
+				e->end_s = end;
+			}
+			(*nev)++;
+			s->ptr[r]++;
+			left--;
+			/* the consumer of this output may now move */
+			if (o->kind == TPP_EV_F && o->chunk + 1 < s->n)
+				wake = (o->chunk + 1) % p;
+			else if ((o->kind == TPP_EV_B || o->kind == TPP_EV_BW) && o->chunk > 0)
+				wake = (o->chunk - 1) % p;
+			if (wake >= 0 && wake != r && !inq[wake]) {
+				queue[nq++] = wake;
+				inq[wake] = 1;
 			}
 		}
-	} while (progress && left);
+	}
+	free(queue);
+	free(inq);
 	return left ? -1 : 0;
 }
 
@@ -226,64 +252,70 @@ static int play_zb(struct sim *s, struct tpp_sim_event *ev, size_t cap,
 	int p = s->p, m = s->m, r, i, left = 3 * p * m;
 	int *nf = calloc((size_t)p, sizeof(int)), *nb = calloc((size_t)p, sizeof(int));
 	int *nw = calloc((size_t)p, sizeof(int));
+	/* each rank's next operation, recomputed only when the rank or a
+	 * neighbour (whose output it consumes) has moved */
+	int *ck = malloc(sizeof(int) * (size_t)p), *cm = malloc(sizeof(int) * (size_t)p);
+	double *ct = malloc(sizeof(double) * (size_t)p);
+	char *dirty = malloc((size_t)p);
 	int rc = 0;
 	size_t cells = (size_t)s->n * s->m;
 
-	if (!nf || !nb || !nw) {
+	if (!nf || !nb || !nw || !ck || !cm || !ct || !dirty) {
 		rc = -2;
 		goto out;
 	}
 	for (i = 0; i < 3; i++)
 		for (size_t c = 0; c < cells; c++)
 			s->done[i][c] = -1;
-	for (r = 0; r < p; r++)
+	for (r = 0; r < p; r++) {
 		s->free_at[r] = 0;
+		dirty[r] = 1;
+	}
 	*nev = 0;
 	while (left) {
-		int best_r = -1, best_kind = -1, best_mb = -1;
-		double best_t = 0;
+		int best_r = -1;
 		for (r = 0; r < p; r++) {
-			double t0 = s->free_at[r], tb = -1, tf = -1, t;
-			int kind = -1, mb = -1;
-			struct op o;
-			if (nb[r] < nf[r]) {
-				o.kind = TPP_EV_B; o.chunk = r; o.mb = nb[r];
-				tb = ready(s, &o);
+			if (dirty[r]) {
+				double t0 = s->free_at[r], tb = -1, tf = -1;
+				struct op o;
+				dirty[r] = 0;
+				ck[r] = -1;
+				if (nb[r] < nf[r]) {
+					o.kind = TPP_EV_B; o.chunk = r; o.mb = nb[r];
+					tb = ready(s, &o);
+				}
+				if (nf[r] < m && nf[r] - nb[r] < p - r) {
+					o.kind = TPP_EV_F; o.chunk = r; o.mb = nf[r];
+					tf = ready(s, &o);
+				}
+				if (tb >= 0 && tb <= t0) {
+					ck[r] = TPP_EV_B; cm[r] = nb[r]; ct[r] = t0;
+				} else if (tf >= 0 && tf <= t0) {
+					ck[r] = TPP_EV_F; cm[r] = nf[r]; ct[r] = t0;
+				} else if (nw[r] < nb[r]) {
+					ck[r] = TPP_EV_W; cm[r] = nw[r]; ct[r] = t0;
+				} else if (tb >= 0 && (tf < 0 || tb <= tf)) {
+					ck[r] = TPP_EV_B; cm[r] = nb[r]; ct[r] = tb;
+				} else if (tf >= 0) {
+					ck[r] = TPP_EV_F; cm[r] = nf[r]; ct[r] = tf;
+				}
 			}
-			if (nf[r] < m && nf[r] - nb[r] < p - r) {
-				o.kind = TPP_EV_F; o.chunk = r; o.mb = nf[r];
-				tf = ready(s, &o);
-			}
-			if (tb >= 0 && tb <= t0) {
-				kind = TPP_EV_B; mb = nb[r]; t = t0;
-			} else if (tf >= 0 && tf <= t0) {
-				kind = TPP_EV_F; mb = nf[r]; t = t0;
-			} else if (nw[r] < nb[r]) {
-				kind = TPP_EV_W; mb = nw[r]; t = t0;
-			} else if (tb >= 0 && (tf < 0 || tb <= tf)) {
-				kind = TPP_EV_B; mb = nb[r]; t = tb;
-			} else if (tf >= 0) {
-				kind = TPP_EV_F; mb = nf[r]; t = tf;
-			} else {
-				continue; /* waits for another rank */
-			}
-			if (best_r < 0 || t < best_t) {
-				best_r = r; best_kind = kind; best_mb = mb; best_t = t;
-			}
+			if (ck[r] >= 0 && (best_r < 0 || ct[r] < ct[best_r]))
+				best_r = r;
 		}
 		if (best_r < 0) {
 			rc = -1;
 			goto out;
 		}
 		{
-			struct op o = {best_kind, best_r, best_mb};
-			double end = best_t + duration(s, &o);
+			struct op o = {ck[best_r], best_r, cm[best_r]};
+			double start = ct[best_r], end = start + duration(s, &o);
 			s->free_at[best_r] = end;
-			*slot(s, best_kind == TPP_EV_F ? 0 : (best_kind == TPP_EV_B ? 1 : 2),
-			      best_r, best_mb) = end;
-			if (best_kind == TPP_EV_F)
+			*slot(s, o.kind == TPP_EV_F ? 0 : (o.kind == TPP_EV_B ? 1 : 2),
+			      best_r, o.mb) = end;
+			if (o.kind == TPP_EV_F)
 				nf[best_r]++;
-			else if (best_kind == TPP_EV_B)
+			else if (o.kind == TPP_EV_B)
 				nb[best_r]++;
 			else
 				nw[best_r]++;
@@ -291,19 +323,28 @@ static int play_zb(struct sim *s, struct tpp_sim_event *ev, size_t cap,
 				struct tpp_sim_event *e = &ev[*nev];
 				e->rank = best_r;
 				e->chunk = best_r;
-				e->mb = best_mb;
-				e->kind = (enum tpp_ev_kind)best_kind;
-				e->start_s = best_t;
+				e->mb = o.mb;
+				e->kind = (enum tpp_ev_kind)o.kind;
+				e->start_s = start;
 				e->end_s = end;
 			}
 			(*nev)++;
 			left--;
+			dirty[best_r] = 1;
+			if (best_r > 0)
+				dirty[best_r - 1] = 1;
+			if (best_r + 1 < p)
+				dirty[best_r + 1] = 1;
 		}
 	}
 out:
 	free(nf);
 	free(nb);
 	free(nw);
+	free(ck);
+	free(cm);
+	free(ct);
+	free(dirty);
 	return rc;
 }
 

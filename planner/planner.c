@@ -93,6 +93,7 @@ struct ctx {
 	struct tpp_plan *plan;
 	struct cand *cands;
 	size_t n, cap;
+	struct tpp_cost_cache *cache;
 	int oom;
 	/* analytic best per TP / PP degree, simulated at the end */
 	int have_tp[TPP_DEGREE_SLOTS], have_pp[TPP_DEGREE_SLOTS];
@@ -129,17 +130,26 @@ static void consider(struct ctx *x, const struct tpp_layout *l)
 		plan->rejected[why]++;
 		return;
 	}
-	rc = tpp_cost_eval(x->m, x->c, x->o, l, &e, NULL);
-	TPP_ASSERT(rc == TPP_OK); /* valid layouts always evaluate */
-	if (!e.fits) {
-		plan->rejected[TPP_REJ_MEMORY]++;
-		if (!plan->have_min_mem ||
-		    e.mem.total_bytes < plan->min_mem.mem.total_bytes) {
-			plan->min_mem = e;
-			plan->have_min_mem = 1;
+	{
+		/* memory first: most invalid-by-size layouts stop here */
+		struct tpp_mem_breakdown mem;
+		int fits;
+		rc = tpp_cost_memory(x->m, x->c, x->o, l, &mem, &fits);
+		TPP_ASSERT(rc == TPP_OK);
+		if (!fits) {
+			plan->rejected[TPP_REJ_MEMORY]++;
+			if (!plan->have_min_mem ||
+			    mem.total_bytes < plan->min_mem.mem.total_bytes) {
+				rc = tpp_cost_eval_cached(x->m, x->c, x->o, l, x->cache,
+							  &plan->min_mem, NULL);
+				TPP_ASSERT(rc == TPP_OK);
+				plan->have_min_mem = 1;
+			}
+			return;
 		}
-		return;
 	}
+	rc = tpp_cost_eval_cached(x->m, x->c, x->o, l, x->cache, &e, NULL);
+	TPP_ASSERT(rc == TPP_OK && e.fits); /* valid layouts always evaluate */
 	plan->feasible++;
 	note_degree(x->have_tp, x->best_tp, x->best_tp_s, l->tp, &e);
 	note_degree(x->have_pp, x->best_pp, x->best_pp_s, l->pp, &e);
@@ -257,6 +267,9 @@ int tpp_plan_search(const struct tpp_model *m, const struct tpp_cluster *c,
 	x.o = o;
 	x.s = s;
 	x.plan = plan;
+	x.cache = tpp_cost_cache_new();
+	if (!x.cache)
+		goto oom;
 	memset(&l, 0, sizeof(l));
 	l.gbs = s->gbs;
 	for (tp = 1; tp <= s->gpus; tp++) {
@@ -333,6 +346,7 @@ int tpp_plan_search(const struct tpp_model *m, const struct tpp_cluster *c,
 		}
 	}
 	free(x.cands);
+	tpp_cost_cache_free(x.cache);
 	if (!plan->n_top)
 		return tpp_err_set(err, TPP_E_INFEASIBLE, NULL, 0, 0,
 				   "no layout of %s on %d GPUs is valid and fits in memory",
@@ -340,5 +354,6 @@ int tpp_plan_search(const struct tpp_model *m, const struct tpp_cluster *c,
 	return rc;
 oom:
 	free(x.cands);
+	tpp_cost_cache_free(x.cache);
 	return tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0, "out of memory");
 }

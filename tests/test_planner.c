@@ -272,6 +272,71 @@ static void test_tp_tiers_175b(struct tpp_plan *p)
 	       p->top[0].layout.dp, p->best_tp[4].step_s);
 }
 
+/*
+ * The two-tier search is exhaustive in effect: simulating every feasible
+ * layout by brute force finds no faster one than the pruned search, and
+ * the pruned search simulates only part of them.  22B on 2 nodes of
+ * dgx-a100 (pipelines across the network, so transfers and NIC sharing
+ * matter), global batch 32.
+ */
+static void test_two_tier_exhaustive(struct tpp_plan *p)
+{
+	const struct tpp_model *m = preset("22b");
+	struct tpp_cluster c;
+	struct tpp_cost_opts o;
+	struct tpp_search s;
+	struct tpp_err err;
+	struct tpp_layout l;
+	double best = -1;
+	unsigned long long feasible = 0;
+	int tp, pp, mbs, vp, zb, sp, rc, zero;
+
+	load_cluster("dgx-a100", 16, &c);
+	tpp_cost_opts_default(&o);
+	tpp_search_default(&s, 16, 32);
+	s.max_cp = 1;
+	s.max_mbs = 4;
+	s.top_k = 1;
+	CHECK(search(m, &c, &s, p, &err) == TPP_OK);
+	memset(&l, 0, sizeof(l));
+	l.gbs = 32;
+	l.cp = 1;
+	for (tp = 1; tp <= 16; tp *= 2)
+		for (pp = 1; tp * pp <= 16; pp *= 2)
+			for (mbs = 1; mbs <= 4; mbs++)
+				for (vp = 1; vp * pp <= m->layers; vp++)
+					for (zb = 0; zb <= 1; zb++)
+						for (sp = 0; sp <= 1; sp++)
+							for (rc = 0; rc < TPP_RECOMPUTE__COUNT; rc++)
+								for (zero = 0; zero <= 3; zero++) {
+									struct tpp_eval e;
+									l.tp = tp; l.pp = pp; l.dp = 16 / (tp * pp);
+									l.mbs = mbs; l.vp = vp; l.zb = zb; l.sp = sp;
+									l.recompute = (enum tpp_recompute)rc;
+									l.zero = zero;
+									if (tpp_layout_invalid(m, &c, &o, &l) != TPP_INV_NONE)
+										continue;
+									/* the search does not repeat zero > 0
+									 * where there is nothing to shard */
+									if (zero > 0 && l.dp == 1)
+										continue;
+									if (tpp_cost_eval(m, &c, &o, &l, &e, NULL) || !e.fits)
+										continue;
+									feasible++;
+									/* the bound is a bound */
+									CHECK(tpp_sim_eval(m, &c, &o, &l, &e, NULL) == TPP_OK);
+									CHECK(e.bound_s <= e.step_s * (1 + 1e-12));
+									if (best < 0 || e.step_s < best)
+										best = e.step_s;
+								}
+	printf("two-tier: %llu feasible (search %llu), %llu simulated, best %.6f s brute force %.6f s\n",
+	       feasible, p->feasible, p->simulated, p->top[0].step_s, best);
+	CHECK(feasible == p->feasible);
+	CHECK_REL(p->top[0].step_s, best, 1e-12);
+	CHECK(p->simulated < p->feasible);
+	CHECK(p->pruned > 0);
+}
+
 int main(void)
 {
 	struct tpp_plan *p = malloc(sizeof(*p)); /* large: heap */
@@ -279,6 +344,7 @@ int main(void)
 	test_search_22b(p);
 	test_infeasible_and_usage(p);
 	test_tp_tiers_175b(p);
+	test_two_tier_exhaustive(p);
 	free(p);
 	return tpp_test_done("test_planner");
 }

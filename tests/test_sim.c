@@ -148,8 +148,35 @@ static void test_nic_sharing(void)
 	CHECK_REL(run(0, 0, 1, 1, NULL), run(0, 0, 1, 0, NULL), 1e-12);
 }
 
+/* tpp_rank_layers is the sum of tpp_chunk_layers over a rank's chunks,
+ * every layer is placed once, and chunks differ by at most one layer. */
+static void test_layer_split(void)
+{
+	int L, p, v, r, k;
+	for (L = 1; L <= 130; L += 7)
+		for (p = 1; p <= 9; p++)
+			for (v = 1; p * v <= L && v <= 6; v++) {
+				int total = 0, lo = L, hi = 0;
+				for (r = 0; r < p; r++) {
+					int sum = 0;
+					for (k = r; k < p * v; k += p)
+						sum += tpp_chunk_layers(L, p * v, k);
+					CHECK(tpp_rank_layers(L, p, v, r) == sum);
+					total += sum;
+				}
+				for (k = 0; k < p * v; k++) {
+					int nl = tpp_chunk_layers(L, p * v, k);
+					lo = nl < lo ? nl : lo;
+					hi = nl > hi ? nl : hi;
+				}
+				CHECK(total == L);
+				CHECK(hi - lo <= 1 && lo >= 1);
+			}
+}
+
 int main(void)
 {
+	test_layer_split();
 	test_closed_forms();
 	test_uneven();
 	test_dp_overlap();

@@ -190,6 +190,27 @@ expect infeasible-json 1 out '"closest_miss"' \
 	"$BIN" --model 175b --cluster dgx-a100 --gpus 1 --json &&
 	jcheck infeasible-json "$OUT" '.status == "infeasible" and (.layouts | length) == 0 and .closest_miss.fits == false'
 
+# ---- timeline ---------------------------------------------------------------------
+# The simulated schedule of the best layout: header, one row per operation;
+# every rank's operations do not overlap; the last ends at the step time
+# minus the optimizer.
+TL=$TMP/timeline.tsv
+if expect timeline 0 out "best layouts" "$BIN" --model 22b --cluster dgx-a100 \
+	--gpus 16 --global-batch 32 --layout pp=4,vp=1,schedule=zb-h1 --timeline "$TL"; then
+	if ! grep -q '^rank	chunk	microbatch	kind	start_s	end_s$' "$TL"; then
+		fail "timeline: header missing"
+	elif ! awk -F'\t' 'NR > 2 && $1 >= 0 && ($4 == "F" || $4 == "B" || $4 == "W") {
+			if ($1 in last && $5 < last[$1] - 1e-9) bad = 1
+			last[$1] = $6; n[$4]++
+		} END { exit !(bad == 0 && n["F"] > 0 && n["F"] == n["B"] && n["B"] == n["W"]) }' "$TL"; then
+		fail "timeline: overlapping operations on a rank, or F/B/W counts differ"
+	elif ls "$TMP"/timeline.tsv.tmp.* >/dev/null 2>&1; then
+		fail "timeline: temporary file left behind"
+	fi
+fi
+expect timeline-bad-path 4 err "--timeline" "$BIN" --model 22b --cluster dgx-a100 \
+	--gpus 8 --global-batch 8 --timeline "$TMP/no/such/dir/t.tsv"
+
 # ---- validate ---------------------------------------------------------------------
 if [ -f "$ROOT/../shared/validation/published-runs.tsv" ]; then
 	cases=$((cases + 1))
