@@ -301,7 +301,8 @@ int tpp_plan_search(const struct tpp_model *m, const struct tpp_cluster *c,
 		 * bound and simulate them; once the next bound is no better than
 		 * the K-th simulated step, nothing later can enter the top K.
 		 */
-		qsort(x.cands, x.n, sizeof(*x.cands), by_bound);
+		if (x.n)
+			qsort(x.cands, x.n, sizeof(*x.cands), by_bound);
 		for (k = 0; k < x.n; k++) {
 			struct tpp_eval e;
 			if (plan->n_top == s->top_k &&
