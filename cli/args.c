@@ -65,6 +65,7 @@ int tpp_cli_parse_layout(const char *arg, struct tpp_search *s,
 		{"vp", offsetof(struct tpp_search, vp), 1, 1 << 16},
 		{"sp", offsetof(struct tpp_search, sp), 0, 1},
 		{"zero", offsetof(struct tpp_search, zero), 0, 3},
+		{"tp_overlap", offsetof(struct tpp_search, tp_overlap), 0, 1},
 	};
 	char buf[512], *item, *save = NULL;
 	size_t i;
@@ -115,7 +116,7 @@ int tpp_cli_parse_layout(const char *arg, struct tpp_search *s,
 				break;
 		if (i == TPP_ARRAY_LEN(keys))
 			return tpp_err_set(err, TPP_E_USAGE, NULL, 0, 0,
-					   "--layout: unknown key '%s' (known: tp, pp, dp, cp, mbs, vp, sp, recompute, zero, schedule)",
+					   "--layout: unknown key '%s' (known: tp, pp, dp, cp, mbs, vp, sp, recompute, zero, schedule, tp_overlap)",
 					   item);
 		errno = 0;
 		v = strtol(eq + 1, &end, 10);

@@ -48,7 +48,7 @@ static void print_layout_row(FILE *f, int rank, const struct tpp_eval *e)
 	const struct tpp_layout *l = &e->layout;
 	fprintf(f, "%4d  %3d %3d %5d %3d %4d %3d %-11s %3s %-9s %4d %4d  %9.3f %11.0f %8.1f %6.1f%% %8.1f\n",
 		rank, l->tp, l->pp, l->dp, l->cp, l->mbs, l->vp,
-		tpp_sched_names[tpp_layout_sched(l)], l->sp ? "yes" : "no",
+		tpp_sched_names[tpp_layout_sched(l)], l->tp_overlap ? "ovl" : l->sp ? "yes" : "no",
 		tpp_recompute_names[l->recompute], l->zero, e->microbatches,
 		e->step_s, e->tokens_per_s, e->model_tflops_per_gpu,
 		100.0 * e->mfu, e->mem.total_bytes / GIB);
@@ -205,10 +205,10 @@ static void json_eval(FILE *f, const struct tpp_eval *e, const char *ind)
 	char lb[200];
 	int i;
 	tpp_layout_format(l, lb, sizeof(lb));
-	fprintf(f, "%s{\"layout\": {\"tp\": %d, \"pp\": %d, \"dp\": %d, \"cp\": %d, \"mbs\": %d, \"vp\": %d, \"sp\": %s, \"recompute\": \"%s\", \"zero\": %d, \"schedule\": \"%s\", \"gbs\": %d},\n",
+	fprintf(f, "%s{\"layout\": {\"tp\": %d, \"pp\": %d, \"dp\": %d, \"cp\": %d, \"mbs\": %d, \"vp\": %d, \"sp\": %s, \"recompute\": \"%s\", \"zero\": %d, \"schedule\": \"%s\", \"tp_overlap\": %s, \"gbs\": %d},\n",
 		ind, l->tp, l->pp, l->dp, l->cp, l->mbs, l->vp, l->sp ? "true" : "false",
 		tpp_recompute_names[l->recompute], l->zero,
-		tpp_sched_names[tpp_layout_sched(l)], l->gbs);
+		tpp_sched_names[tpp_layout_sched(l)], l->tp_overlap ? "true" : "false", l->gbs);
 	fprintf(f, "%s \"layout_arg\": ", ind);
 	tpp_json_str(f, lb);
 	fprintf(f, ",\n%s \"microbatches\": %d, \"step_s\": %.6g, \"tokens_per_s\": %.6g, \"model_tflops_per_gpu\": %.6g, \"hw_tflops_per_gpu\": %.6g, \"mfu\": %.6g, \"hfu\": %.6g,\n",

@@ -100,10 +100,10 @@ int tpp_layout_microbatches(const struct tpp_layout *l)
 void tpp_layout_format(const struct tpp_layout *l, char *buf, size_t size)
 {
 	snprintf(buf, size,
-		 "tp=%d,pp=%d,dp=%d,cp=%d,mbs=%d,vp=%d,sp=%d,recompute=%s,zero=%d,schedule=%s",
+		 "tp=%d,pp=%d,dp=%d,cp=%d,mbs=%d,vp=%d,sp=%d,recompute=%s,zero=%d,schedule=%s,tp_overlap=%d",
 		 l->tp, l->pp, l->dp, l->cp, l->mbs, l->vp, l->sp,
 		 tpp_recompute_names[l->recompute], l->zero,
-		 tpp_sched_names[tpp_layout_sched(l)]);
+		 tpp_sched_names[tpp_layout_sched(l)], l->tp_overlap);
 }
 
 int tpp_vocab_padded(const struct tpp_model *m, int tp)
@@ -259,6 +259,11 @@ static double ring_steps(enum tpp_coll coll, int n)
  * (calibration.md 2.4 table, 7.1). */
 #define TPP_DEFAULT_LINK_EFF 0.80
 
+/* Fraction of compute throughput communication kernels take while they
+ * overlap it: Calculon's processor_usage for NVLink collectives, 0.15
+ * (calibration.md 4.4, 8). */
+#define TPP_OVERLAP_SM_SHARE 0.15
+
 /* NCCL base latency of a ring collective, Simple protocol (tuning.cc,
  * calibration.md 2.3): 8.4 us. */
 #define TPP_COLL_BASE_LAT_S 8.4e-6
@@ -292,6 +297,17 @@ static double flat_time(const struct tpp_tier *t, enum tpp_coll coll,
 {
 	double busbw = tier_busbw(t, coll, n, bytes);
 	double alpha = TPP_COLL_BASE_LAT_S + ring_steps(coll, n) * t->latency_s;
+	/*
+	 * In-switch reduction (NVLink SHARP on NVSwitch, IB SHARP) when the
+	 * tier has it and no measured all-reduce figure (a measured busbw
+	 * already includes it): each GPU sends its data once and receives the
+	 * result once, algbw = B_wire n/(n+1) (calibration.md 1.6, 3.3), and a
+	 * constant number of steps.  NCCL uses NVLS from 5 GPUs up.
+	 */
+	if (coll == TPP_COLL_ALL_REDUCE && (t->nvls || t->sharp) && n >= 5 &&
+	    t->busbw_Bps[coll] <= 0 && t->curve_n[coll] < 2)
+		return TPP_COLL_BASE_LAT_S + 2 * t->latency_s +
+		       bytes * (n + 1.0) / n / busbw;
 	return alpha + bytes * bus_factor(coll, n) / busbw;
 }
 
@@ -377,7 +393,7 @@ const char *const tpp_invalid_names[TPP_INV__COUNT] = {
 	[TPP_INV_TP] = "tp does not divide heads/kv-heads/ffn",
 	[TPP_INV_LAYERS] = "more model chunks (pp*vp) than layers",
 	[TPP_INV_SCHEDULE] = "interleaving / zero-bubble need pp >= 2; interleaving needs micro-batches a multiple of pp; zb-h1 needs vp = 1",
-	[TPP_INV_SP] = "sequence parallelism needs tp >= 2",
+	[TPP_INV_SP] = "sequence parallelism needs tp >= 2; TP overlap needs sequence parallelism",
 	[TPP_INV_SEQ] = "cp/sp do not divide the sequence",
 	[TPP_INV_BATCH] = "dp*mbs does not divide the global batch",
 	[TPP_INV_ZERO] = "zero=3 with pipelining",
@@ -403,7 +419,9 @@ enum tpp_invalid tpp_layout_invalid(const struct tpp_model *m,
 		return TPP_INV_SCHEDULE;
 	if (l->zb && l->vp > 1)
 		return TPP_INV_SCHEDULE;
-	if (l->sp && l->tp < 2)
+	if ((l->sp || l->tp_overlap) && l->tp < 2)
+		return TPP_INV_SP;
+	if (l->tp_overlap && !l->sp)
 		return TPP_INV_SP;
 	/* CP splits the sequence into 2*cp chunks for causal load balance
 	 * (costmodel.md 2.5); SP splits each CP chunk over tp. */
@@ -445,6 +463,7 @@ struct layer_cost {
 	double bwd_w_s;      /* weight-gradient GEMMs (zero-bubble "W") */
 	double recomp_s;     /* compute re-executed in backward */
 	double tp_fwd_s;     /* TP collectives, forward */
+	double tp_recomp_s;  /* TP collectives of a full-recompute forward */
 	double tp_bwd_s;     /* TP collectives, backward (incl. recompute) */
 	double cp_s;         /* exposed CP exchange, fwd + bwd */
 	double cp_f_s, cp_b_s; /* its forward and backward parts */
@@ -537,6 +556,7 @@ static void layer_cost(const struct tpp_model *m, const struct tpp_cluster *c,
 	}
 	lc->tp_fwd_s = tp_one;
 	lc->tp_bwd_s = tp_one;
+	lc->tp_recomp_s = l->recompute == TPP_RECOMPUTE_FULL ? tp_one : 0;
 	/* Megatron SP keeps only the sequence-sharded input of the QKV and
 	 * fc1 GEMMs and all-gathers it again in backward for the weight
 	 * gradient (costmodel.md 2.2; Korthikanti et al. 2022 sec. 4.2.2):
@@ -570,7 +590,7 @@ static void layer_cost(const struct tpp_model *m, const struct tpp_cluster *c,
 	case TPP_RECOMPUTE_FULL:
 		lc->recomp_s = lc->fwd_s;
 		lc->flops_recomp = lc->flops_fwd;
-		lc->tp_bwd_s += tp_one; /* the forward's collectives run again */
+		/* the forward's collectives run again (lc->tp_recomp_s) */
 		break;
 	case TPP_RECOMPUTE_SELECTIVE:
 		lc->recomp_s = attn_f + mem_time(g, ew_attn_f);
@@ -580,6 +600,29 @@ static void layer_cost(const struct tpp_model *m, const struct tpp_cluster *c,
 		lc->recomp_s = 0;
 		lc->flops_recomp = 0;
 	}
+
+	/*
+	 * TP communication overlap (Megatron --tp-comm-overlap, Transformer
+	 * Engine userbuffers; needs SP, costmodel.md 5.1): the all-gathers and
+	 * reduce-scatters are split into chunks and pipelined with the GEMMs
+	 * next to them, so up to the linear layers' GEMM time is hidden; the
+	 * communication kernels take SMs meanwhile, slowing that compute by
+	 * TPP_OVERLAP_SM_SHARE of the hidden time.
+	 */
+	if (l->tp_overlap && l->sp && l->tp > 1) {
+		double hid_f = lc->tp_fwd_s < gemm_f ? lc->tp_fwd_s : gemm_f;
+		double bw_gemm = gemm_b + gemm_w;
+		double hid_b = lc->tp_bwd_s < bw_gemm ? lc->tp_bwd_s : bw_gemm;
+		double hid_r = lc->tp_recomp_s < gemm_f ? lc->tp_recomp_s : gemm_f;
+		lc->tp_fwd_s -= hid_f;
+		lc->fwd_s += TPP_OVERLAP_SM_SHARE * hid_f;
+		lc->tp_bwd_s -= hid_b;
+		lc->bwd_in_s += TPP_OVERLAP_SM_SHARE * hid_b;
+		lc->tp_recomp_s -= hid_r;
+		lc->recomp_s += TPP_OVERLAP_SM_SHARE * hid_r;
+		lc->bwd_s = lc->bwd_in_s + lc->bwd_w_s;
+	}
+	lc->tp_bwd_s += lc->tp_recomp_s; /* counted with the backward */
 }
 
 /* ------------------------------------------------------------------------ */
@@ -703,7 +746,8 @@ static void work_compute(const struct tpp_model *m, const struct tpp_cluster *c,
 }
 
 /*
- * The per-micro-batch work depends on (tp, cp, mbs, sp, recompute) only;
+ * The per-micro-batch work depends on (tp, cp, mbs, sp, tp_overlap,
+ * recompute) only;
  * the planner's inner loops vary the other fields, so a small cache of
  * recent results saves most GEMM and collective evaluations.
  */
@@ -712,7 +756,7 @@ struct tpp_cost_cache {
 	const void *m, *c, *o;  /* what the entries were computed for */
 	int next;
 	struct {
-		int valid, tp, cp, mbs, sp, recompute;
+		int valid, tp, cp, mbs, sp, tp_overlap, recompute;
 		struct work w;
 	} e[TPP_CACHE_SLOTS];
 };
@@ -743,6 +787,7 @@ static void work_get(const struct tpp_model *m, const struct tpp_cluster *c,
 			if (cache->e[i].valid && cache->e[i].tp == l->tp &&
 			    cache->e[i].cp == l->cp && cache->e[i].mbs == l->mbs &&
 			    cache->e[i].sp == l->sp &&
+			    cache->e[i].tp_overlap == l->tp_overlap &&
 			    cache->e[i].recompute == (int)l->recompute) {
 				*w = cache->e[i].w;
 				break;
@@ -756,6 +801,7 @@ static void work_get(const struct tpp_model *m, const struct tpp_cluster *c,
 			cache->e[i].cp = l->cp;
 			cache->e[i].mbs = l->mbs;
 			cache->e[i].sp = l->sp;
+			cache->e[i].tp_overlap = l->tp_overlap;
 			cache->e[i].recompute = (int)l->recompute;
 			cache->e[i].w = *w;
 		}

@@ -39,6 +39,8 @@ struct tpp_layout {
 	int mbs;             /* micro-batch size, sequences */
 	int vp;              /* virtual stages (model chunks) per pipeline rank */
 	int sp;              /* Megatron sequence parallelism (needs tp > 1) */
+	int tp_overlap;      /* TP collectives pipelined with the GEMMs
+				(Megatron --tp-comm-overlap; needs sp) */
 	enum tpp_recompute recompute;
 	int zb;              /* 1: zero-bubble ZB-H1 schedule (needs vp = 1, pp > 1) */
 	int zero;            /* 0: replicated optimizer; 1: sharded optimizer
@@ -171,7 +173,7 @@ enum tpp_invalid tpp_layout_invalid(const struct tpp_model *m,
 
 /*
  * The same with a cache of per-micro-batch work, which depends only on
- * (tp, cp, mbs, sp, recompute): for callers evaluating many layouts of one
+ * (tp, cp, mbs, sp, tp_overlap, recompute): for callers evaluating many layouts of one
  * (model, cluster, options), such as the planner.  The cache remembers the
  * model, cluster and options by address and starts over when they change;
  * their contents must not change in between.  NULL: no cache.

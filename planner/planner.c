@@ -20,7 +20,7 @@ const char *const tpp_reject_names[TPP_REJ__COUNT] = {
 	[TPP_REJ_TP] = "tp does not divide heads/kv-heads/ffn",
 	[TPP_REJ_LAYERS] = "more model chunks (pp*vp) than layers",
 	[TPP_REJ_SCHEDULE] = "interleaving / zero-bubble need pp >= 2; interleaving needs micro-batches a multiple of pp; zb-h1 needs vp = 1",
-	[TPP_REJ_SP] = "sequence parallelism needs tp >= 2",
+	[TPP_REJ_SP] = "sequence parallelism needs tp >= 2; TP overlap needs sequence parallelism",
 	[TPP_REJ_SEQ] = "cp/sp do not divide the sequence",
 	[TPP_REJ_BATCH] = "dp*mbs does not divide the global batch",
 	[TPP_REJ_ZERO] = "zero=3 with pipelining",
@@ -38,6 +38,7 @@ void tpp_search_default(struct tpp_search *s, int gpus, int gbs)
 	s->max_mbs = 16;
 	s->max_cp = 16;
 	s->sched = TPP_FREE;
+	s->tp_overlap = TPP_FREE;
 	s->simulate = 1;
 }
 
@@ -203,8 +204,11 @@ static void enumerate_inner(struct ctx *x, struct tpp_layout *l)
 				/* ZB-H1 is a choice only for plain pipelines */
 				if (zb && (vp > 1 || l->pp < 2))
 					continue;
-				for (sp = 0; sp <= 1; sp++) {
-					if (!in(s->sp, sp) || (sp && l->tp == 1 && s->sp == TPP_FREE))
+				for (sp = 0; sp <= 2; sp++) {
+					/* sp 2: SP with TP communication overlap */
+					int spf = sp ? 1 : 0, ov = sp == 2;
+					if (!in(s->sp, spf) || !in(s->tp_overlap, ov) ||
+					    (spf && l->tp == 1 && s->sp == TPP_FREE))
 						continue;
 					for (rc = 0; rc < TPP_RECOMPUTE__COUNT; rc++) {
 						if (!in(s->recompute, rc))
@@ -217,7 +221,8 @@ static void enumerate_inner(struct ctx *x, struct tpp_layout *l)
 							l->mbs = mbs;
 							l->vp = vp;
 							l->zb = zb;
-							l->sp = sp;
+							l->sp = spf;
+							l->tp_overlap = ov;
 							l->recompute = (enum tpp_recompute)rc;
 							l->zero = zero;
 							consider(x, l);

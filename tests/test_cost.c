@@ -775,6 +775,83 @@ static void test_bubble(void)
  * CTest registers the two halves separately so that a reference mismatch
  * does not hide the rest.
  */
+/*
+ * The planner's cache of per-micro-batch work gives exactly what the
+ * uncached evaluation gives, whatever order layouts come in (a cache key
+ * missing a field would show here).
+ */
+static void test_cache_consistency(void)
+{
+	const struct tpp_model *m = preset("22b");
+	struct tpp_cluster c;
+	struct tpp_cost_opts o;
+	struct tpp_cost_cache *cache = tpp_cost_cache_new();
+	unsigned seed = 12345;
+	int i, same = 0;
+	load_cluster("dgx-a100", 64, &c);
+	k22_opts(&o);
+	CHECK(cache != NULL);
+	for (i = 0; i < 5000 && cache; i++) {
+		struct tpp_layout l;
+		struct tpp_eval a, b;
+		int ra, rb;
+		memset(&l, 0, sizeof(l));
+		seed = seed * 1103515245u + 12345u;
+		l.tp = 1 << (seed >> 8) % 4;
+		l.pp = 1 << (seed >> 12) % 3;
+		l.cp = 1 << (seed >> 14) % 2;
+		l.dp = 64 / (l.tp * l.pp * l.cp);
+		l.mbs = 1 + (seed >> 16) % 4;
+		l.vp = l.pp > 1 ? 1 + (seed >> 18) % 3 : 1;
+		l.sp = l.tp > 1 && (seed >> 20) % 2;
+		l.tp_overlap = l.sp && (seed >> 21) % 2;
+		l.recompute = (enum tpp_recompute)((seed >> 22) % 3);
+		l.zero = (seed >> 24) % 4;
+		l.zb = l.pp > 1 && l.vp == 1 && (seed >> 26) % 2;
+		l.gbs = 64 * 4 * l.pp;
+		ra = tpp_cost_eval_cached(m, &c, &o, &l, cache, &a, NULL);
+		rb = tpp_cost_eval(m, &c, &o, &l, &b, NULL);
+		CHECK(ra == rb);
+		if (!ra && !rb) {
+			CHECK(a.step_s == b.step_s && a.bound_s == b.bound_s &&
+			      a.mem.total_bytes == b.mem.total_bytes);
+			same++;
+		}
+	}
+	CHECK(same > 1000);
+	tpp_cost_cache_free(cache);
+}
+
+/*
+ * TP communication overlap: the exposed TP time falls by what the linear
+ * GEMMs can hide, and compute grows by 15 % of what was hidden; the step
+ * gets shorter.  Needs SP.
+ */
+static void test_tp_overlap(void)
+{
+	const struct tpp_model *m = preset("22b");
+	struct tpp_cluster c;
+	struct tpp_cost_opts o;
+	struct tpp_layout l = layout(8, 1, 1, 4, 1, 1, TPP_RECOMPUTE_SELECTIVE, 0, 4);
+	struct tpp_eval off, on;
+	struct tpp_err err;
+	double hidden;
+	load_cluster("dgx-a100", 8, &c);
+	k22_opts(&o);
+	CHECK(eval(m, &c, &o, &l, &off) == 0);
+	l.tp_overlap = 1;
+	CHECK(eval(m, &c, &o, &l, &on) == 0);
+	hidden = off.t.tp_comm_s - on.t.tp_comm_s;
+	CHECK(hidden > 0);
+	CHECK_REL(on.t.compute_s - off.t.compute_s, 0.15 * hidden, 1e-9);
+	CHECK(on.step_s < off.step_s);
+	CHECK_REL(off.step_s - on.step_s, 0.85 * hidden, 1e-9);
+	/* without SP it is not a layout */
+	l.sp = 0;
+	CHECK(tpp_cost_eval(m, &c, &o, &l, &on, &err) == TPP_E_INFEASIBLE);
+	CHECK_STR_CONTAINS(err.msg, "TP overlap needs sequence parallelism");
+}
+
 int main(int argc, char **argv)
 {
 	int k22 = argc < 2 || !strcmp(argv[1], "k22");
@@ -796,5 +873,7 @@ int main(int argc, char **argv)
 	test_layout_check();
 	test_step_sanity();
 	test_bubble();
+	test_cache_consistency();
+	test_tp_overlap();
 	return tpp_test_done("test_cost");
 }

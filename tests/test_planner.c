@@ -172,6 +172,7 @@ static void test_search_22b(struct tpp_plan *p)
 	tpp_search_default(&s, 8, 64);
 	s.tp = 8; s.pp = 1; s.dp = 1; s.cp = 1; s.mbs = 1; s.vp = 1;
 	s.sp = 1; s.recompute = TPP_RECOMPUTE_SELECTIVE; s.zero = 0;
+	s.tp_overlap = 0;
 	rc = search(m, &c, &s, p, &err);
 	CHECK(rc == TPP_OK);
 	if (!rc) {
@@ -289,7 +290,7 @@ static void test_two_tier_exhaustive(struct tpp_plan *p)
 	struct tpp_layout l;
 	double best = -1;
 	unsigned long long feasible = 0;
-	int tp, pp, mbs, vp, zb, sp, rc, zero;
+	int tp, pp, mbs, vp, zb, sp, ov, rc, zero;
 
 	load_cluster("dgx-a100", 16, &c);
 	tpp_cost_opts_default(&o);
@@ -307,11 +308,13 @@ static void test_two_tier_exhaustive(struct tpp_plan *p)
 				for (vp = 1; vp * pp <= m->layers; vp++)
 					for (zb = 0; zb <= 1; zb++)
 						for (sp = 0; sp <= 1; sp++)
+						for (ov = 0; ov <= sp; ov++)
 							for (rc = 0; rc < TPP_RECOMPUTE__COUNT; rc++)
 								for (zero = 0; zero <= 3; zero++) {
 									struct tpp_eval e;
 									l.tp = tp; l.pp = pp; l.dp = 16 / (tp * pp);
 									l.mbs = mbs; l.vp = vp; l.zb = zb; l.sp = sp;
+									l.tp_overlap = ov;
 									l.recompute = (enum tpp_recompute)rc;
 									l.zero = zero;
 									if (tpp_layout_invalid(m, &c, &o, &l) != TPP_INV_NONE)

@@ -140,7 +140,7 @@ if expect json-top1 0 out '"layouts"' \
 fi
 
 # --layout with every field fixed evaluates exactly that layout
-fixed="tp=8,pp=8,dp=16,cp=1,mbs=1,vp=3,sp=1,recompute=selective,zero=1,schedule=interleaved"
+fixed="tp=8,pp=8,dp=16,cp=1,mbs=1,vp=3,sp=1,recompute=selective,zero=1,schedule=interleaved,tp_overlap=0"
 if expect layout-fixed 0 out '"layouts"' "$BIN" --model 175b --cluster dgx-a100 \
 	--gpus 1024 --global-batch 1536 --layout "$fixed" --json; then
 	jcheck layout-fixed "$OUT" '.layouts | length == 1'
@@ -148,7 +148,7 @@ if expect layout-fixed 0 out '"layouts"' "$BIN" --model 175b --cluster dgx-a100 
 	jcheck layout-fixed "$OUT" '.layouts[0].layout == {"tp": 8, "pp": 8,
 		"dp": 16, "cp": 1, "mbs": 1, "vp": 3, "sp": true,
 		"recompute": "selective", "zero": 1, "schedule": "interleaved",
-		"gbs": 1536}'
+		"tp_overlap": false, "gbs": 1536}'
 	jcheck layout-fixed "$OUT" ".layouts[0].layout_arg == \"$fixed\""
 fi
 
