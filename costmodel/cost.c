@@ -393,7 +393,7 @@ const char *const tpp_invalid_names[TPP_INV__COUNT] = {
 	[TPP_INV_TP] = "tp does not divide heads/kv-heads/ffn",
 	[TPP_INV_LAYERS] = "more model chunks (pp*vp) than layers",
 	[TPP_INV_SCHEDULE] = "interleaving / zero-bubble need pp >= 2; interleaving needs micro-batches a multiple of pp; zb-h1 needs vp = 1",
-	[TPP_INV_SP] = "sequence parallelism needs tp >= 2; TP overlap needs sequence parallelism",
+	[TPP_INV_SP] = "sequence parallelism needs tp >= 2; TP overlap needs sequence parallelism and the TP group in one NVLink domain",
 	[TPP_INV_SEQ] = "cp/sp do not divide the sequence",
 	[TPP_INV_BATCH] = "dp*mbs does not divide the global batch",
 	[TPP_INV_ZERO] = "zero=3 with pipelining",
@@ -421,7 +421,9 @@ enum tpp_invalid tpp_layout_invalid(const struct tpp_model *m,
 		return TPP_INV_SCHEDULE;
 	if ((l->sp || l->tp_overlap) && l->tp < 2)
 		return TPP_INV_SP;
-	if (l->tp_overlap && !l->sp)
+	/* Transformer Engine's userbuffers overlap needs SP and CUDA IPC
+	 * between the TP ranks, i.e. a TP group inside one NVLink domain */
+	if (l->tp_overlap && (!l->sp || (c && tpp_cluster_tier_for(c, l->tp, 1) != 0)))
 		return TPP_INV_SP;
 	/* CP splits the sequence into 2*cp chunks for causal load balance
 	 * (costmodel.md 2.5); SP splits each CP chunk over tp. */

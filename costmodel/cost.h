@@ -40,7 +40,8 @@ struct tpp_layout {
 	int vp;              /* virtual stages (model chunks) per pipeline rank */
 	int sp;              /* Megatron sequence parallelism (needs tp > 1) */
 	int tp_overlap;      /* TP collectives pipelined with the GEMMs
-				(Megatron --tp-comm-overlap; needs sp) */
+				(Megatron --tp-comm-overlap; needs sp and
+				the TP group inside the innermost tier) */
 	enum tpp_recompute recompute;
 	int zb;              /* 1: zero-bubble ZB-H1 schedule (needs vp = 1, pp > 1) */
 	int zero;            /* 0: replicated optimizer; 1: sharded optimizer

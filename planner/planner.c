@@ -20,7 +20,7 @@ const char *const tpp_reject_names[TPP_REJ__COUNT] = {
 	[TPP_REJ_TP] = "tp does not divide heads/kv-heads/ffn",
 	[TPP_REJ_LAYERS] = "more model chunks (pp*vp) than layers",
 	[TPP_REJ_SCHEDULE] = "interleaving / zero-bubble need pp >= 2; interleaving needs micro-batches a multiple of pp; zb-h1 needs vp = 1",
-	[TPP_REJ_SP] = "sequence parallelism needs tp >= 2; TP overlap needs sequence parallelism",
+	[TPP_REJ_SP] = "sequence parallelism needs tp >= 2; TP overlap needs sequence parallelism and the TP group in one NVLink domain",
 	[TPP_REJ_SEQ] = "cp/sp do not divide the sequence",
 	[TPP_REJ_BATCH] = "dp*mbs does not divide the global batch",
 	[TPP_REJ_ZERO] = "zero=3 with pipelining",
