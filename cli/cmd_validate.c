@@ -200,6 +200,13 @@ static int predict_row(char **fv, const int *col, const char *dir,
 		snprintf(r->reason, sizeof(r->reason), "unknown recompute '%s'", F(C_RECOMPUTE));
 		return -1;
 	}
+	/*
+	 * The runs format describes a layout by its columns; what it has no
+	 * column for keeps its conventional default rather than being
+	 * searched: no TP communication overlap, no zero-bubble schedule.
+	 */
+	s.tp_overlap = 0;
+	s.zb = 0;
 	/* A fixed cp > 1 is searched only when the row asks for it. */
 	if (s.cp != TPP_FREE)
 		s.max_cp = s.cp;

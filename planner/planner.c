@@ -39,6 +39,7 @@ void tpp_search_default(struct tpp_search *s, int gpus, int gbs)
 	s->max_cp = 16;
 	s->sched = TPP_FREE;
 	s->tp_overlap = TPP_FREE;
+	s->zb = TPP_FREE;
 	s->simulate = 1;
 }
 
@@ -202,7 +203,7 @@ static void enumerate_inner(struct ctx *x, struct tpp_layout *l)
 				break;
 			for (zb = 0; zb <= 1; zb++) {
 				/* ZB-H1 is a choice only for plain pipelines */
-				if (zb && (vp > 1 || l->pp < 2))
+				if (!in(s->zb, zb) || (zb && (vp > 1 || l->pp < 2)))
 					continue;
 				for (sp = 0; sp <= 2; sp++) {
 					/* sp 2: SP with TP communication overlap */

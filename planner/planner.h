@@ -41,6 +41,7 @@ struct tpp_search {
 	int tp, pp, dp, cp, mbs, vp, sp, recompute, zero;
 	int sched;          /* enum tpp_sched, or TPP_FREE */
 	int tp_overlap;     /* 0, 1 or TPP_FREE */
+	int zb;             /* zero-bubble schedule allowed: 0, 1 or TPP_FREE */
 	int top_k;          /* 1..TPP_TOP_MAX */
 	int max_mbs;        /* largest micro-batch tried (default 16) */
 	int max_cp;         /* largest CP degree tried (default 16) */
