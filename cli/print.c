@@ -107,16 +107,19 @@ static void print_sources(FILE *f, const struct tpp_cluster *c,
 		fprintf(f, "  tier %s (%s): %.1f GB/s per GPU datasheet",
 			t->name, tpp_tier_kind_names[t->kind], t->bw_Bps / 1e9);
 		for (k = 0; k < TPP_COLL__COUNT; k++)
-			if (t->busbw_Bps[k] > 0) {
-				fprintf(f, "%s%s %.1f", any ? ", " : "; measured busbw GB/s: ",
-					tpp_coll_names[k], t->busbw_Bps[k] / 1e9);
+			if (t->busbw_Bps[k] > 0 || t->curve_n[k] > 1) {
+				double bw = t->busbw_Bps[k] > 0 ? t->busbw_Bps[k]
+					  : t->curve_busbw_Bps[k][t->curve_n[k] - 1];
+				fprintf(f, "%s%s %.1f%s (%s)", any ? ", " : "; busbw GB/s: ",
+					tpp_coll_names[k], bw / 1e9,
+					t->curve_n[k] > 1 ? " + size curve" : "",
+					tpp_src_names[t->busbw_src[k]]);
 				any = 1;
 			}
 		if (any)
-			fprintf(f, " (%s: %s)\n", tpp_src_names[t->busbw_src[0] ? t->busbw_src[0] : TPP_SRC_PUBLISHED],
-				t->measured_source);
+			fprintf(f, "\n      from %s\n", t->measured_source);
 		else
-			fprintf(f, "; no measurement, 80%% of datasheet assumed\n");
+			fprintf(f, "; no measurement: 80%% of datasheet assumed\n");
 	}
 	if (c->calibration[0])
 		fprintf(f, "  calibration file: %s\n", c->calibration);

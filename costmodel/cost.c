@@ -276,6 +276,15 @@ static double ring_steps(enum tpp_coll coll, int n)
  * which speeds up only all-reduce (calibration.md 3.3); else the datasheet
  * rate times TPP_DEFAULT_LINK_EFF.
  */
+/* Full mesh without a switch (AMD xGMI): m GPUs use m-1 of their span-1
+ * links (calibration.md 4.3). */
+static double mesh_scale(const struct tpp_tier *t, int m)
+{
+	if (t->mesh && t->span_gpus > 1 && m > 1 && m < t->span_gpus)
+		return (double)(m - 1) / (t->span_gpus - 1);
+	return 1.0;
+}
+
 static double tier_busbw(const struct tpp_tier *t, enum tpp_coll coll, int m,
 			 double bytes)
 {
@@ -284,19 +293,54 @@ static double tier_busbw(const struct tpp_tier *t, enum tpp_coll coll, int m,
 		bw = tpp_tier_busbw_at(t, TPP_COLL_ALL_REDUCE, bytes);
 	if (bw <= 0)
 		bw = t->bw_Bps * TPP_DEFAULT_LINK_EFF;
-	if (t->mesh && t->span_gpus > 1 && m > 1 && m < t->span_gpus)
-		/* full mesh: m GPUs use m-1 of their span-1 links
-		 * (calibration.md 4.3, AMD xGMI) */
-		bw *= (double)(m - 1) / (t->span_gpus - 1);
-	return bw;
+	return bw * mesh_scale(t, m);
+}
+
+/* The measured curve to price `coll` with on tier `t`: its own, or the
+ * all-reduce one for all-gather / reduce-scatter (same ring bus traffic)
+ * unless the tier has NVLS; -1 if none. */
+static int curve_of(const struct tpp_tier *t, enum tpp_coll coll)
+{
+	if (t->curve_n[coll] >= 2)
+		return (int)coll;
+	if ((coll == TPP_COLL_ALL_GATHER || coll == TPP_COLL_REDUCE_SCATTER) &&
+	    !t->nvls && t->curve_n[TPP_COLL_ALL_REDUCE] >= 2)
+		return TPP_COLL_ALL_REDUCE;
+	return -1;
 }
 
 /* Time of a collective entirely inside one domain of tier `t`. */
 static double flat_time(const struct tpp_tier *t, enum tpp_coll coll,
 			double bytes, int n)
 {
-	double busbw = tier_busbw(t, coll, n, bytes);
-	double alpha = TPP_COLL_BASE_LAT_S + ring_steps(coll, n) * t->latency_s;
+	double busbw, alpha, f = bus_factor(coll, n);
+	int cv = curve_of(t, coll);
+
+	if (cv >= 0) {
+		/*
+		 * A measured curve is end to end: inside its range t = S f /
+		 * busbw(S) with busbw interpolated in log2(S); below it the
+		 * smallest size's time (latency floor); above it the largest
+		 * size's time plus the rest at the fitted (calibration) or last
+		 * measured bandwidth.
+		 */
+		int last = t->curve_n[cv] - 1;
+		double b0 = t->curve_bytes[cv][0], bn = t->curve_bytes[cv][last];
+		double mesh = mesh_scale(t, n);
+		if (bytes <= b0)
+			return b0 * f / (t->curve_busbw_Bps[cv][0] * mesh);
+		if (bytes <= bn)
+			return bytes * f / (tpp_tier_busbw_at(t, (enum tpp_coll)cv, bytes) * mesh);
+		busbw = t->busbw_src[cv] == TPP_SRC_CALIBRATION && t->busbw_Bps[cv] > 0
+			? t->busbw_Bps[cv] : t->curve_busbw_Bps[cv][last];
+		return bn * f / (t->curve_busbw_Bps[cv][last] * mesh) +
+		       (bytes - bn) * f / (busbw * mesh);
+	}
+	busbw = tier_busbw(t, coll, n, bytes);
+	alpha = TPP_COLL_BASE_LAT_S + ring_steps(coll, n) * t->latency_s;
+	/* a calibrated latency replaces NCCL's hop model */
+	if (t->busbw_src[coll] == TPP_SRC_CALIBRATION && t->busbw_alpha_s[coll] > 0)
+		alpha = t->busbw_alpha_s[coll];
 	/*
 	 * In-switch reduction (NVLink SHARP on NVSwitch, IB SHARP) when the
 	 * tier has it and no measured all-reduce figure (a measured busbw
@@ -305,10 +349,10 @@ static double flat_time(const struct tpp_tier *t, enum tpp_coll coll,
 	 * constant number of steps.  NCCL uses NVLS from 5 GPUs up.
 	 */
 	if (coll == TPP_COLL_ALL_REDUCE && (t->nvls || t->sharp) && n >= 5 &&
-	    t->busbw_Bps[coll] <= 0 && t->curve_n[coll] < 2)
+	    t->busbw_Bps[coll] <= 0)
 		return TPP_COLL_BASE_LAT_S + 2 * t->latency_s +
 		       bytes * (n + 1.0) / n / busbw;
-	return alpha + bytes * bus_factor(coll, n) / busbw;
+	return alpha + bytes * f / busbw;
 }
 
 double tpp_coll_time(const struct tpp_cluster *c, enum tpp_coll coll,
