@@ -546,12 +546,21 @@ static void test_collectives(void)
 		double S = 67108864.0, expect;
 		load_cluster("dgx-a100", 64, &a);
 		CHECK_REL(tpp_tier_busbw_at(&a.tiers[0], TPP_COLL_ALL_REDUCE, S), 171.5e9, 1e-12);
-		expect = BASE_LAT_S + 14.0 * a.tiers[0].latency_s + S * 2.0 * 7 / 8 / 171.5e9;
-		CHECK_REL(a.tiers[0].latency_s, 1.9e-6, 1e-9);
+		/* a measured curve is end to end: no latency added on top */
+		expect = S * 2.0 * 7 / 8 / 171.5e9;
 		CHECK_REL(tpp_coll_time(&a, TPP_COLL_ALL_REDUCE, S, 8, 1), expect, 1e-9);
 		/* the curve point, not the 16 GiB saturation figure */
 		CHECK(tpp_coll_time(&a, TPP_COLL_ALL_REDUCE, S, 8, 1) >
-		      BASE_LAT_S + 14.0 * a.tiers[0].latency_s + S * 2.0 * 7 / 8 / 234.9e9);
+		      S * 2.0 * 7 / 8 / 234.9e9);
+		/* below the curve: the smallest size's time (latency floor) */
+		CHECK_REL(tpp_coll_time(&a, TPP_COLL_ALL_REDUCE, 1024.0, 8, 1),
+			  32768.0 * 2.0 * 7 / 8 / 1.3e9, 1e-9);
+		/* above it: the largest size's time plus the rest at its rate */
+		CHECK_REL(tpp_coll_time(&a, TPP_COLL_ALL_REDUCE, 2 * 17179869184.0, 8, 1),
+			  2 * 17179869184.0 * 2.0 * 7 / 8 / 234.9e9, 1e-9);
+		/* all-gather on a tier without NVLS uses the all-reduce curve */
+		CHECK_REL(tpp_coll_time(&a, TPP_COLL_ALL_GATHER, S, 8, 1),
+			  S * 7.0 / 8 / 171.5e9, 1e-9);
 	}
 }
 
