@@ -55,5 +55,6 @@ void tpp_json_str(FILE *f, const char *s);
 int tpp_cmd_plan(int argc, char **argv);
 int tpp_cmd_models(int argc, char **argv);
 int tpp_cmd_validate(int argc, char **argv);
+int tpp_cmd_calibrate(int argc, char **argv);
 
 #endif

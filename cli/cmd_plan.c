@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "calibration.h"
 #include "cli.h"
 
 struct optdoc {
@@ -17,7 +18,7 @@ enum {
 	O_MODEL = 'm', O_CLUSTER = 'c', O_HELP = 'h',
 	O_GPUS = 1000, O_NODES, O_GBS, O_SEQ, O_PREC, O_TOP, O_JSON, O_LAYOUT,
 	O_RESERVE, O_ATTN, O_NO_DP_OVERLAP, O_MAX_MBS, O_MAX_CP, O_TIMELINE,
-	O_ANALYTIC,
+	O_ANALYTIC, O_CALIBRATION,
 };
 
 static const struct optdoc opts[] = {
@@ -36,6 +37,7 @@ static const struct optdoc opts[] = {
 	{{"no-dp-overlap", no_argument, 0, O_NO_DP_OVERLAP}, NULL, "do not overlap gradient reduction with backward"},
 	{{"max-mbs", required_argument, 0, O_MAX_MBS}, "N", "largest micro-batch to try (default 16)"},
 	{{"max-cp", required_argument, 0, O_MAX_CP}, "N", "largest context-parallel degree to try (default 16)"},
+	{{"calibration", required_argument, 0, O_CALIBRATION}, "FILE", "use the figures measured by `tpplan calibrate` (overrides the cluster file's calibration: key)"},
 	{{"timeline", required_argument, 0, O_TIMELINE}, "FILE", "write the simulated schedule of the best layout (rank, chunk, micro-batch, kind, start, end; tab-separated)"},
 	{{"analytic", no_argument, 0, O_ANALYTIC}, NULL, "rank by the analytic model only (no simulation)"},
 	{{"help", no_argument, 0, O_HELP}, NULL, "this help"},
@@ -67,7 +69,7 @@ int tpp_cmd_plan(int argc, char **argv)
 {
 	struct option lo[TPP_ARRAY_LEN(opts) + 1];
 	const char *model_arg = NULL, *cluster_arg = NULL, *layout_arg = NULL;
-	const char *timeline = NULL;
+	const char *timeline = NULL, *calibration = NULL;
 	int analytic = 0;
 	int gpus = 0, nodes = 0, gbs = 0, seq = 0, top = 5, json = 0;
 	int max_mbs = 16, max_cp = 16, ch, rc, i;
@@ -99,6 +101,7 @@ int tpp_cmd_plan(int argc, char **argv)
 		case O_JSON: json = 1; break;
 		case O_LAYOUT: layout_arg = optarg; break;
 		case O_TIMELINE: timeline = optarg; break;
+		case O_CALIBRATION: calibration = optarg; break;
 		case O_ANALYTIC: analytic = 1; break;
 		case O_NO_DP_OVERLAP: co.dp_overlap = 0; break;
 		case O_RESERVE: rc = tpp_cli_double("--mem-reserve-gib", optarg, 0, 1e4, &reserve); break;
@@ -170,6 +173,26 @@ int tpp_cmd_plan(int argc, char **argv)
 	if ((rc = tpp_cluster_load(cluster_arg, NULL, cluster, &err))) {
 		tpp_err_print(stderr, &err);
 		goto out;
+	}
+	if (!calibration && cluster->calibration[0])
+		calibration = cluster->calibration;
+	if (calibration) {
+		struct tpp_calibration *cal = malloc(sizeof(*cal));
+		char path[sizeof(cluster->calibration)];
+		if (!cal) {
+			fprintf(stderr, "tpplan: out of memory\n");
+			rc = TPP_E_SYSTEM;
+			goto out;
+		}
+		tpp_strlcpy(path, calibration, sizeof(path));
+		rc = tpp_cal_load(path, cal, &err);
+		if (rc) {
+			tpp_err_print(stderr, &err);
+			free(cal);
+			goto out;
+		}
+		tpp_cal_apply(cal, path, cluster);
+		free(cal);
 	}
 	if (nodes)
 		gpus = nodes * cluster->gpus_per_node;

@@ -17,6 +17,7 @@ static const struct subcmd cmds[] = {
 	{"plan", tpp_cmd_plan, "search layouts (default when the first argument is a flag)"},
 	{"models", tpp_cmd_models, "list the built-in model presets"},
 	{"validate", tpp_cmd_validate, "predict published training runs and report the error"},
+	{"calibrate", tpp_cmd_calibrate, "measure collectives and GEMMs (under mpiexec) or import nccl-tests output"},
 };
 
 static void usage(FILE *f)

@@ -96,7 +96,8 @@ static void print_sources(FILE *f, const struct tpp_cluster *c,
 	if (g->gemm_flops[o->prec] > 0)
 		fprintf(f, "; GEMM ceiling %.1f TFLOP/s (%s: %s)\n",
 			g->gemm_flops[o->prec] / TPP_TFLOPS,
-			tpp_src_names[g->gemm_src[o->prec]], g->gemm_source);
+			tpp_src_names[g->gemm_src[o->prec]],
+			g->gemm_src[o->prec] == TPP_SRC_CALIBRATION ? c->calibration : g->gemm_source);
 	else
 		fprintf(f, "; GEMM ceiling: no measurement, 80%% of peak assumed\n");
 	fprintf(f, "  HBM %.0f GB at %.2f TB/s (datasheet)\n", g->hbm_bytes / 1e9,

@@ -1,0 +1,91 @@
+/*
+ * apply.c - put a calibration's measured figures into a cluster
+ * description (see calibration.h): they replace the datasheet and
+ * published figures field by field and remember that they were measured.
+ */
+#include "calibration.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* The table the cost model should see for (tier, op): collectives inside a
+ * tier are priced by the largest group measured there; on tiers that
+ * groups span across nodes, tables of concurrent groups (all rails at
+ * once, as data-parallel groups run) win over a group alone. */
+static const struct tpp_cal_coll *pick(const struct tpp_calibration *cal,
+				       int tier, enum tpp_coll op)
+{
+	const struct tpp_cal_coll *best = NULL;
+	int i;
+	for (i = 0; i < cal->ncoll; i++) {
+		const struct tpp_cal_coll *t = &cal->coll[i];
+		if (t->tier != tier || t->op != op || t->npoints < 2)
+			continue;
+		if (!best ||
+		    (tier > 0 && (t->concurrent > 1) != (best->concurrent > 1) ?
+		     t->concurrent > 1 : t->group > best->group))
+			best = t;
+	}
+	return best;
+}
+
+void tpp_cal_apply(const struct tpp_calibration *cal, const char *path,
+		   struct tpp_cluster *c)
+{
+	char src[2048]; /* cut to TPP_SOURCE_LEN where stored */
+	int ti, op, p;
+
+	snprintf(src, sizeof(src), "calibration %s (%s, %s backend, %d ranks on %.200s)",
+		 path, cal->created_utc, cal->backend, cal->ranks,
+		 cal->hosts[0] ? cal->hosts : "?");
+	for (ti = 0; ti < c->ntiers; ti++) {
+		struct tpp_tier *t = &c->tiers[ti];
+		int any = 0;
+		for (op = 0; op < TPP_COLL__COUNT; op++) {
+			const struct tpp_cal_coll *tab = pick(cal, ti, (enum tpp_coll)op);
+			double f;
+			int n, i, stride;
+			if (!tab)
+				continue;
+			f = tpp_cal_bus_factor((enum tpp_coll)op, tab->group);
+			/* keep at most TPP_CURVE_MAX points, evenly spread */
+			n = tab->npoints;
+			stride = (n + TPP_CURVE_MAX - 1) / TPP_CURVE_MAX;
+			t->curve_n[op] = 0;
+			for (i = 0; i < n; i += stride) {
+				const struct tpp_cal_point *pt = &tab->pts[i];
+				int k = t->curve_n[op];
+				if (!(pt->median_s > 0) || !(pt->bytes > 0))
+					continue;
+				if (k && pt->bytes <= t->curve_bytes[op][k - 1])
+					continue;
+				t->curve_bytes[op][k] = pt->bytes;
+				t->curve_busbw_Bps[op][k] = pt->bytes * f / pt->median_s;
+				t->curve_n[op] = k + 1;
+			}
+			if (t->curve_n[op] < 2)
+				t->curve_n[op] = 0;
+			if (tab->fit.valid) {
+				t->busbw_Bps[op] = tab->fit.busbw_Bps;
+				t->busbw_alpha_s[op] = tab->fit.alpha_s;
+			} else if (t->curve_n[op]) {
+				t->busbw_Bps[op] = t->curve_busbw_Bps[op][t->curve_n[op] - 1];
+				t->busbw_alpha_s[op] = 0;
+			}
+			t->busbw_src[op] = TPP_SRC_CALIBRATION;
+			any = 1;
+		}
+		if (any)
+			tpp_strlcpy(t->measured_source, src, sizeof(t->measured_source));
+	}
+	for (p = 0; p < TPP_PREC__COUNT; p++) {
+		const struct tpp_cal_gemm *g = &cal->gemm[p];
+		if (!g->valid || !(g->best_flops_per_s > 0))
+			continue;
+		/* gemm_source keeps citing the other precisions' figures; a
+		 * calibrated one is cited through c->calibration */
+		c->gpu.gemm_flops[p] = g->best_flops_per_s;
+		c->gpu.gemm_src[p] = TPP_SRC_CALIBRATION;
+	}
+	tpp_strlcpy(c->calibration, path, sizeof(c->calibration));
+}

@@ -1,0 +1,575 @@
+/*
+ * backend_cuda.c - the cuda backend of `tpplan calibrate`: one GPU per MPI
+ * process, cuBLAS GEMMs (cublasGemmEx, fp32 accumulation) and NCCL
+ * collectives on one non-blocking stream, timed with cudaEvents.
+ *
+ * Follows nccl-tests (src/common.cu; shared/reference/calibration.md 1.3,
+ * 5.1): the GPU is the process's rank among the processes of its host,
+ * found by hashing host names; MPI only bootstraps NCCL (rank 0 of each
+ * group calls ncclGetUniqueId, MPI_Bcast, ncclCommInitRank).  The GEMM
+ * cache flush zeroes a 256 MiB buffer between iterations (mamf-finder,
+ * calibration.md 5.2).  Plain C against the runtime API, no kernels.
+ *
+ * Every CUDA, cuBLAS, NCCL and MPI error is converted here into a
+ * struct tpp_err naming the call, the library's message and the rank.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cuda_runtime_api.h>
+#include <cublas_v2.h>
+#include <nccl.h>
+
+#include "backend_impl.h"
+
+#define FLUSH_BYTES ((size_t)256 << 20)
+
+struct cuda_ctx {
+	int world_rank, device, local_rank;
+	cudaStream_t stream;
+	cudaEvent_t ev0, ev1;
+	cublasHandle_t blas;
+	void *flush_buf;
+	unsigned flush_round;
+};
+
+struct cuda_comm {
+	MPI_Comm mpi;
+	ncclComm_t nccl;
+	int rank, size;
+};
+
+/* ---- errors at the boundary ------------------------------------------------ */
+
+static int cuda_fail(struct tpp_err *err, const struct cuda_ctx *x,
+		     const char *call, const char *msg)
+{
+	if (!x || x->device < 0)
+		return tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0, "cuda (rank %d): %s: %s",
+				   x ? x->world_rank : -1, call, msg);
+	return tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0,
+			   "cuda (rank %d, GPU %d): %s: %s", x->world_rank,
+			   x->device, call, msg);
+}
+
+static int ck_cuda(struct tpp_err *err, const struct cuda_ctx *x,
+		   cudaError_t e, const char *call)
+{
+	if (e == cudaSuccess)
+		return TPP_OK;
+	return cuda_fail(err, x, call, cudaGetErrorString(e));
+}
+
+static int ck_blas(struct tpp_err *err, const struct cuda_ctx *x,
+		   cublasStatus_t s, const char *call)
+{
+	if (s == CUBLAS_STATUS_SUCCESS)
+		return TPP_OK;
+	return cuda_fail(err, x, call, cublasGetStatusString(s));
+}
+
+static int ck_nccl(struct tpp_err *err, const struct cuda_ctx *x,
+		   ncclResult_t r, const char *call, ncclComm_t comm)
+{
+	char msg[512];
+	const char *last;
+	if (r == ncclSuccess || r == ncclInProgress)
+		return TPP_OK;
+	last = ncclGetLastError(comm);
+	snprintf(msg, sizeof(msg), "%s%s%s", ncclGetErrorString(r),
+		 last && *last ? ": " : "", last ? last : "");
+	return cuda_fail(err, x, call, msg);
+}
+
+static int ck_mpi(struct tpp_err *err, const struct cuda_ctx *x, int rc,
+		  const char *call)
+{
+	char s[MPI_MAX_ERROR_STRING];
+	int len = 0;
+	if (rc == MPI_SUCCESS)
+		return TPP_OK;
+	if (MPI_Error_string(rc, s, &len) != MPI_SUCCESS)
+		len = 0;
+	s[len > 0 ? len : 0] = '\0';
+	return cuda_fail(err, x, call, len > 0 ? s : "MPI error");
+}
+
+#define CK_CUDA(call) ck_cuda(err, x, (call), #call)
+#define CK_BLAS(call) ck_blas(err, x, (call), #call)
+
+/* ---- init: pick the GPU ------------------------------------------------------ */
+
+/* djb2 over the host name up to the first '.', as nccl-tests getHostHash. */
+static uint64_t host_hash(void)
+{
+	char host[1024];
+	uint64_t h = 5381;
+	size_t i;
+	if (gethostname(host, sizeof(host)) != 0)
+		host[0] = '\0';
+	host[sizeof(host) - 1] = '\0';
+	for (i = 0; host[i] && host[i] != '.'; i++)
+		h = h * 33 + (unsigned char)host[i];
+	return h;
+}
+
+static int local_rank(MPI_Comm world, int rank, int size, int *out,
+		      struct tpp_err *err)
+{
+	uint64_t *all = malloc(sizeof(*all) * (size_t)size);
+	int i, n = 0, rc;
+	if (!all)
+		return tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0, "out of memory");
+	all[rank] = host_hash();
+	rc = MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all,
+			   sizeof(uint64_t), MPI_BYTE, world);
+	if (rc != MPI_SUCCESS) {
+		free(all);
+		return ck_mpi(err, NULL, rc, "MPI_Allgather(host hashes)");
+	}
+	for (i = 0; i < rank; i++)
+		if (all[i] == all[rank])
+			n++;
+	free(all);
+	*out = n;
+	return TPP_OK;
+}
+
+static void cuda_fini(struct tpp_backend *b);
+
+static int cuda_init(struct tpp_backend *b, MPI_Comm world, struct tpp_err *err)
+{
+	struct cuda_ctx *x = calloc(1, sizeof(*x));
+	int ndev = 0, rc;
+	if (!x)
+		return tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0, "out of memory");
+	x->world_rank = b->rank;
+	x->device = -1;
+	b->ctx = x;
+	if ((rc = local_rank(world, b->rank, b->size, &x->local_rank, err)))
+		goto fail;
+	if ((rc = CK_CUDA(cudaGetDeviceCount(&ndev))))
+		goto fail;
+	if (x->local_rank >= ndev) {
+		rc = tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0,
+				 "cuda (rank %d): this host runs more than %d processes but has %d GPU%s visible; start one process per GPU",
+				 b->rank, ndev, ndev, ndev == 1 ? "" : "s");
+		goto fail;
+	}
+	x->device = x->local_rank;
+	if ((rc = CK_CUDA(cudaSetDevice(x->device))) ||
+	    (rc = CK_CUDA(cudaStreamCreateWithFlags(&x->stream, cudaStreamNonBlocking))) ||
+	    (rc = CK_CUDA(cudaEventCreate(&x->ev0))) ||
+	    (rc = CK_CUDA(cudaEventCreate(&x->ev1))) ||
+	    (rc = CK_BLAS(cublasCreate(&x->blas))) ||
+	    (rc = CK_BLAS(cublasSetStream(x->blas, x->stream))))
+		goto fail;
+	return TPP_OK;
+fail:
+	cuda_fini(b);
+	return rc;
+}
+
+static void cuda_fini(struct tpp_backend *b)
+{
+	struct cuda_ctx *x = b->ctx;
+	if (!x)
+		return;
+	if (x->stream)
+		cudaStreamSynchronize(x->stream);
+	if (x->flush_buf)
+		cudaFree(x->flush_buf);
+	if (x->blas)
+		cublasDestroy(x->blas);
+	if (x->ev0)
+		cudaEventDestroy(x->ev0);
+	if (x->ev1)
+		cudaEventDestroy(x->ev1);
+	if (x->stream)
+		cudaStreamDestroy(x->stream);
+	free(x);
+	b->ctx = NULL;
+}
+
+/* ---- buffers ----------------------------------------------------------------- */
+
+static int cuda_alloc(struct tpp_backend *b, size_t bytes, void **out,
+		      struct tpp_err *err)
+{
+	struct cuda_ctx *x = b->ctx;
+	void *p = NULL;
+	cudaError_t e = cudaMalloc(&p, bytes);
+	if (e != cudaSuccess) {
+		char call[64];
+		snprintf(call, sizeof(call), "cudaMalloc(%.1f MiB)", bytes / 1048576.0);
+		return cuda_fail(err, x, call, cudaGetErrorString(e));
+	}
+	*out = p;
+	return TPP_OK;
+}
+
+static void cuda_release(struct tpp_backend *b, void *buf)
+{
+	struct cuda_ctx *x = b->ctx;
+	if (!buf)
+		return;
+	cudaStreamSynchronize(x->stream);
+	cudaFree(buf);
+}
+
+static int cuda_upload(struct tpp_backend *b, void *dst, const void *host,
+		       size_t bytes, struct tpp_err *err)
+{
+	struct cuda_ctx *x = b->ctx;
+	int rc;
+	if ((rc = CK_CUDA(cudaMemcpyAsync(dst, host, bytes, cudaMemcpyHostToDevice,
+					  x->stream))))
+		return rc;
+	return CK_CUDA(cudaStreamSynchronize(x->stream));
+}
+
+static int cuda_download(struct tpp_backend *b, void *host, const void *src,
+			 size_t bytes, struct tpp_err *err)
+{
+	struct cuda_ctx *x = b->ctx;
+	int rc;
+	if ((rc = CK_CUDA(cudaMemcpyAsync(host, src, bytes, cudaMemcpyDeviceToHost,
+					  x->stream))))
+		return rc;
+	return CK_CUDA(cudaStreamSynchronize(x->stream));
+}
+
+/* ---- communicators ------------------------------------------------------------- */
+
+static int cuda_comm_new(struct tpp_backend *b, MPI_Comm comm, void **impl,
+			 struct tpp_err *err)
+{
+	struct cuda_ctx *x = b->ctx;
+	struct cuda_comm *c = calloc(1, sizeof(*c));
+	struct {
+		int status;
+		ncclUniqueId id;
+	} boot;
+	int rc;
+	if (!c)
+		return tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0, "out of memory");
+	c->mpi = MPI_COMM_NULL;
+	if ((rc = ck_mpi(err, x, MPI_Comm_dup(comm, &c->mpi), "MPI_Comm_dup")))
+		goto fail;
+	MPI_Comm_set_errhandler(c->mpi, MPI_ERRORS_RETURN);
+	MPI_Comm_rank(c->mpi, &c->rank);
+	MPI_Comm_size(c->mpi, &c->size);
+	/* Rank 0 sends its status with the id so a failed ncclGetUniqueId
+	 * fails every rank instead of leaving them in ncclCommInitRank. */
+	memset(&boot, 0, sizeof(boot));
+	if (c->rank == 0)
+		boot.status = ncclGetUniqueId(&boot.id) == ncclSuccess ? 0 : 1;
+	if ((rc = ck_mpi(err, x, MPI_Bcast(&boot, sizeof(boot), MPI_BYTE, 0, c->mpi),
+			 "MPI_Bcast(ncclUniqueId)")))
+		goto fail;
+	/* "Ensure Bcast is complete for HCOLL" (nccl-tests). */
+	if ((rc = ck_mpi(err, x, MPI_Barrier(c->mpi), "MPI_Barrier")))
+		goto fail;
+	if (boot.status) {
+		rc = cuda_fail(err, x, "ncclGetUniqueId", "failed on the group's first rank");
+		goto fail;
+	}
+	if ((rc = ck_nccl(err, x, ncclCommInitRank(&c->nccl, c->size, boot.id, c->rank),
+			  "ncclCommInitRank", NULL)))
+		goto fail;
+	*impl = c;
+	return TPP_OK;
+fail:
+	if (c->mpi != MPI_COMM_NULL)
+		MPI_Comm_free(&c->mpi);
+	free(c);
+	return rc;
+}
+
+static void cuda_comm_free(struct tpp_backend *b, void *impl)
+{
+	struct cuda_ctx *x = b->ctx;
+	struct cuda_comm *c = impl;
+	if (!c)
+		return;
+	cudaStreamSynchronize(x->stream);
+	if (c->nccl)
+		ncclCommDestroy(c->nccl);
+	if (c->mpi != MPI_COMM_NULL)
+		MPI_Comm_free(&c->mpi);
+	free(c);
+}
+
+/* Wait for the stream, then report NCCL errors raised while it ran. */
+static int sync_stream(struct cuda_ctx *x, struct cuda_comm *c,
+		       struct tpp_err *err)
+{
+	ncclResult_t async = ncclSuccess;
+	int rc;
+	if ((rc = CK_CUDA(cudaStreamSynchronize(x->stream))))
+		return rc;
+	if (c && ncclCommGetAsyncError(c->nccl, &async) == ncclSuccess &&
+	    async != ncclSuccess)
+		return ck_nccl(err, x, async, "NCCL (asynchronous)", c->nccl);
+	return TPP_OK;
+}
+
+static int cuda_barrier(struct tpp_backend *b, void *impl, struct tpp_err *err)
+{
+	struct cuda_ctx *x = b->ctx;
+	struct cuda_comm *c = impl;
+	int rc;
+	if ((rc = sync_stream(x, c, err)))
+		return rc;
+	return ck_mpi(err, x, MPI_Barrier(c->mpi), "MPI_Barrier");
+}
+
+/* ---- collectives (fp32, sum) ------------------------------------------------------ */
+
+static int cuda_all_reduce(struct tpp_backend *b, void *impl, const void *send,
+			   void *recv, size_t count, struct tpp_err *err)
+{
+	struct cuda_ctx *x = b->ctx;
+	struct cuda_comm *c = impl;
+	return ck_nccl(err, x, ncclAllReduce(send, recv, count, ncclFloat, ncclSum,
+					     c->nccl, x->stream),
+		       "ncclAllReduce", c->nccl);
+}
+
+static int cuda_all_gather(struct tpp_backend *b, void *impl, const void *send,
+			   void *recv, size_t count, struct tpp_err *err)
+{
+	struct cuda_ctx *x = b->ctx;
+	struct cuda_comm *c = impl;
+	return ck_nccl(err, x, ncclAllGather(send, recv, count, ncclFloat, c->nccl,
+					     x->stream),
+		       "ncclAllGather", c->nccl);
+}
+
+static int cuda_reduce_scatter(struct tpp_backend *b, void *impl,
+			       const void *send, void *recv, size_t count,
+			       struct tpp_err *err)
+{
+	struct cuda_ctx *x = b->ctx;
+	struct cuda_comm *c = impl;
+	return ck_nccl(err, x, ncclReduceScatter(send, recv, count, ncclFloat,
+						 ncclSum, c->nccl, x->stream),
+		       "ncclReduceScatter", c->nccl);
+}
+
+/* Close a group opened by ncclGroupStart, keeping the first error. */
+static int group_end(struct cuda_ctx *x, struct cuda_comm *c, int rc,
+		     struct tpp_err *err)
+{
+	ncclResult_t r = ncclGroupEnd();
+	if (rc)
+		return rc;
+	return ck_nccl(err, x, r, "ncclGroupEnd", c->nccl);
+}
+
+/* all_to_all as grouped send/recv, as nccl-tests alltoall.cu does. */
+static int cuda_all_to_all(struct tpp_backend *b, void *impl, const void *send,
+			   void *recv, size_t count, struct tpp_err *err)
+{
+	struct cuda_ctx *x = b->ctx;
+	struct cuda_comm *c = impl;
+	size_t block = count * sizeof(float);
+	int p, rc = TPP_OK;
+	if ((rc = ck_nccl(err, x, ncclGroupStart(), "ncclGroupStart", c->nccl)))
+		return rc;
+	for (p = 0; p < c->size && !rc; p++) {
+		rc = ck_nccl(err, x, ncclSend((const char *)send + (size_t)p * block,
+					      count, ncclFloat, p, c->nccl, x->stream),
+			     "ncclSend", c->nccl);
+		if (!rc)
+			rc = ck_nccl(err, x, ncclRecv((char *)recv + (size_t)p * block,
+						      count, ncclFloat, p, c->nccl,
+						      x->stream),
+				     "ncclRecv", c->nccl);
+	}
+	return group_end(x, c, rc, err);
+}
+
+/* Ring shift: send to rank+1, receive from rank-1 (nccl-tests sendrecv). */
+static int cuda_send_recv(struct tpp_backend *b, void *impl, const void *send,
+			  void *recv, size_t count, struct tpp_err *err)
+{
+	struct cuda_ctx *x = b->ctx;
+	struct cuda_comm *c = impl;
+	int next = (c->rank + 1) % c->size, prev = (c->rank + c->size - 1) % c->size;
+	int rc;
+	if ((rc = ck_nccl(err, x, ncclGroupStart(), "ncclGroupStart", c->nccl)))
+		return rc;
+	rc = ck_nccl(err, x, ncclSend(send, count, ncclFloat, next, c->nccl, x->stream),
+		     "ncclSend", c->nccl);
+	if (!rc)
+		rc = ck_nccl(err, x, ncclRecv(recv, count, ncclFloat, prev, c->nccl,
+					      x->stream),
+			     "ncclRecv", c->nccl);
+	return group_end(x, c, rc, err);
+}
+
+/* ---- timing ------------------------------------------------------------------------ */
+
+static int cuda_time_begin(struct tpp_backend *b, struct tpp_err *err)
+{
+	struct cuda_ctx *x = b->ctx;
+	return CK_CUDA(cudaEventRecord(x->ev0, x->stream));
+}
+
+static int cuda_time_end(struct tpp_backend *b, double *seconds,
+			 struct tpp_err *err)
+{
+	struct cuda_ctx *x = b->ctx;
+	float ms = 0;
+	int rc;
+	if ((rc = CK_CUDA(cudaEventRecord(x->ev1, x->stream))) ||
+	    (rc = CK_CUDA(cudaEventSynchronize(x->ev1))) ||
+	    (rc = CK_CUDA(cudaEventElapsedTime(&ms, x->ev0, x->ev1))))
+		return rc;
+	*seconds = ms * 1e-3;
+	return TPP_OK;
+}
+
+/* ---- GEMM ----------------------------------------------------------------------------- */
+
+static size_t cuda_gemm_elem_bytes(const struct tpp_backend *b,
+				   enum tpp_prec prec)
+{
+	(void)b;
+	switch (prec) {
+	case TPP_PREC_FP32:
+	case TPP_PREC_TF32:
+		return 4;
+	case TPP_PREC_FP16:
+	case TPP_PREC_BF16:
+		return 2;
+	default:
+		return 0; /* fp8 needs cublasLt with scales: not done here */
+	}
+}
+
+static int cuda_gemm(struct tpp_backend *b, enum tpp_prec prec, int m, int n,
+		     int k, const void *A, const void *B, void *C,
+		     struct tpp_err *err)
+{
+	struct cuda_ctx *x = b->ctx;
+	const float alpha = 1.0f, beta = 0.0f;
+	cudaDataType_t t;
+	cublasComputeType_t ct = CUBLAS_COMPUTE_32F;
+	switch (prec) {
+	case TPP_PREC_FP32: t = CUDA_R_32F; break;
+	case TPP_PREC_TF32: t = CUDA_R_32F; ct = CUBLAS_COMPUTE_32F_FAST_TF32; break;
+	case TPP_PREC_FP16: t = CUDA_R_16F; break;
+	case TPP_PREC_BF16: t = CUDA_R_16BF; break;
+	default:
+		return tpp_err_set(err, TPP_E_USAGE, NULL, 0, 0,
+				   "cuda: GEMM in %s is not supported (fp32, tf32, fp16, bf16)",
+				   tpp_prec_names[prec]);
+	}
+	return CK_BLAS(cublasGemmEx(x->blas, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k,
+				    &alpha, A, t, m, B, t, k, &beta, C, t, m, ct,
+				    CUBLAS_GEMM_DEFAULT));
+}
+
+/* Zero-ish a 256 MiB buffer on the stream (larger than any L2 so far). */
+static int cuda_flush(struct tpp_backend *b, struct tpp_err *err)
+{
+	struct cuda_ctx *x = b->ctx;
+	int rc;
+	if (!x->flush_buf && (rc = CK_CUDA(cudaMalloc(&x->flush_buf, FLUSH_BYTES))))
+		return rc;
+	return CK_CUDA(cudaMemsetAsync(x->flush_buf, (int)(++x->flush_round & 0xff),
+				       FLUSH_BYTES, x->stream));
+}
+
+/* ---- description ------------------------------------------------------------------------ */
+
+static void version_str(char *out, size_t size, int v)
+{
+	/* CUDA: 1000*major + 10*minor */
+	snprintf(out, size, "%d.%d", v / 1000, (v % 1000) / 10);
+}
+
+/* The kernel module's release ("580.82.07") from /proc, else the CUDA
+ * version the driver supports. */
+static void driver_version(char *out, size_t size)
+{
+	FILE *f = fopen("/proc/driver/nvidia/version", "r");
+	char line[512];
+	int v = 0;
+	out[0] = '\0';
+	if (f) {
+		if (fgets(line, sizeof(line), f)) {
+			char *p = strstr(line, "Kernel Module");
+			char rel[64];
+			if (p && sscanf(p + strlen("Kernel Module"), " %63s", rel) == 1)
+				tpp_strlcpy(out, rel, size);
+		}
+		fclose(f);
+	}
+	if (!out[0] && cudaDriverGetVersion(&v) == cudaSuccess)
+		snprintf(out, size, "supports CUDA %d.%d", v / 1000, (v % 1000) / 10);
+}
+
+static int cuda_describe(struct tpp_backend *b, struct tpp_backend_info *info,
+			 struct tpp_err *err)
+{
+	struct cuda_ctx *x = b->ctx;
+	struct cudaDeviceProp prop;
+	int v = 0, sms = 0, rc;
+	if ((rc = CK_CUDA(cudaGetDeviceProperties(&prop, x->device))))
+		return rc;
+	cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, x->device);
+	prop.name[sizeof(prop.name) - 1] = '\0';
+	snprintf(info->device, sizeof(info->device), "%.160s, %d SMs, %.1f GiB, sm_%d%d",
+		 prop.name, sms,
+		 prop.totalGlobalMem / (1024.0 * 1024.0 * 1024.0), prop.major,
+		 prop.minor);
+	tpp_bk_mpi_version(info->mpi, sizeof(info->mpi));
+	if (cudaRuntimeGetVersion(&v) == cudaSuccess)
+		version_str(info->cuda, sizeof(info->cuda), v);
+	driver_version(info->driver, sizeof(info->driver));
+	if (ncclGetVersion(&v) == ncclSuccess) {
+		/* NCCL >= 2.9: 10000*major + 100*minor + patch */
+		if (v >= 10000)
+			snprintf(info->nccl, sizeof(info->nccl), "%d.%d.%d",
+				 v / 10000, (v % 10000) / 100, v % 100);
+		else
+			snprintf(info->nccl, sizeof(info->nccl), "%d.%d.%d",
+				 v / 1000, (v % 1000) / 100, v % 100);
+	}
+	if (cublasGetVersion(x->blas, &v) == CUBLAS_STATUS_SUCCESS)
+		snprintf(info->blas, sizeof(info->blas), "cuBLAS %d.%d.%d",
+			 v / 10000, (v % 10000) / 100, v % 100);
+	return TPP_OK;
+}
+
+const struct tpp_backend_ops tpp_backend_cuda_ops = {
+	.name = "cuda",
+	.init = cuda_init,
+	.fini = cuda_fini,
+	.alloc = cuda_alloc,
+	.release = cuda_release,
+	.upload = cuda_upload,
+	.download = cuda_download,
+	.comm_new = cuda_comm_new,
+	.comm_free = cuda_comm_free,
+	.barrier = cuda_barrier,
+	.time_begin = cuda_time_begin,
+	.time_end = cuda_time_end,
+	.coll = {
+		[TPP_COLL_ALL_REDUCE] = cuda_all_reduce,
+		[TPP_COLL_ALL_GATHER] = cuda_all_gather,
+		[TPP_COLL_REDUCE_SCATTER] = cuda_reduce_scatter,
+		[TPP_COLL_ALL_TO_ALL] = cuda_all_to_all,
+		[TPP_COLL_SEND_RECV] = cuda_send_recv,
+	},
+	.gemm_elem_bytes = cuda_gemm_elem_bytes,
+	.gemm = cuda_gemm,
+	.flush = cuda_flush,
+	.describe = cuda_describe,
+};

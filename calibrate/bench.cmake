@@ -1,0 +1,76 @@
+# bench.cmake - tpp_bench: the micro-benchmark harness of `tpplan calibrate`
+# (bench.c) over its backends: cpu (MPI + CBLAS, always) and cuda (cuBLAS +
+# NCCL, when TPP_WITH_CUDA and TPP_WITH_NCCL are ON).  Built only with MPI;
+# cli/CMakeLists.txt links it into tpplan when the target exists.
+# Included from calibrate/CMakeLists.txt.
+if(NOT TPP_WITH_MPI)
+  return()
+endif()
+
+# BLAS with the C interface: prefer OpenBLAS (Debian: libopenblas-dev, which
+# scripts/deps.sh installs), else any BLAS that ships cblas.h.
+if(NOT BLA_VENDOR)
+  set(BLA_VENDOR OpenBLAS)
+  find_package(BLAS QUIET)
+  unset(BLA_VENDOR)
+endif()
+if(NOT BLAS_FOUND)
+  find_package(BLAS)
+endif()
+find_path(TPP_CBLAS_INCLUDE_DIR cblas.h
+  PATH_SUFFIXES openblas openblas-pthread
+                ${CMAKE_LIBRARY_ARCHITECTURE}/openblas-pthread
+                ${CMAKE_LIBRARY_ARCHITECTURE})
+mark_as_advanced(TPP_CBLAS_INCLUDE_DIR)
+if(NOT BLAS_FOUND OR NOT TPP_CBLAS_INCLUDE_DIR)
+  message(FATAL_ERROR
+    "TPP_WITH_MPI is ON but no BLAS with cblas.h was found, which "
+    "`tpplan calibrate` needs for its GEMM benchmark.  Install OpenBLAS "
+    "(sh scripts/deps.sh, or apt-get install libopenblas-dev), or configure "
+    "with -DTPP_WITH_MPI=OFF.")
+endif()
+
+# GSL's imported target links GSL's own reference CBLAS (libgslcblas).  Two
+# CBLAS libraries in one process means whichever the loader meets first
+# serves cblas_sgemm for everyone -- here that was gslcblas, which made the
+# GEMM benchmark measure a textbook triple loop.  Do what the GSL manual
+# recommends instead: link GSL against the optimized CBLAS (it provides the
+# whole CBLAS interface GSL uses).
+if(TARGET GSL::gsl)
+  get_target_property(_tpp_gsl_libs GSL::gsl INTERFACE_LINK_LIBRARIES)
+  if(_tpp_gsl_libs)
+    list(REMOVE_ITEM _tpp_gsl_libs GSL::gslcblas)
+  else()
+    set(_tpp_gsl_libs "")
+  endif()
+  list(APPEND _tpp_gsl_libs ${BLAS_LIBRARIES})
+  set_property(TARGET GSL::gsl PROPERTY INTERFACE_LINK_LIBRARIES "${_tpp_gsl_libs}")
+endif()
+
+set(_tpp_bench_src
+  ${CMAKE_CURRENT_SOURCE_DIR}/bench.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/backend_cpu.c)
+set(_tpp_bench_cuda OFF)
+if(TPP_WITH_CUDA AND TPP_WITH_NCCL)
+  list(APPEND _tpp_bench_src ${CMAKE_CURRENT_SOURCE_DIR}/backend_cuda.c)
+  set(_tpp_bench_cuda ON)
+endif()
+
+add_library(tpp_bench STATIC ${_tpp_bench_src})
+target_include_directories(tpp_bench PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
+target_include_directories(tpp_bench PRIVATE ${TPP_CBLAS_INCLUDE_DIR})
+target_link_libraries(tpp_bench PUBLIC tpp_calibrate MPI::MPI_C)
+if(TARGET BLAS::BLAS)
+  target_link_libraries(tpp_bench PRIVATE BLAS::BLAS)
+else()
+  target_link_libraries(tpp_bench PRIVATE ${BLAS_LIBRARIES})
+endif()
+if(_tpp_bench_cuda)
+  target_compile_definitions(tpp_bench PRIVATE TPP_HAVE_CUDA_BACKEND=1)
+  target_link_libraries(tpp_bench PRIVATE CUDA::cudart CUDA::cublas NCCL::NCCL)
+endif()
+if(_tpp_bench_cuda)
+  message(STATUS "tpplan calibrate backends: cpu (BLAS ${BLAS_LIBRARIES}), cuda")
+else()
+  message(STATUS "tpplan calibrate backends: cpu (BLAS ${BLAS_LIBRARIES})")
+endif()

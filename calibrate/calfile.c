@@ -1,0 +1,819 @@
+/*
+ * calfile.c - the calibration file (YAML, schema tpplan.calibration/v1):
+ * written atomically with fprintf, read back through the table-driven
+ * mapper of common/tpp_yaml.h.
+ *
+ * Data flow: struct tpp_calibration (measured by bench.c or imported by
+ * import.c, fitted by fit.c) --tpp_cal_write--> FILE.yaml --tpp_cal_load-->
+ * struct --> apply.c.  The schema follows calibration.md 5.4 in spirit
+ * (raw tables kept next to the fitted parameters, environment recorded);
+ * its exact form:
+ *
+ *   schema: tpplan.calibration/v1
+ *   meta: {created_utc, tpplan_version, backend, hosts, device, ranks,
+ *          ranks_per_node, software: {mpi, blas, cuda, nccl, driver}, source}
+ *   collectives:
+ *     - op: all_reduce            # tpp_coll_names
+ *       tier: 0
+ *       group: 4
+ *       concurrent: 1
+ *       points:                   # [bytes, median_s, p10_s, p90_s]
+ *         - [8, 1.2e-05, 1.1e-05, 1.4e-05]
+ *       fit: {alpha_s, busbw_GBps, alpha_err_s, busbw_err_GBps,
+ *             mape_heldout_pct, range_bytes: [lo, hi]}   # or fit: null
+ *   joint_fits:
+ *     - {op, tier, alpha0_s, alpha_step_s, busbw_GBps, mape_heldout_pct}
+ *   gemm:
+ *     - precision: bf16           # tpp_prec_names
+ *       best_tflops: ...
+ *       points:                   # [m, n, k, median_s, tflops]
+ *
+ * Numbers are written exactly (%.15g, or %.17g where that is needed), so a
+ * write/load round trip is exact up to the GB/s and TFLOP/s unit
+ * conversions (a few ulp).
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "calibration.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tpp_yaml.h"
+
+#define TPP_CAL_SCHEMA "tpplan.calibration/v1"
+
+/* ---- writer ---------------------------------------------------------------- */
+
+struct writer {
+	FILE *f;
+	int bad; /* a non-finite number was asked for */
+	const char *bad_what;
+};
+
+/* A YAML double-quoted string: backslash escapes for ", \ and control
+ * characters; other bytes (UTF-8 included) as they are. */
+static void put_str(struct writer *w, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	fputc('"', w->f);
+	for (; *p; p++) {
+		switch (*p) {
+		case '"':
+			fputs("\\\"", w->f);
+			break;
+		case '\\':
+			fputs("\\\\", w->f);
+			break;
+		case '\n':
+			fputs("\\n", w->f);
+			break;
+		case '\t':
+			fputs("\\t", w->f);
+			break;
+		case '\r':
+			fputs("\\r", w->f);
+			break;
+		default:
+			if (*p < 0x20 || *p == 0x7f)
+				fprintf(w->f, "\\x%02x", *p);
+			else
+				fputc(*p, w->f);
+		}
+	}
+	fputc('"', w->f);
+}
+
+/*
+ * A number, exactly: %.15g when that reads back as the same double (short
+ * and readable: 2.25e-05, not 2.2499999999999998e-05), else %.17g.  YAML
+ * has no portable form for inf/nan, so those fail the write.
+ */
+static void put_num(struct writer *w, double x, const char *what)
+{
+	char buf[40];
+	if (!isfinite(x)) {
+		if (!w->bad) {
+			w->bad = 1;
+			w->bad_what = what;
+		}
+		x = 0;
+	}
+	snprintf(buf, sizeof(buf), "%.15g", x);
+	if (strtod(buf, NULL) != x)
+		snprintf(buf, sizeof(buf), "%.17g", x);
+	fputs(buf, w->f);
+}
+
+static void write_meta(struct writer *w, const struct tpp_calibration *c)
+{
+	FILE *f = w->f;
+	fputs("meta:\n  created_utc: ", f);
+	put_str(w, c->created_utc);
+	fputs("\n  tpplan_version: ", f);
+	put_str(w, c->tpplan_version);
+	fputs("\n  backend: ", f);
+	put_str(w, c->backend);
+	fputs("\n  hosts: ", f);
+	put_str(w, c->hosts);
+	fputs("\n  device: ", f);
+	put_str(w, c->device);
+	fprintf(f, "\n  ranks: %d\n  ranks_per_node: %d\n", c->ranks,
+		c->ranks_per_node);
+	fputs("  software: {mpi: ", f);
+	put_str(w, c->mpi);
+	fputs(", blas: ", f);
+	put_str(w, c->blas);
+	fputs(", cuda: ", f);
+	put_str(w, c->cuda);
+	fputs(", nccl: ", f);
+	put_str(w, c->nccl);
+	fputs(", driver: ", f);
+	put_str(w, c->driver);
+	fputs("}\n  source: ", f);
+	put_str(w, c->source);
+	fputc('\n', f);
+}
+
+static void write_coll(struct writer *w, const struct tpp_cal_coll *t)
+{
+	FILE *f = w->f;
+	int i;
+	TPP_ASSERT(t->op >= 0 && t->op < TPP_COLL__COUNT);
+	TPP_ASSERT(t->npoints >= 0 && t->npoints <= TPP_CAL_MAX_POINTS);
+	fprintf(f, "  - op: %s\n    tier: %d\n    group: %d\n    concurrent: %d\n",
+		tpp_coll_names[t->op], t->tier, t->group, t->concurrent);
+	fputs("    points:                 # [bytes, median_s, p10_s, p90_s]\n", f);
+	if (!t->npoints)
+		fputs("      []\n", f);
+	for (i = 0; i < t->npoints; i++) {
+		const struct tpp_cal_point *p = &t->pts[i];
+		fputs("      - [", f);
+		put_num(w, p->bytes, "collectives.points");
+		fputs(", ", f);
+		put_num(w, p->median_s, "collectives.points");
+		fputs(", ", f);
+		put_num(w, p->p10_s, "collectives.points");
+		fputs(", ", f);
+		put_num(w, p->p90_s, "collectives.points");
+		fputs("]\n", f);
+	}
+	if (!t->fit.valid) {
+		fputs("    fit: null\n", f);
+		return;
+	}
+	fputs("    fit: {alpha_s: ", f);
+	put_num(w, t->fit.alpha_s, "fit.alpha_s");
+	fputs(", busbw_GBps: ", f);
+	put_num(w, t->fit.busbw_Bps / TPP_GB, "fit.busbw_GBps");
+	fputs(", alpha_err_s: ", f);
+	put_num(w, t->fit.alpha_err_s, "fit.alpha_err_s");
+	fputs(", busbw_err_GBps: ", f);
+	put_num(w, t->fit.busbw_err_Bps / TPP_GB, "fit.busbw_err_GBps");
+	fputs(", mape_heldout_pct: ", f);
+	put_num(w, t->fit.mape_heldout * 100, "fit.mape_heldout_pct");
+	fputs(", range_bytes: [", f);
+	put_num(w, t->fit.lo_bytes, "fit.range_bytes");
+	fputs(", ", f);
+	put_num(w, t->fit.hi_bytes, "fit.range_bytes");
+	fputs("]}\n", f);
+}
+
+static void write_gemm(struct writer *w, const struct tpp_cal_gemm *g)
+{
+	FILE *f = w->f;
+	int i;
+	TPP_ASSERT(g->npoints >= 0 && g->npoints <= TPP_CAL_MAX_GEMM);
+	fprintf(f, "  - precision: %s\n    best_tflops: ", tpp_prec_names[g->prec]);
+	put_num(w, g->best_flops_per_s / TPP_TFLOPS, "gemm.best_tflops");
+	fputs("\n    points:                 # [m, n, k, median_s, tflops]\n", f);
+	if (!g->npoints)
+		fputs("      []\n", f);
+	for (i = 0; i < g->npoints; i++) {
+		const struct tpp_cal_gemm_point *p = &g->pts[i];
+		fprintf(f, "      - [%d, %d, %d, ", p->m, p->n, p->k);
+		put_num(w, p->median_s, "gemm.points");
+		fputs(", ", f);
+		put_num(w, p->flops_per_s / TPP_TFLOPS, "gemm.points");
+		fputs("]\n", f);
+	}
+}
+
+static void write_all(struct writer *w, const struct tpp_calibration *c)
+{
+	FILE *f = w->f;
+	int i, any;
+
+	fputs("# tpplan calibration file (see calibrate/calfile.c for the schema)\n", f);
+	fputs("schema: " TPP_CAL_SCHEMA "\n", f);
+	write_meta(w, c);
+	fputs(c->ncoll ? "collectives:\n" : "collectives: []\n", f);
+	for (i = 0; i < c->ncoll; i++)
+		write_coll(w, &c->coll[i]);
+	for (i = 0, any = 0; i < c->njoint; i++)
+		any |= c->joint[i].valid;
+	fputs(any ? "joint_fits:\n" : "joint_fits: []\n", f);
+	for (i = 0; i < c->njoint; i++) {
+		const struct tpp_cal_joint *j = &c->joint[i];
+		if (!j->valid)
+			continue;
+		fprintf(f, "  - {op: %s, tier: %d, alpha0_s: ", tpp_coll_names[j->op],
+			j->tier);
+		put_num(w, j->alpha0_s, "joint_fits.alpha0_s");
+		fputs(", alpha_step_s: ", f);
+		put_num(w, j->alpha_step_s, "joint_fits.alpha_step_s");
+		fputs(", busbw_GBps: ", f);
+		put_num(w, j->busbw_Bps / TPP_GB, "joint_fits.busbw_GBps");
+		fputs(", mape_heldout_pct: ", f);
+		put_num(w, j->mape_heldout * 100, "joint_fits.mape_heldout_pct");
+		fputs("}\n", f);
+	}
+	for (i = 0, any = 0; i < TPP_PREC__COUNT; i++)
+		any |= c->gemm[i].valid;
+	fputs(any ? "gemm:\n" : "gemm: []\n", f);
+	for (i = 0; i < TPP_PREC__COUNT; i++)
+		if (c->gemm[i].valid)
+			write_gemm(w, &c->gemm[i]);
+}
+
+int tpp_cal_write(const struct tpp_calibration *cal, const char *path,
+		  struct tpp_err *err)
+{
+	char tmp[1024];
+	struct writer w;
+	int fd, rc = TPP_OK, n, e;
+	FILE *f;
+
+	TPP_ASSERT(cal && path);
+	n = snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path);
+	if (n < 0 || (size_t)n >= sizeof(tmp))
+		return tpp_err_set(err, TPP_E_SYSTEM, path, 0, 0,
+				   "cannot write calibration: path too long");
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		return tpp_err_set(err, TPP_E_SYSTEM, path, 0, 0,
+				   "cannot write calibration: cannot create a temporary file next to it: %s",
+				   strerror(errno));
+	/* mkstemp makes the file 0600; a calibration is not secret. */
+	(void)fchmod(fd, 0644);
+	f = fdopen(fd, "w");
+	if (!f) {
+		e = errno;
+		close(fd);
+		unlink(tmp);
+		return tpp_err_set(err, TPP_E_SYSTEM, path, 0, 0,
+				   "cannot write calibration: %s", strerror(e));
+	}
+	memset(&w, 0, sizeof(w));
+	w.f = f;
+	write_all(&w, cal);
+	if (w.bad) {
+		rc = tpp_err_set(err, TPP_E_INPUT, path, 0, 0,
+				 "cannot write calibration: %s is not a finite number",
+				 w.bad_what);
+		fclose(f);
+		unlink(tmp);
+		return rc;
+	}
+	/* Data on disk before the rename makes it visible. */
+	if (fflush(f) || ferror(f) || fsync(fileno(f))) {
+		e = errno;
+		fclose(f);
+		unlink(tmp);
+		return tpp_err_set(err, TPP_E_SYSTEM, path, 0, 0,
+				   "cannot write calibration: %s", strerror(e));
+	}
+	if (fclose(f)) {
+		e = errno;
+		unlink(tmp);
+		return tpp_err_set(err, TPP_E_SYSTEM, path, 0, 0,
+				   "cannot write calibration: %s", strerror(e));
+	}
+	if (rename(tmp, path)) {
+		e = errno;
+		unlink(tmp);
+		return tpp_err_set(err, TPP_E_SYSTEM, path, 0, 0,
+				   "cannot write calibration: rename from %s: %s",
+				   tmp, strerror(e));
+	}
+	/* Make the rename itself durable (best effort). */
+	{
+		char dir[1024];
+		char *slash;
+		int dfd;
+		tpp_strlcpy(dir, path, sizeof(dir));
+		slash = strrchr(dir, '/');
+		if (slash == dir)
+			dir[1] = '\0';
+		else if (slash)
+			*slash = '\0';
+		else
+			tpp_strlcpy(dir, ".", sizeof(dir));
+		dfd = open(dir, O_RDONLY);
+		if (dfd >= 0) {
+			(void)fsync(dfd);
+			close(dfd);
+		}
+	}
+	return TPP_OK;
+}
+
+/* ---- loader ---------------------------------------------------------------- */
+
+static const char *scalar_text(const yaml_node_t *n)
+{
+	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value
+						 : "";
+}
+
+static yaml_node_t *map_get(struct tpp_ydoc *d, yaml_node_t *map,
+			    const char *key)
+{
+	yaml_node_pair_t *p;
+	if (!map || map->type != YAML_MAPPING_NODE)
+		return NULL;
+	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
+	     p++) {
+		yaml_node_t *k = yaml_document_get_node(&d->doc, p->key);
+		if (k && k->type == YAML_SCALAR_NODE && !strcmp(scalar_text(k), key))
+			return yaml_document_get_node(&d->doc, p->value);
+	}
+	return NULL;
+}
+
+/* A plain null / ~ / empty value. */
+static int is_null(const yaml_node_t *n)
+{
+	const char *s;
+	if (!n || n->type != YAML_SCALAR_NODE ||
+	    n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+		return 0;
+	s = scalar_text(n);
+	return !strcmp(s, "null") || !strcmp(s, "~") || !strcmp(s, "") ||
+	       !strcmp(s, "Null") || !strcmp(s, "NULL");
+}
+
+/* TPP_YF_CUSTOM handler: remember the node for a second pass. */
+static int keep_node(struct tpp_ydoc *d, yaml_node_t *node, void *field,
+		     struct tpp_err *err)
+{
+	(void)d;
+	(void)err;
+	*(yaml_node_t **)field = node;
+	return TPP_OK;
+}
+
+/* Read item i of the list `pt` (already checked) as a number. */
+static int item_num(struct tpp_ydoc *d, yaml_node_t *pt, int i, double *x,
+		    struct tpp_err *err)
+{
+	return tpp_y_double(d, tpp_y_seq_item(d, pt, i), x, err);
+}
+
+/* ---- meta ---- */
+
+#define META_STR(name, member)                                              \
+	{.key = name, .type = TPP_YF_STR,                                    \
+	 .offset = offsetof(struct tpp_calibration, member),                 \
+	 .size = sizeof(((struct tpp_calibration *)0)->member)}
+
+static const struct tpp_yfield software_fields[] = {
+	META_STR("mpi", mpi),
+	META_STR("blas", blas),
+	META_STR("cuda", cuda),
+	META_STR("nccl", nccl),
+	META_STR("driver", driver),
+};
+
+/* meta.software: `field` is the whole struct tpp_calibration (offset 0). */
+static int parse_software(struct tpp_ydoc *d, yaml_node_t *node, void *field,
+			  struct tpp_err *err)
+{
+	return tpp_ymap_parse(d, node, software_fields,
+			      TPP_ARRAY_LEN(software_fields), field,
+			      "meta.software", err);
+}
+
+static const struct tpp_yfield meta_fields[] = {
+	META_STR("created_utc", created_utc),
+	META_STR("tpplan_version", tpplan_version),
+	META_STR("backend", backend),
+	META_STR("hosts", hosts),
+	META_STR("device", device),
+	{.key = "ranks", .type = TPP_YF_INT,
+	 .offset = offsetof(struct tpp_calibration, ranks), .min = 0,
+	 .max = 100000000},
+	{.key = "ranks_per_node", .type = TPP_YF_INT,
+	 .offset = offsetof(struct tpp_calibration, ranks_per_node), .min = 0,
+	 .max = 100000},
+	{.key = "software", .type = TPP_YF_CUSTOM, .offset = 0,
+	 .handler = parse_software},
+	META_STR("source", source),
+};
+#undef META_STR
+
+/* meta: `field` is the whole struct tpp_calibration (offset 0). */
+static int parse_meta(struct tpp_ydoc *d, yaml_node_t *node, void *field,
+		      struct tpp_err *err)
+{
+	return tpp_ymap_parse(d, node, meta_fields, TPP_ARRAY_LEN(meta_fields),
+			      field, "meta", err);
+}
+
+/* ---- collectives ---- */
+
+struct coll_in {
+	struct tpp_cal_coll t;
+	yaml_node_t *points, *fit;
+};
+
+static const struct tpp_yfield coll_fields[] = {
+	{.key = "op", .type = TPP_YF_ENUM, .offset = offsetof(struct coll_in, t.op),
+	 .names = tpp_coll_names, .nnames = TPP_COLL__COUNT, .required = 1},
+	{.key = "tier", .type = TPP_YF_INT, .offset = offsetof(struct coll_in, t.tier),
+	 .min = 0, .max = TPP_MAX_TIERS - 1, .required = 1},
+	{.key = "group", .type = TPP_YF_INT,
+	 .offset = offsetof(struct coll_in, t.group), .min = 1, .max = 100000000,
+	 .required = 1},
+	{.key = "concurrent", .type = TPP_YF_INT,
+	 .offset = offsetof(struct coll_in, t.concurrent), .min = 1,
+	 .max = 100000000},
+	{.key = "points", .type = TPP_YF_CUSTOM,
+	 .offset = offsetof(struct coll_in, points), .handler = keep_node,
+	 .required = 1},
+	{.key = "fit", .type = TPP_YF_CUSTOM, .offset = offsetof(struct coll_in, fit),
+	 .handler = keep_node},
+};
+
+/* points: [[bytes, median_s, p10_s, p90_s], ...], sizes strictly
+ * increasing, bytes > 0, times >= 0. */
+static int parse_points(struct tpp_ydoc *d, yaml_node_t *seq, const char *what,
+			struct tpp_cal_coll *t, struct tpp_err *err)
+{
+	int n, i, j, m, rc;
+	if ((rc = tpp_y_seq(d, seq, what, &n, err)))
+		return rc;
+	if (n > TPP_CAL_MAX_POINTS)
+		return tpp_y_err(d, tpp_y_seq_item(d, seq, TPP_CAL_MAX_POINTS), err,
+				 "%s: too many points (at most %d)", what,
+				 TPP_CAL_MAX_POINTS);
+	for (i = 0; i < n; i++) {
+		yaml_node_t *pt = tpp_y_seq_item(d, seq, i);
+		double v[4];
+		if (!pt || pt->type != YAML_SEQUENCE_NODE ||
+		    (tpp_y_seq(d, pt, what, &m, err), m != 4))
+			return tpp_y_err(d, pt, err,
+					 "%s[%d]: expected [bytes, median_s, p10_s, p90_s]",
+					 what, i);
+		for (j = 0; j < 4; j++)
+			if ((rc = item_num(d, pt, j, &v[j], err)))
+				return rc;
+		if (!(v[0] > 0))
+			return tpp_y_err(d, tpp_y_seq_item(d, pt, 0), err,
+					 "%s[%d]: size must be positive bytes",
+					 what, i);
+		for (j = 1; j < 4; j++)
+			if (v[j] < 0)
+				return tpp_y_err(d, tpp_y_seq_item(d, pt, j), err,
+						 "%s[%d]: negative time", what, i);
+		if (i && v[0] <= t->pts[i - 1].bytes)
+			return tpp_y_err(d, pt, err,
+					 "%s[%d]: sizes must increase", what, i);
+		t->pts[i].bytes = v[0];
+		t->pts[i].median_s = v[1];
+		t->pts[i].p10_s = v[2];
+		t->pts[i].p90_s = v[3];
+	}
+	t->npoints = n;
+	return TPP_OK;
+}
+
+struct fit_in {
+	struct tpp_cal_fit f;
+	yaml_node_t *range;
+};
+
+static const struct tpp_yfield fit_fields[] = {
+	{.key = "alpha_s", .type = TPP_YF_DOUBLE,
+	 .offset = offsetof(struct fit_in, f.alpha_s), .min = -1e6, .max = 1e6,
+	 .required = 1},
+	{.key = "busbw_GBps", .type = TPP_YF_DOUBLE,
+	 .offset = offsetof(struct fit_in, f.busbw_Bps), .scale = TPP_GB,
+	 .min = 1e-9 * TPP_GB, .max = 1e9 * TPP_GB, .required = 1},
+	{.key = "alpha_err_s", .type = TPP_YF_DOUBLE,
+	 .offset = offsetof(struct fit_in, f.alpha_err_s), .min = 0, .max = 1e9},
+	{.key = "busbw_err_GBps", .type = TPP_YF_DOUBLE,
+	 .offset = offsetof(struct fit_in, f.busbw_err_Bps), .scale = TPP_GB,
+	 .min = 0, .max = 1e30},
+	{.key = "mape_heldout_pct", .type = TPP_YF_DOUBLE,
+	 .offset = offsetof(struct fit_in, f.mape_heldout), .scale = 0.01,
+	 .min = 0, .max = 1e9},
+	{.key = "range_bytes", .type = TPP_YF_CUSTOM,
+	 .offset = offsetof(struct fit_in, range), .handler = keep_node},
+};
+
+/* fit: null, or the mapping of fit_fields. */
+static int parse_fit(struct tpp_ydoc *d, yaml_node_t *node, const char *what,
+		     struct tpp_cal_fit *out, struct tpp_err *err)
+{
+	struct fit_in in;
+	int rc, m;
+	memset(&in, 0, sizeof(in));
+	if (is_null(node)) {
+		memset(out, 0, sizeof(*out));
+		return TPP_OK;
+	}
+	if ((rc = tpp_ymap_parse(d, node, fit_fields, TPP_ARRAY_LEN(fit_fields),
+				 &in, what, err)))
+		return rc;
+	if (in.range) {
+		if (in.range->type != YAML_SEQUENCE_NODE ||
+		    (tpp_y_seq(d, in.range, what, &m, err), m != 2))
+			return tpp_y_err(d, in.range, err,
+					 "%s.range_bytes: expected [lo, hi]", what);
+		if ((rc = item_num(d, in.range, 0, &in.f.lo_bytes, err)) ||
+		    (rc = item_num(d, in.range, 1, &in.f.hi_bytes, err)))
+			return rc;
+		if (!(in.f.lo_bytes > 0) || in.f.hi_bytes < in.f.lo_bytes)
+			return tpp_y_err(d, in.range, err,
+					 "%s.range_bytes: expected 0 < lo <= hi",
+					 what);
+	}
+	in.f.valid = 1;
+	*out = in.f;
+	return TPP_OK;
+}
+
+/* collectives: `field` is the whole struct tpp_calibration (offset 0). */
+static int parse_collectives(struct tpp_ydoc *d, yaml_node_t *seq, void *field,
+			     struct tpp_err *err)
+{
+	struct tpp_calibration *c = field;
+	struct coll_in *in;
+	int n, i, rc = TPP_OK;
+
+	if ((rc = tpp_y_seq(d, seq, "collectives", &n, err)))
+		return rc;
+	if (n > TPP_CAL_MAX_COLL)
+		return tpp_y_err(d, tpp_y_seq_item(d, seq, TPP_CAL_MAX_COLL), err,
+				 "collectives: too many tables (at most %d)",
+				 TPP_CAL_MAX_COLL);
+	in = malloc(sizeof(*in));
+	if (!in)
+		return tpp_err_set(err, TPP_E_SYSTEM, d->path, 0, 0, "out of memory");
+	for (i = 0; i < n; i++) {
+		char what[64], pwhat[80];
+		memset(in, 0, sizeof(*in));
+		in->t.concurrent = 1;
+		snprintf(what, sizeof(what), "collectives[%d]", i);
+		if ((rc = tpp_ymap_parse(d, tpp_y_seq_item(d, seq, i), coll_fields,
+					 TPP_ARRAY_LEN(coll_fields), in, what,
+					 err)))
+			break;
+		snprintf(pwhat, sizeof(pwhat), "%s.points", what);
+		if ((rc = parse_points(d, in->points, pwhat, &in->t, err)))
+			break;
+		snprintf(pwhat, sizeof(pwhat), "%s.fit", what);
+		if (in->fit && (rc = parse_fit(d, in->fit, pwhat, &in->t.fit, err)))
+			break;
+		c->coll[i] = in->t;
+	}
+	if (!rc)
+		c->ncoll = n;
+	free(in);
+	return rc;
+}
+
+/* ---- joint fits ---- */
+
+static const struct tpp_yfield joint_fields[] = {
+	{.key = "op", .type = TPP_YF_ENUM, .offset = offsetof(struct tpp_cal_joint, op),
+	 .names = tpp_coll_names, .nnames = TPP_COLL__COUNT, .required = 1},
+	{.key = "tier", .type = TPP_YF_INT,
+	 .offset = offsetof(struct tpp_cal_joint, tier), .min = 0,
+	 .max = TPP_MAX_TIERS - 1, .required = 1},
+	{.key = "alpha0_s", .type = TPP_YF_DOUBLE,
+	 .offset = offsetof(struct tpp_cal_joint, alpha0_s), .min = -1e6,
+	 .max = 1e6, .required = 1},
+	{.key = "alpha_step_s", .type = TPP_YF_DOUBLE,
+	 .offset = offsetof(struct tpp_cal_joint, alpha_step_s), .min = -1e6,
+	 .max = 1e6, .required = 1},
+	{.key = "busbw_GBps", .type = TPP_YF_DOUBLE,
+	 .offset = offsetof(struct tpp_cal_joint, busbw_Bps), .scale = TPP_GB,
+	 .min = 1e-9 * TPP_GB, .max = 1e9 * TPP_GB, .required = 1},
+	{.key = "mape_heldout_pct", .type = TPP_YF_DOUBLE,
+	 .offset = offsetof(struct tpp_cal_joint, mape_heldout), .scale = 0.01,
+	 .min = 0, .max = 1e9},
+};
+
+static int parse_joint(struct tpp_ydoc *d, yaml_node_t *seq, void *field,
+		       struct tpp_err *err)
+{
+	struct tpp_calibration *c = field;
+	const int max = (int)TPP_ARRAY_LEN(c->joint);
+	int n, i, rc;
+
+	if ((rc = tpp_y_seq(d, seq, "joint_fits", &n, err)))
+		return rc;
+	if (n > max)
+		return tpp_y_err(d, tpp_y_seq_item(d, seq, max), err,
+				 "joint_fits: too many entries (at most %d)", max);
+	for (i = 0; i < n; i++) {
+		struct tpp_cal_joint j;
+		char what[64];
+		memset(&j, 0, sizeof(j));
+		snprintf(what, sizeof(what), "joint_fits[%d]", i);
+		if ((rc = tpp_ymap_parse(d, tpp_y_seq_item(d, seq, i), joint_fields,
+					 TPP_ARRAY_LEN(joint_fields), &j, what,
+					 err)))
+			return rc;
+		j.valid = 1;
+		c->joint[i] = j;
+	}
+	c->njoint = n;
+	return TPP_OK;
+}
+
+/* ---- gemm ---- */
+
+struct gemm_in {
+	struct tpp_cal_gemm g;
+	yaml_node_t *points;
+};
+
+static const struct tpp_yfield gemm_fields[] = {
+	{.key = "precision", .type = TPP_YF_ENUM,
+	 .offset = offsetof(struct gemm_in, g.prec), .names = tpp_prec_names,
+	 .nnames = TPP_PREC__COUNT, .required = 1},
+	{.key = "best_tflops", .type = TPP_YF_DOUBLE,
+	 .offset = offsetof(struct gemm_in, g.best_flops_per_s),
+	 .scale = TPP_TFLOPS, .min = 0, .max = 1e9 * TPP_TFLOPS, .required = 1},
+	{.key = "points", .type = TPP_YF_CUSTOM,
+	 .offset = offsetof(struct gemm_in, points), .handler = keep_node,
+	 .required = 1},
+};
+
+/* points: [[m, n, k, median_s, tflops], ...]. */
+static int parse_gemm_points(struct tpp_ydoc *d, yaml_node_t *seq,
+			     const char *what, struct tpp_cal_gemm *g,
+			     struct tpp_err *err)
+{
+	int n, i, j, m, rc;
+	if ((rc = tpp_y_seq(d, seq, what, &n, err)))
+		return rc;
+	if (n > TPP_CAL_MAX_GEMM)
+		return tpp_y_err(d, tpp_y_seq_item(d, seq, TPP_CAL_MAX_GEMM), err,
+				 "%s: too many points (at most %d)", what,
+				 TPP_CAL_MAX_GEMM);
+	for (i = 0; i < n; i++) {
+		yaml_node_t *pt = tpp_y_seq_item(d, seq, i);
+		long long dim[3];
+		double t, tf;
+		if (!pt || pt->type != YAML_SEQUENCE_NODE ||
+		    (tpp_y_seq(d, pt, what, &m, err), m != 5))
+			return tpp_y_err(d, pt, err,
+					 "%s[%d]: expected [m, n, k, median_s, tflops]",
+					 what, i);
+		for (j = 0; j < 3; j++) {
+			yaml_node_t *v = tpp_y_seq_item(d, pt, j);
+			if ((rc = tpp_y_int(d, v, &dim[j], err)))
+				return rc;
+			if (dim[j] < 1 || dim[j] > 2147483647LL)
+				return tpp_y_err(d, v, err,
+						 "%s[%d]: dimensions must be in [1, 2147483647]",
+						 what, i);
+		}
+		if ((rc = item_num(d, pt, 3, &t, err)) ||
+		    (rc = item_num(d, pt, 4, &tf, err)))
+			return rc;
+		if (t < 0)
+			return tpp_y_err(d, tpp_y_seq_item(d, pt, 3), err,
+					 "%s[%d]: negative time", what, i);
+		if (tf < 0)
+			return tpp_y_err(d, tpp_y_seq_item(d, pt, 4), err,
+					 "%s[%d]: negative TFLOP/s", what, i);
+		g->pts[i].m = (int)dim[0];
+		g->pts[i].n = (int)dim[1];
+		g->pts[i].k = (int)dim[2];
+		g->pts[i].median_s = t;
+		g->pts[i].flops_per_s = tf * TPP_TFLOPS;
+	}
+	g->npoints = n;
+	return TPP_OK;
+}
+
+static int parse_gemm(struct tpp_ydoc *d, yaml_node_t *seq, void *field,
+		      struct tpp_err *err)
+{
+	struct tpp_calibration *c = field;
+	struct gemm_in *in;
+	int n, i, rc = TPP_OK;
+
+	if ((rc = tpp_y_seq(d, seq, "gemm", &n, err)))
+		return rc;
+	in = malloc(sizeof(*in));
+	if (!in)
+		return tpp_err_set(err, TPP_E_SYSTEM, d->path, 0, 0, "out of memory");
+	for (i = 0; i < n; i++) {
+		yaml_node_t *item = tpp_y_seq_item(d, seq, i);
+		char what[64], pwhat[80];
+		memset(in, 0, sizeof(*in));
+		snprintf(what, sizeof(what), "gemm[%d]", i);
+		if ((rc = tpp_ymap_parse(d, item, gemm_fields,
+					 TPP_ARRAY_LEN(gemm_fields), in, what,
+					 err)))
+			break;
+		if (c->gemm[in->g.prec].valid) {
+			rc = tpp_y_err(d, map_get(d, item, "precision"), err,
+				       "%s: duplicate precision '%s'", what,
+				       tpp_prec_names[in->g.prec]);
+			break;
+		}
+		snprintf(pwhat, sizeof(pwhat), "%s.points", what);
+		if ((rc = parse_gemm_points(d, in->points, pwhat, &in->g, err)))
+			break;
+		in->g.valid = 1;
+		c->gemm[in->g.prec] = in->g;
+	}
+	free(in);
+	return rc;
+}
+
+/* ---- top level ---- */
+
+/* schema: checked before the table runs (see parse_cal). */
+static int schema_checked(struct tpp_ydoc *d, yaml_node_t *node, void *field,
+			  struct tpp_err *err)
+{
+	(void)d;
+	(void)node;
+	(void)field;
+	(void)err;
+	return TPP_OK;
+}
+
+/* Every handler gets the whole struct tpp_calibration (offset 0). */
+static const struct tpp_yfield cal_fields[] = {
+	{.key = "schema", .type = TPP_YF_CUSTOM, .offset = 0,
+	 .handler = schema_checked, .required = 1},
+	{.key = "meta", .type = TPP_YF_CUSTOM, .offset = 0, .handler = parse_meta},
+	{.key = "collectives", .type = TPP_YF_CUSTOM, .offset = 0,
+	 .handler = parse_collectives},
+	{.key = "joint_fits", .type = TPP_YF_CUSTOM, .offset = 0,
+	 .handler = parse_joint},
+	{.key = "gemm", .type = TPP_YF_CUSTOM, .offset = 0, .handler = parse_gemm},
+};
+
+static int parse_cal(struct tpp_ydoc *d, struct tpp_calibration *c,
+		     struct tpp_err *err)
+{
+	yaml_node_t *root = tpp_ydoc_root(d);
+	yaml_node_t *schema;
+
+	if (!root)
+		return tpp_err_set(err, TPP_E_INPUT, d->path, 0, 0,
+				   "empty calibration file (expected 'schema: "
+				   TPP_CAL_SCHEMA "')");
+	/* The schema first: another tpplan file given here should say so,
+	 * not list unknown keys. */
+	schema = map_get(d, root, "schema");
+	if (root->type == YAML_MAPPING_NODE && !schema)
+		return tpp_y_err(d, root, err,
+				 "not a tpplan calibration file: missing 'schema: "
+				 TPP_CAL_SCHEMA "'");
+	if (schema && (schema->type != YAML_SCALAR_NODE ||
+		       strcmp(scalar_text(schema), TPP_CAL_SCHEMA)))
+		return tpp_y_err(d, schema, err,
+				 "schema: expected '" TPP_CAL_SCHEMA "', got '%s'",
+				 scalar_text(schema));
+	return tpp_ymap_parse(d, root, cal_fields, TPP_ARRAY_LEN(cal_fields), c,
+			      "calibration", err);
+}
+
+int tpp_cal_load(const char *path, struct tpp_calibration *out,
+		 struct tpp_err *err)
+{
+	struct tpp_calibration *c;
+	struct tpp_ydoc d;
+	int rc;
+
+	TPP_ASSERT(path && out);
+	if ((rc = tpp_ydoc_load(&d, path, err)))
+		return rc;
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		tpp_ydoc_free(&d);
+		return tpp_err_set(err, TPP_E_SYSTEM, path, 0, 0, "out of memory");
+	}
+	rc = parse_cal(&d, c, err);
+	if (!rc)
+		memcpy(out, c, sizeof(*c));
+	free(c);
+	tpp_ydoc_free(&d);
+	return rc;
+}

@@ -1,0 +1,145 @@
+/*
+ * calibration.h - measured collective and GEMM figures of one cluster: the
+ * raw tables, their fits and the environment they were taken in.
+ *
+ * Data flow:  micro-benchmarks (bench.c over a backend) --> struct
+ * tpp_calibration (raw points) --tpp_cal_fit_all--> fits --tpp_cal_write-->
+ * calibration YAML (schema tpplan.calibration/v1, written atomically)
+ * --tpp_cal_load--> struct --tpp_cal_apply--> the cluster description the
+ * cost model reads (measured figures override datasheet ones, marked
+ * TPP_SRC_CALIBRATION).  nccl-tests output can be imported into the same
+ * struct (tpp_cal_import).  No MPI, CUDA or NCCL types here.
+ */
+#ifndef TPP_CALIBRATION_H
+#define TPP_CALIBRATION_H
+
+#include "cluster.h"
+
+#define TPP_CAL_MAX_POINTS 64   /* message sizes per collective table */
+#define TPP_CAL_MAX_COLL 96     /* collective tables */
+#define TPP_CAL_MAX_GEMM 256    /* GEMM shapes per precision */
+#define TPP_CAL_STR 256
+
+/* One message size of a collective sweep (times in seconds). */
+struct tpp_cal_point {
+	double bytes;     /* nccl-tests size convention (see cost.h tpp_coll_time) */
+	double median_s;  /* median over iterations of the max over ranks */
+	double p10_s, p90_s;
+};
+
+/* Latency-bandwidth (Hockney) fit t = alpha + bytes * factor(n) / busbw. */
+struct tpp_cal_fit {
+	int valid;
+	double alpha_s, busbw_Bps;          /* fitted */
+	double alpha_err_s, busbw_err_Bps;  /* one standard error each */
+	double mape_heldout;                /* |relative error| on held-out sizes, fraction */
+	double lo_bytes, hi_bytes;          /* sizes the fit used */
+};
+
+struct tpp_cal_coll {
+	enum tpp_coll op;
+	int tier;        /* index of the cluster tier the group spans (0 = innermost) */
+	int group;       /* ranks per group */
+	int concurrent;  /* groups running at once (1 = alone) */
+	int npoints;
+	struct tpp_cal_point pts[TPP_CAL_MAX_POINTS];
+	struct tpp_cal_fit fit;
+};
+
+/* Joint fit across group sizes of one (op, tier):
+ * t = alpha0 + alpha_step * steps(n) + bytes * factor(n) / busbw. */
+struct tpp_cal_joint {
+	int valid;
+	enum tpp_coll op;
+	int tier;
+	double alpha0_s, alpha_step_s, busbw_Bps;
+	double mape_heldout;
+};
+
+struct tpp_cal_gemm_point {
+	int m, n, k;
+	double median_s;
+	double flops_per_s; /* 2mnk / median */
+};
+
+struct tpp_cal_gemm {
+	int valid;
+	enum tpp_prec prec;
+	int npoints;
+	struct tpp_cal_gemm_point pts[TPP_CAL_MAX_GEMM];
+	double best_flops_per_s; /* best over the measured shapes (MAMF-like) */
+};
+
+struct tpp_calibration {
+	/* environment */
+	char created_utc[32];       /* "2026-11-30T03:30:00Z" */
+	char tpplan_version[32];
+	char backend[16];           /* "cpu", "cuda", "import" */
+	char hosts[TPP_CAL_STR];    /* comma-separated */
+	char device[TPP_CAL_STR];   /* GPU or CPU model */
+	char mpi[TPP_CAL_STR], blas[TPP_CAL_STR], cuda[64], nccl[64], driver[64];
+	char source[TPP_CAL_STR];   /* e.g. imported file name */
+	int ranks, ranks_per_node;
+	/* measurements */
+	int ncoll;
+	struct tpp_cal_coll coll[TPP_CAL_MAX_COLL];
+	int njoint;
+	struct tpp_cal_joint joint[TPP_COLL__COUNT * TPP_MAX_TIERS];
+	struct tpp_cal_gemm gemm[TPP_PREC__COUNT];
+};
+
+/* nccl-tests bus-bandwidth factor of `op` over n ranks (calibration.md 1.6). */
+double tpp_cal_bus_factor(enum tpp_coll op, int n);
+/* Ring steps used by the joint fit: 2(n-1) for all-reduce, n-1 otherwise. */
+double tpp_cal_steps(enum tpp_coll op, int n);
+
+/* ---- fit.c (GSL) ---------------------------------------------------------- */
+
+/*
+ * Fit every table of `cal` (weighted least squares on relative error,
+ * gsl_multifit_wlinear; every other size held out to measure the error)
+ * and the joint fits per (op, tier).  Tables with fewer than 4 usable
+ * points get fit.valid = 0.  Returns TPP_OK or TPP_E_SYSTEM (GSL failure,
+ * message in err).
+ */
+int tpp_cal_fit_all(struct tpp_calibration *cal, struct tpp_err *err);
+
+/* Fit one table; exposed for tests. */
+int tpp_cal_fit_table(const struct tpp_cal_coll *t, struct tpp_cal_fit *out,
+		      struct tpp_err *err);
+
+/* ---- calfile.c (YAML) ----------------------------------------------------- */
+
+/* Write `cal` as YAML to `path` atomically (temp file in the same directory,
+ * fsync, rename): a crash or kill leaves any previous file intact. */
+int tpp_cal_write(const struct tpp_calibration *cal, const char *path,
+		  struct tpp_err *err);
+/* Load a calibration YAML; located errors (file:line:col) on bad input. */
+int tpp_cal_load(const char *path, struct tpp_calibration *out,
+		 struct tpp_err *err);
+
+/* ---- import.c ------------------------------------------------------------- */
+
+/*
+ * Import nccl-tests output (its text table, or its -J JSON) for collective
+ * `op` run over `group` ranks on cluster tier `tier`; appends one table to
+ * `cal` (the out-of-place column of the text output).  The collective is
+ * taken from the file where it says (JSON), else from the `op` argument
+ * (TPP_COLL__COUNT: guess from the file name, e.g. all_reduce_perf.txt).
+ */
+int tpp_cal_import(const char *path, enum tpp_coll op, int group, int tier,
+		   struct tpp_calibration *cal, struct tpp_err *err);
+
+/* ---- apply.c --------------------------------------------------------------- */
+
+/*
+ * Override the cluster's figures with the calibration's: for each (tier,
+ * op) the table of the largest group (its measured curve and fitted
+ * bandwidth), and the best measured GEMM rate per precision; each marked
+ * TPP_SRC_CALIBRATION with `path` as the source.  Tiers the calibration
+ * has nothing for keep their datasheet / published figures.
+ */
+void tpp_cal_apply(const struct tpp_calibration *cal, const char *path,
+		   struct tpp_cluster *c);
+
+#endif

@@ -1,0 +1,938 @@
+/*
+ * import.c - read nccl-tests results (its text table, or the JSON written
+ * with -J) into a calibration table.
+ *
+ * Data flow: all_reduce_perf ... > run.txt (or -J run.json)
+ * --tpp_cal_import--> one struct tpp_cal_coll appended to a struct
+ * tpp_calibration (+ environment found in the file) --> fit.c, calfile.c.
+ *
+ * Column layout (calibration.md 1.5, nccl-tests src/util.cu):
+ *   size count type redop root | time algbw busbw #wrong | time algbw busbw #wrong
+ * sizes in bytes, times in microseconds, bandwidths in GB/s (1e9); older
+ * versions and some tests print no redop / root columns, or placeholders
+ * ("none", "-1").  With -I each half gains i_min i_max i_p99 i_cv%.  We use
+ * the OUT-OF-PLACE time.  The text table prints the average over the timed
+ * iterations only, so median_s = p10_s = p90_s = that time.  The JSON
+ * carries the same average, and with -I also per-iteration statistics: then
+ * median_s = p50_us, p10_s = min_us and p90_s = p95_us (the nearest
+ * percentiles it gives, bracketing p10 and p90 from outside).
+ *
+ * The JSON is read by a small hand-written parser (no JSON library is a
+ * dependency): a tree of values with line:column kept for messages.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "calibration.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_FILE_BYTES (64L * 1024 * 1024)
+
+/* What the file says besides the rows. */
+struct file_meta {
+	int op;                /* -1: the file does not say */
+	char nccl[64];         /* "2.18.3+cuda12.2" */
+	char nccl_tests[64];   /* nccl-tests version */
+	char device[TPP_CAL_STR];
+	char hosts[TPP_CAL_STR];
+	int ranks;             /* rank / device lines seen */
+	int nhosts;
+};
+
+/* ---- small helpers -------------------------------------------------------- */
+
+/* Collective named in s ("all_reduce_perf", "AllReduce", "alltoall", a
+ * path ...): letters lower-cased, '_' and '-' dropped; -1 if none. */
+static int op_from_name(const char *s)
+{
+	static const struct {
+		const char *key;
+		enum tpp_coll op;
+	} keys[] = {
+		{"reducescatter", TPP_COLL_REDUCE_SCATTER},
+		{"allreduce", TPP_COLL_ALL_REDUCE},
+		{"allgather", TPP_COLL_ALL_GATHER},
+		{"alltoall", TPP_COLL_ALL_TO_ALL},
+		{"sendrecv", TPP_COLL_SEND_RECV},
+	};
+	char buf[512];
+	size_t i, n = 0;
+	for (; *s && n + 1 < sizeof(buf); s++)
+		if (*s != '_' && *s != '-')
+			buf[n++] = (char)tolower((unsigned char)*s);
+	buf[n] = '\0';
+	for (i = 0; i < TPP_ARRAY_LEN(keys); i++)
+		if (strstr(buf, keys[i].key))
+			return (int)keys[i].op;
+	return -1;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+/* Add host h to the comma-separated list if it is not there yet. */
+static void add_host(struct file_meta *m, const char *h)
+{
+	const char *p = m->hosts;
+	size_t len = strlen(h), used = strlen(m->hosts);
+	if (!len)
+		return;
+	while (*p) {
+		const char *e = strchr(p, ',');
+		size_t l = e ? (size_t)(e - p) : strlen(p);
+		if (l == len && !strncmp(p, h, len))
+			return;
+		if (!e)
+			break;
+		p = e + 1;
+	}
+	if (used + len + 2 > sizeof(m->hosts))
+		return; /* list full: keep what fits */
+	if (used)
+		m->hosts[used++] = ',';
+	memcpy(m->hosts + used, h, len + 1);
+	m->nhosts++;
+}
+
+/* NCCL version code -> "major.minor.patch" (codes changed at 2.9). */
+static void nccl_code_str(long code, char *buf, size_t size)
+{
+	if (code >= 10000)
+		snprintf(buf, size, "%ld.%ld.%ld", code / 10000,
+			 (code % 10000) / 100, code % 100);
+	else
+		snprintf(buf, size, "%ld.%ld.%ld", code / 1000,
+			 (code % 1000) / 100, code % 100);
+}
+
+static int read_file(const char *path, char **out, struct tpp_err *err)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t n = 0, cap = 0;
+	if (!f)
+		return tpp_err_set(err, TPP_E_INPUT, path, 0, 0, "cannot open: %s",
+				   strerror(errno));
+	for (;;) {
+		size_t got;
+		if (cap - n < 65536) {
+			char *nb;
+			if (cap >= (size_t)MAX_FILE_BYTES) {
+				free(buf);
+				fclose(f);
+				return tpp_err_set(err, TPP_E_INPUT, path, 0, 0,
+						   "file too large (over %ld MiB): not nccl-tests output?",
+						   MAX_FILE_BYTES >> 20);
+			}
+			cap = cap ? cap * 2 : 131072;
+			nb = realloc(buf, cap + 1);
+			if (!nb) {
+				free(buf);
+				fclose(f);
+				return tpp_err_set(err, TPP_E_SYSTEM, path, 0, 0,
+						   "out of memory");
+			}
+			buf = nb;
+		}
+		got = fread(buf + n, 1, cap - n, f);
+		n += got;
+		if (got == 0)
+			break;
+	}
+	if (ferror(f)) {
+		free(buf);
+		fclose(f);
+		return tpp_err_set(err, TPP_E_INPUT, path, 0, 0, "read error");
+	}
+	fclose(f);
+	buf[n] = '\0';
+	if (strlen(buf) != n) {
+		free(buf);
+		return tpp_err_set(err, TPP_E_INPUT, path, 0, 0,
+				   "binary file (NUL byte): not nccl-tests output");
+	}
+	*out = buf;
+	return TPP_OK;
+}
+
+/* Append one point, checking order and count; errors at line:col. */
+static int add_point(const char *path, int line, int col,
+		     struct tpp_cal_coll *t, double bytes, double med_s,
+		     double p10_s, double p90_s, struct tpp_err *err)
+{
+	if (!(bytes > 0) || !isfinite(bytes))
+		return tpp_err_set(err, TPP_E_INPUT, path, line, col,
+				   "size must be a positive number of bytes");
+	if (!(med_s >= 0) || !(p10_s >= 0) || !(p90_s >= 0) ||
+	    !isfinite(med_s) || !isfinite(p10_s) || !isfinite(p90_s))
+		return tpp_err_set(err, TPP_E_INPUT, path, line, col,
+				   "time must be a non-negative number");
+	if (t->npoints && bytes <= t->pts[t->npoints - 1].bytes)
+		return tpp_err_set(err, TPP_E_INPUT, path, line, col,
+				   "size %.0f is not larger than the previous row's %.0f "
+				   "(one sweep of one data type per file: split -N / -d all runs)",
+				   bytes, t->pts[t->npoints - 1].bytes);
+	if (t->npoints == TPP_CAL_MAX_POINTS)
+		return tpp_err_set(err, TPP_E_INPUT, path, line, col,
+				   "too many sizes (at most %d per table)",
+				   TPP_CAL_MAX_POINTS);
+	t->pts[t->npoints].bytes = bytes;
+	t->pts[t->npoints].median_s = med_s;
+	t->pts[t->npoints].p10_s = p10_s;
+	t->pts[t->npoints].p90_s = p90_s;
+	t->npoints++;
+	return TPP_OK;
+}
+
+/* ---- text table ----------------------------------------------------------- */
+
+struct tok {
+	const char *s;
+	int len, col; /* col 1-based */
+};
+
+/* Split a line (NUL-terminated) on blanks; at most max tokens. */
+static int tokenize(const char *line, struct tok *t, int max)
+{
+	int n = 0;
+	const char *p = line;
+	while (*p && n < max) {
+		while (*p == ' ' || *p == '\t' || *p == '\r')
+			p++;
+		if (!*p)
+			break;
+		t[n].s = p;
+		t[n].col = (int)(p - line) + 1;
+		while (*p && *p != ' ' && *p != '\t' && *p != '\r')
+			p++;
+		t[n].len = (int)(p - t[n].s);
+		n++;
+	}
+	return n;
+}
+
+/* Token as a number (the whole token); 0 if it is not one. */
+static int tok_num(const struct tok *t, double *x)
+{
+	char buf[64], *end;
+	if (t->len <= 0 || t->len >= (int)sizeof(buf))
+		return 0;
+	memcpy(buf, t->s, (size_t)t->len);
+	buf[t->len] = '\0';
+	if (!isdigit((unsigned char)buf[0]) && buf[0] != '-' && buf[0] != '+' &&
+	    buf[0] != '.')
+		return 0;
+	errno = 0;
+	*x = strtod(buf, &end);
+	return *end == '\0' && errno != ERANGE && isfinite(*x);
+}
+
+/* Token is an integer (digits with an optional sign). */
+static int tok_int(const struct tok *t)
+{
+	int i = (t->s[0] == '-' || t->s[0] == '+') ? 1 : 0;
+	if (i >= t->len)
+		return 0;
+	for (; i < t->len; i++)
+		if (!isdigit((unsigned char)t->s[i]))
+			return 0;
+	return 1;
+}
+
+/* Header comment lines: environment and the test's name. */
+static void text_comment(const char *line, struct file_meta *m)
+{
+	const char *p;
+	char host[128], dev[TPP_CAL_STR];
+	if ((p = strstr(line, "nccl-tests version "))) {
+		const char *q;
+		sscanf(p + 19, "%63s", m->nccl_tests);
+		if (!m->nccl[0] && (q = strstr(p, "nccl-library="))) {
+			long code = strtol(q + 13, NULL, 10);
+			if (code > 0)
+				nccl_code_str(code, m->nccl, sizeof(m->nccl));
+		}
+	}
+	if ((p = strstr(line, "Collective test starting:")))
+		m->op = op_from_name(p + 25);
+	/* #  Rank  0 Group  0 Pid  1234 on  host device  0 [0x07] NVIDIA ... */
+	if ((p = strstr(line, "Rank ")) && strstr(p, " on ") &&
+	    strstr(p, " device ")) {
+		const char *on = strstr(p, " on ");
+		const char *br = strchr(strstr(p, " device "), ']');
+		if (sscanf(on + 4, "%127s", host) == 1)
+			add_host(m, host);
+		m->ranks++;
+		if (br && !m->device[0]) {
+			size_t l;
+			br++;
+			while (*br == ' ')
+				br++;
+			tpp_strlcpy(dev, br, sizeof(dev));
+			l = strlen(dev);
+			while (l && (dev[l - 1] == ' ' || dev[l - 1] == '\r'))
+				dev[--l] = '\0';
+			tpp_strlcpy(m->device, dev, sizeof(m->device));
+		}
+	}
+}
+
+/*
+ * One data row.  Columns: size count type [redop] [root] time algbw busbw
+ * #wrong ...  The redop is any non-numeric token after the type; a root is
+ * an integer (negative, or followed by a whole number of 4-column groups).
+ */
+static int text_row(const char *path, int lineno, const char *line,
+		    struct tok *tk, int nt, struct tpp_cal_coll *t,
+		    struct tpp_err *err)
+{
+	double size, x, time_us, algbw, busbw, wrong;
+	int i;
+
+	if (!tok_num(&tk[0], &size) || !tok_int(&tk[0]))
+		return tpp_err_set(err, TPP_E_INPUT, path, lineno, tk[0].col,
+				   "expected the size in bytes");
+	if (nt < 2 || !tok_int(&tk[1]))
+		return tpp_err_set(err, TPP_E_INPUT, path, lineno,
+				   nt < 2 ? (int)strlen(line) + 1 : tk[1].col,
+				   "expected the element count after the size");
+	if (nt < 3 || tok_num(&tk[2], &x))
+		return tpp_err_set(err, TPP_E_INPUT, path, lineno,
+				   nt < 3 ? (int)strlen(line) + 1 : tk[2].col,
+				   "expected the data type (float, bfloat16, ...) after the count");
+	i = 3;
+	while (i < nt && !tok_num(&tk[i], &x))
+		i++; /* redop ("sum", "none", ...) */
+	if (i < nt && tok_int(&tk[i]) &&
+	    (tk[i].s[0] == '-' || (nt - i) % 4 == 1))
+		i++; /* root */
+	if (nt - i < 3)
+		return tpp_err_set(err, TPP_E_INPUT, path, lineno,
+				   i < nt ? tk[i].col : (int)strlen(line) + 1,
+				   "expected time (us), algbw and busbw (GB/s) columns");
+	if (!tok_num(&tk[i], &time_us))
+		return tpp_err_set(err, TPP_E_INPUT, path, lineno, tk[i].col,
+				   "expected the out-of-place time in microseconds, got '%.*s'",
+				   tk[i].len, tk[i].s);
+	if (!tok_num(&tk[i + 1], &algbw) || !tok_num(&tk[i + 2], &busbw))
+		return tpp_err_set(err, TPP_E_INPUT, path, lineno,
+				   tk[tok_num(&tk[i + 1], &x) ? i + 2 : i + 1].col,
+				   "expected algbw and busbw in GB/s after the time");
+	if (time_us < 0)
+		return tpp_err_set(err, TPP_E_INPUT, path, lineno, tk[i].col,
+				   "negative time");
+	/* A misread column shows as a size / time that is not the algbw. */
+	if (algbw >= 1.0 && time_us > 0) {
+		double implied = size / (time_us / 1e6) / TPP_GB;
+		if (fabs(implied / algbw - 1) > 0.25)
+			return tpp_err_set(err, TPP_E_INPUT, path, lineno, tk[i].col,
+					   "size / time = %.3g GB/s but algbw = %.3g GB/s: "
+					   "columns not in nccl-tests order?",
+					   implied, algbw);
+	}
+	if (nt - i >= 4 && tok_num(&tk[i + 3], &wrong) && wrong > 0)
+		return tpp_err_set(err, TPP_E_INPUT, path, lineno, tk[i + 3].col,
+				   "nccl-tests reported %.0f wrong elements at this size",
+				   wrong);
+	if (size == 0)
+		return TPP_OK; /* -b 0: nothing to fit */
+	return add_point(path, lineno, tk[0].col, t, size, time_us / 1e6,
+			 time_us / 1e6, time_us / 1e6, err);
+}
+
+static int parse_text(const char *path, char *text, struct tpp_cal_coll *t,
+		      struct file_meta *m, struct tpp_err *err)
+{
+	char *line = text, *next;
+	int lineno = 0, rc;
+
+	for (; line; line = next) {
+		struct tok tk[48];
+		const char *p, *q;
+		int nt;
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		lineno++;
+		p = line;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '#') {
+			text_comment(p, m);
+			continue;
+		}
+		/* NCCL_DEBUG=INFO output: "host:pid:tid [0] NCCL INFO NCCL version 2.18.3+cuda12.2" */
+		if ((q = strstr(p, "NCCL version "))) {
+			char v[64];
+			if (sscanf(q + 13, "%63s", v) == 1)
+				tpp_strlcpy(m->nccl, v, sizeof(m->nccl));
+			continue;
+		}
+		if (!isdigit((unsigned char)*p))
+			continue; /* blank, warnings, other tools' lines */
+		nt = tokenize(line, tk, (int)TPP_ARRAY_LEN(tk));
+		if (!tok_int(&tk[0]))
+			continue; /* "10-0-0-7:123:123 [0] NCCL INFO ...", not a row */
+		if ((rc = text_row(path, lineno, line, tk, nt, t, err)))
+			return rc;
+	}
+	return TPP_OK;
+}
+
+/* ---- JSON ----------------------------------------------------------------- */
+
+enum jtype { J_NULL, J_BOOL, J_NUM, J_STR, J_ARR, J_OBJ };
+
+struct jval {
+	enum jtype type;
+	int line, col;
+	double num;
+	char *str;   /* J_STR */
+	char *key;   /* member name when inside an object */
+	int child;   /* first child (J_ARR, J_OBJ), -1 if none */
+	int next;    /* next sibling, -1 if none */
+};
+
+struct jdoc {
+	const char *path;
+	const char *s;
+	size_t pos;
+	int line, col;
+	struct jval *v;
+	int n, cap;
+	struct tpp_err *err;
+};
+
+static int jerr(struct jdoc *j, const char *msg)
+{
+	return tpp_err_set(j->err, TPP_E_INPUT, j->path, j->line, j->col,
+			   "JSON: %s", msg);
+}
+
+static void jadv(struct jdoc *j)
+{
+	if (j->s[j->pos] == '\n') {
+		j->line++;
+		j->col = 1;
+	} else {
+		j->col++;
+	}
+	j->pos++;
+}
+
+static void jspace(struct jdoc *j)
+{
+	while (j->s[j->pos] == ' ' || j->s[j->pos] == '\t' ||
+	       j->s[j->pos] == '\n' || j->s[j->pos] == '\r')
+		jadv(j);
+}
+
+static int jnew(struct jdoc *j, enum jtype type)
+{
+	if (j->n == j->cap) {
+		int cap = j->cap ? 2 * j->cap : 256;
+		struct jval *nv = realloc(j->v, (size_t)cap * sizeof(*nv));
+		if (!nv)
+			return -1;
+		j->v = nv;
+		j->cap = cap;
+	}
+	memset(&j->v[j->n], 0, sizeof(j->v[j->n]));
+	j->v[j->n].type = type;
+	j->v[j->n].line = j->line;
+	j->v[j->n].col = j->col;
+	j->v[j->n].child = j->v[j->n].next = -1;
+	return j->n++;
+}
+
+/* A string at j->pos (on the opening quote) into a new malloc'd buffer;
+ * \uXXXX outside ASCII becomes '?'. */
+static int jstring(struct jdoc *j, char **out)
+{
+	size_t cap = 32, n = 0;
+	char *buf = malloc(cap);
+	if (!buf)
+		return tpp_err_set(j->err, TPP_E_SYSTEM, j->path, 0, 0, "out of memory");
+	jadv(j);
+	for (;;) {
+		char c = j->s[j->pos];
+		if (n + 2 > cap) {
+			char *nb = realloc(buf, cap *= 2);
+			if (!nb) {
+				free(buf);
+				return tpp_err_set(j->err, TPP_E_SYSTEM, j->path, 0,
+						   0, "out of memory");
+			}
+			buf = nb;
+		}
+		if (c == '\0' || c == '\n') {
+			free(buf);
+			return jerr(j, "unterminated string");
+		}
+		if (c == '"') {
+			jadv(j);
+			break;
+		}
+		if (c == '\\') {
+			jadv(j);
+			c = j->s[j->pos];
+			switch (c) {
+			case 'n': c = '\n'; break;
+			case 't': c = '\t'; break;
+			case 'r': c = '\r'; break;
+			case 'b': c = '\b'; break;
+			case 'f': c = '\f'; break;
+			case '"': case '\\': case '/': break;
+			case 'u': {
+				int k;
+				long u;
+				char hex[5];
+				for (k = 0; k < 4; k++) {
+					jadv(j);
+					hex[k] = j->s[j->pos];
+					if (!isxdigit((unsigned char)hex[k])) {
+						free(buf);
+						return jerr(j, "bad \\u escape");
+					}
+				}
+				hex[4] = '\0';
+				u = strtol(hex, NULL, 16);
+				c = (u > 0 && u < 0x80) ? (char)u : '?';
+				break;
+			}
+			default:
+				free(buf);
+				return jerr(j, "bad escape in string");
+			}
+		}
+		buf[n++] = c;
+		jadv(j);
+	}
+	buf[n] = '\0';
+	*out = buf;
+	return TPP_OK;
+}
+
+static int jvalue(struct jdoc *j, int depth, int *out);
+
+/* Members or items up to `close`; children chained through next. */
+static int jcontainer(struct jdoc *j, int depth, int self, char close)
+{
+	int last = -1, rc;
+	jadv(j); /* '{' or '[' */
+	jspace(j);
+	if (j->s[j->pos] == close) {
+		jadv(j);
+		return TPP_OK;
+	}
+	for (;;) {
+		char *key = NULL;
+		int child;
+		jspace(j);
+		if (close == '}') {
+			if (j->s[j->pos] != '"')
+				return jerr(j, "expected a \"key\"");
+			if ((rc = jstring(j, &key)))
+				return rc;
+			jspace(j);
+			if (j->s[j->pos] != ':') {
+				free(key);
+				return jerr(j, "expected ':' after the key");
+			}
+			jadv(j);
+			jspace(j);
+		}
+		if ((rc = jvalue(j, depth + 1, &child))) {
+			free(key);
+			return rc;
+		}
+		j->v[child].key = key;
+		if (last < 0)
+			j->v[self].child = child;
+		else
+			j->v[last].next = child;
+		last = child;
+		jspace(j);
+		if (j->s[j->pos] == ',') {
+			jadv(j);
+			continue;
+		}
+		if (j->s[j->pos] == close) {
+			jadv(j);
+			return TPP_OK;
+		}
+		return jerr(j, close == '}' ? "expected ',' or '}'"
+					    : "expected ',' or ']'");
+	}
+}
+
+static int jvalue(struct jdoc *j, int depth, int *out)
+{
+	const char *p = j->s + j->pos;
+	int self, rc;
+	enum jtype type;
+
+	if (depth > 64)
+		return jerr(j, "nested too deeply");
+	jspace(j);
+	p = j->s + j->pos;
+	if (*p == '{')
+		type = J_OBJ;
+	else if (*p == '[')
+		type = J_ARR;
+	else if (*p == '"')
+		type = J_STR;
+	else if (*p == '-' || isdigit((unsigned char)*p))
+		type = J_NUM;
+	else if (!strncmp(p, "true", 4) || !strncmp(p, "false", 5))
+		type = J_BOOL;
+	else if (!strncmp(p, "null", 4))
+		type = J_NULL;
+	else
+		return jerr(j, *p ? "unexpected character" : "unexpected end of file");
+	if ((self = jnew(j, type)) < 0)
+		return tpp_err_set(j->err, TPP_E_SYSTEM, j->path, 0, 0, "out of memory");
+	*out = self;
+	switch (type) {
+	case J_OBJ:
+		return jcontainer(j, depth, self, '}');
+	case J_ARR:
+		return jcontainer(j, depth, self, ']');
+	case J_STR: {
+		char *s;
+		if ((rc = jstring(j, &s)))
+			return rc;
+		j->v[self].str = s;
+		return TPP_OK;
+	}
+	case J_NUM: {
+		char *end;
+		double x = strtod(p, &end);
+		if (end == p)
+			return jerr(j, "bad number");
+		while (j->s + j->pos < end)
+			jadv(j);
+		j->v[self].num = x;
+		return TPP_OK;
+	}
+	case J_BOOL:
+		j->v[self].num = (*p == 't');
+		for (rc = (*p == 't') ? 4 : 5; rc > 0; rc--)
+			jadv(j);
+		return TPP_OK;
+	case J_NULL:
+		for (rc = 4; rc > 0; rc--)
+			jadv(j);
+		return TPP_OK;
+	default:
+		TPP_ASSERT(0);
+	}
+	return TPP_E_INPUT;
+}
+
+static void jfree(struct jdoc *j)
+{
+	int i;
+	for (i = 0; i < j->n; i++) {
+		free(j->v[i].str);
+		free(j->v[i].key);
+	}
+	free(j->v);
+}
+
+/* Member `key` of object o, or -1. */
+static int jget(const struct jdoc *j, int o, const char *key)
+{
+	int c;
+	if (o < 0 || j->v[o].type != J_OBJ)
+		return -1;
+	for (c = j->v[o].child; c >= 0; c = j->v[c].next)
+		if (j->v[c].key && !strcmp(j->v[c].key, key))
+			return c;
+	return -1;
+}
+
+static const char *jstr(const struct jdoc *j, int v)
+{
+	return v >= 0 && j->v[v].type == J_STR ? j->v[v].str : NULL;
+}
+
+/* A number member (a numeric string such as "nan" is rejected). */
+static int jnum(struct jdoc *j, int o, const char *key, double *x, int required,
+		int *found)
+{
+	int v = jget(j, o, key);
+	*found = 0;
+	if (v < 0 || j->v[v].type == J_NULL) {
+		if (!required)
+			return TPP_OK;
+		return tpp_err_set(j->err, TPP_E_INPUT, j->path, j->v[o].line,
+				   j->v[o].col, "JSON: result has no \"%s\"", key);
+	}
+	if (j->v[v].type != J_NUM || !isfinite(j->v[v].num))
+		return tpp_err_set(j->err, TPP_E_INPUT, j->path, j->v[v].line,
+				   j->v[v].col, "JSON: \"%s\" must be a finite number",
+				   key);
+	*x = j->v[v].num;
+	*found = 1;
+	return TPP_OK;
+}
+
+static void json_devices(struct jdoc *j, int arr, struct file_meta *m)
+{
+	int d;
+	if (arr < 0 || j->v[arr].type != J_ARR)
+		return;
+	for (d = j->v[arr].child; d >= 0; d = j->v[d].next) {
+		const char *h = jstr(j, jget(j, d, "hostname"));
+		const char *dev = jstr(j, jget(j, d, "device_info"));
+		if (h)
+			add_host(m, h);
+		if (dev && !m->device[0])
+			tpp_strlcpy(m->device, dev, sizeof(m->device));
+		m->ranks++;
+	}
+}
+
+/* One element of results[]. */
+static int json_result(struct jdoc *j, int r, struct tpp_cal_coll *t)
+{
+	int oop, per, src, found, rc;
+	double size, time_us = 0, med, lo, hi, wrong = 0;
+
+	if (j->v[r].type != J_OBJ)
+		return tpp_err_set(j->err, TPP_E_INPUT, j->path, j->v[r].line,
+				   j->v[r].col, "JSON: results[] items must be objects");
+	if ((rc = jnum(j, r, "size", &size, 1, &found)))
+		return rc;
+	/* The out-of-place half; only the in-place one in trace replays;
+	 * a flat {"time": ...} from other writers. */
+	oop = jget(j, r, "out_of_place");
+	if (oop < 0 || j->v[oop].type != J_OBJ)
+		oop = jget(j, r, "in_place");
+	src = (oop >= 0 && j->v[oop].type == J_OBJ) ? oop : r;
+	if ((rc = jnum(j, src, "time", &time_us, 0, &found)))
+		return rc;
+	if (!found && (rc = jnum(j, src, "cpu_time", &time_us, 1, &found)))
+		return rc;
+	if ((rc = jnum(j, src, "nwrong", &wrong, 0, &found)))
+		return rc;
+	if (found && wrong > 0)
+		return tpp_err_set(j->err, TPP_E_INPUT, j->path, j->v[src].line,
+				   j->v[src].col,
+				   "JSON: nccl-tests reported %.0f wrong elements at size %.0f",
+				   wrong, size);
+	med = lo = hi = time_us;
+	per = jget(j, r, src == jget(j, r, "in_place") ? "in_place_per_iter"
+						       : "out_of_place_per_iter");
+	if (per < 0)
+		per = r; /* flat p50_us etc. */
+	if ((rc = jnum(j, per, "p50_us", &med, 0, &found)))
+		return rc;
+	if (found) {
+		if ((rc = jnum(j, per, "min_us", &lo, 0, &found)))
+			return rc;
+		if (!found)
+			lo = med;
+		if ((rc = jnum(j, per, "p95_us", &hi, 0, &found)))
+			return rc;
+		if (!found && (rc = jnum(j, per, "p99_us", &hi, 0, &found)))
+			return rc;
+		if (!found)
+			hi = med;
+	}
+	if (size == 0)
+		return TPP_OK;
+	return add_point(j->path, j->v[r].line, j->v[r].col, t, size, med / 1e6,
+			 lo / 1e6, hi / 1e6, j->err);
+}
+
+static int parse_json(const char *path, const char *text, struct tpp_cal_coll *t,
+		      struct file_meta *m, struct tpp_err *err)
+{
+	struct jdoc j;
+	int root, res, r, v, rc;
+	const char *s;
+
+	memset(&j, 0, sizeof(j));
+	j.path = path;
+	j.s = text;
+	j.line = j.col = 1;
+	j.err = err;
+	if ((rc = jvalue(&j, 0, &root)))
+		goto out;
+	jspace(&j);
+	if (j.s[j.pos]) {
+		rc = jerr(&j, "text after the end of the document");
+		goto out;
+	}
+	if (j.v[root].type != J_OBJ) {
+		rc = tpp_err_set(err, TPP_E_INPUT, path, 1, 1,
+				 "JSON: expected an object (nccl-tests -J output)");
+		goto out;
+	}
+	/* The collective: an explicit key, else the program in args[0],
+	 * else a result's experiment name. */
+	if ((s = jstr(&j, jget(&j, root, "collective"))) ||
+	    (s = jstr(&j, jget(&j, root, "test"))) ||
+	    (s = jstr(&j, jget(&j, root, "test_name"))))
+		m->op = op_from_name(s);
+	v = jget(&j, root, "args");
+	if (m->op < 0 && v >= 0 && j.v[v].type == J_ARR && j.v[v].child >= 0 &&
+	    (s = jstr(&j, j.v[v].child)))
+		m->op = op_from_name(base_name(s));
+	v = jget(&j, root, "nccl_version");
+	if (v >= 0 && j.v[v].type == J_NUM && j.v[v].num > 0)
+		nccl_code_str((long)j.v[v].num, m->nccl, sizeof(m->nccl));
+	else if ((s = jstr(&j, v)))
+		tpp_strlcpy(m->nccl, s, sizeof(m->nccl));
+	json_devices(&j, jget(&j, root, "devices"), m);
+	json_devices(&j, jget(&j, jget(&j, root, "config"), "devices"), m);
+	if ((s = jstr(&j, jget(&j, root, "hostname"))))
+		add_host(m, s);
+
+	res = jget(&j, root, "results");
+	if (res < 0 || j.v[res].type != J_ARR) {
+		rc = tpp_err_set(err, TPP_E_INPUT, path,
+				 res < 0 ? 1 : j.v[res].line,
+				 res < 0 ? 1 : j.v[res].col,
+				 "JSON: expected \"results\": [...] (nccl-tests -J output)");
+		goto out;
+	}
+	for (r = j.v[res].child; r >= 0; r = j.v[r].next) {
+		if (m->op < 0 && (s = jstr(&j, jget(&j, r, "experiment_name"))) &&
+		    s[0])
+			m->op = op_from_name(s);
+		if ((rc = json_result(&j, r, t)))
+			goto out;
+	}
+	rc = TPP_OK;
+out:
+	jfree(&j);
+	return rc;
+}
+
+/* ---- entry point ---------------------------------------------------------- */
+
+/* Append sep + s (or s) to dst if it fits and is not there already. */
+static void append_list(char *dst, size_t size, const char *sep, const char *s)
+{
+	size_t used = strlen(dst);
+	if (!s[0] || strstr(dst, s))
+		return;
+	if (used + strlen(s) + strlen(sep) + 1 > size)
+		return;
+	snprintf(dst + used, size - used, "%s%s", used ? sep : "", s);
+}
+
+int tpp_cal_import(const char *path, enum tpp_coll op, int group, int tier,
+		   struct tpp_calibration *cal, struct tpp_err *err)
+{
+	struct tpp_cal_coll *t;
+	struct file_meta m;
+	char *text = NULL, src[TPP_CAL_STR];
+	const char *p;
+	int rc, file_op;
+
+	TPP_ASSERT(path && cal);
+	TPP_ASSERT(op >= 0 && op <= TPP_COLL__COUNT);
+	if (tier < 0 || tier >= TPP_MAX_TIERS)
+		return tpp_err_set(err, TPP_E_USAGE, NULL, 0, 0,
+				   "import %s: tier %d out of range [0, %d]", path,
+				   tier, TPP_MAX_TIERS - 1);
+	if (cal->ncoll >= TPP_CAL_MAX_COLL)
+		return tpp_err_set(err, TPP_E_INPUT, path, 0, 0,
+				   "calibration already holds %d tables (the most)",
+				   TPP_CAL_MAX_COLL);
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return tpp_err_set(err, TPP_E_SYSTEM, path, 0, 0, "out of memory");
+	memset(&m, 0, sizeof(m));
+	m.op = -1;
+	if ((rc = read_file(path, &text, err)))
+		goto out;
+	for (p = text; *p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'; p++)
+		;
+	rc = *p == '{' ? parse_json(path, text, t, &m, err)
+		       : parse_text(path, text, t, &m, err);
+	if (rc)
+		goto out;
+	if (!t->npoints) {
+		rc = tpp_err_set(err, TPP_E_INPUT, path, 0, 0,
+				 "no result rows found: not nccl-tests output?");
+		goto out;
+	}
+
+	/* The collective: the file's word, else the argument, else the name. */
+	file_op = m.op;
+	if (file_op >= 0 && op != TPP_COLL__COUNT && file_op != (int)op) {
+		rc = tpp_err_set(err, TPP_E_INPUT, path, 0, 0,
+				 "the file holds %s results, not %s",
+				 tpp_coll_names[file_op], tpp_coll_names[op]);
+		goto out;
+	}
+	if (file_op < 0)
+		file_op = op != TPP_COLL__COUNT ? (int)op : op_from_name(base_name(path));
+	if (file_op < 0) {
+		rc = tpp_err_set(err, TPP_E_INPUT, path, 0, 0,
+				 "cannot tell which collective this is: name it, or name "
+				 "the file after the test (all_reduce_perf.txt, ...)");
+		goto out;
+	}
+	if (group <= 0)
+		group = m.ranks;
+	if (group <= 0) {
+		rc = tpp_err_set(err, TPP_E_INPUT, path, 0, 0,
+				 "group size unknown: the file lists no ranks; give it");
+		goto out;
+	}
+
+	t->op = (enum tpp_coll)file_op;
+	t->tier = tier;
+	t->group = group;
+	t->concurrent = 1;
+	cal->coll[cal->ncoll++] = *t;
+
+	/* Environment: fill what the calibration does not have yet. */
+	if (!cal->created_utc[0]) {
+		time_t now = time(NULL);
+		struct tm tm;
+		if (gmtime_r(&now, &tm))
+			strftime(cal->created_utc, sizeof(cal->created_utc),
+				 "%Y-%m-%dT%H:%M:%SZ", &tm);
+	}
+	if (!cal->tpplan_version[0])
+		tpp_strlcpy(cal->tpplan_version, tpp_version,
+			    sizeof(cal->tpplan_version));
+	if (!cal->backend[0])
+		tpp_strlcpy(cal->backend, "import", sizeof(cal->backend));
+	if (!cal->device[0])
+		tpp_strlcpy(cal->device, m.device, sizeof(cal->device));
+	if (!cal->nccl[0])
+		tpp_strlcpy(cal->nccl, m.nccl, sizeof(cal->nccl));
+	append_list(cal->hosts, sizeof(cal->hosts), ",", m.hosts);
+	if (!cal->ranks && m.ranks)
+		cal->ranks = m.ranks;
+	if (!cal->ranks_per_node && m.ranks && m.nhosts &&
+	    m.ranks % m.nhosts == 0)
+		cal->ranks_per_node = m.ranks / m.nhosts;
+	if (m.nccl_tests[0])
+		snprintf(src, sizeof(src), "%.180s (nccl-tests %.40s)",
+			 base_name(path), m.nccl_tests);
+	else
+		snprintf(src, sizeof(src), "%.200s (nccl-tests)", base_name(path));
+	append_list(cal->source, sizeof(cal->source), "; ", src);
+	rc = TPP_OK;
+out:
+	free(text);
+	free(t);
+	return rc;
+}

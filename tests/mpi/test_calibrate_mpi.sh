@@ -1,0 +1,288 @@
+#!/bin/sh
+# test_calibrate_mpi.sh TPPLAN REPO_ROOT - `tpplan calibrate --backend cpu`
+# under mpiexec: 2 and 4 ranks, pretend multi-node shapes, a run killed with
+# SIGKILL leaves the previous calibration intact, --timeout ends a stalled
+# run, usage errors.  Prints "N passed, M failed"; exits 0 only if all
+# passed.  About 15-25 s on 2 cores.
+#
+# Environment for running as root in a container (Open MPI):
+#   OMPI_ALLOW_RUN_AS_ROOT=1, OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 (and the
+#     --allow-run-as-root flag): Open MPI refuses root otherwise;
+#   OMPI_MCA_btl_vader_single_copy_mechanism=none: containers forbid the
+#     cross-memory attach (ptrace) shared memory uses by default;
+#   OMPI_MCA_rmaps_base_oversubscribe=1 (and --oversubscribe): more ranks
+#     than cores;
+#   ASAN_OPTIONS gets detect_leaks=0 (Open MPI leaks by design).
+# Hidden test hooks of the harness (calibrate/bench.c):
+#   TPP_CALIBRATE_TEST_STALL=R         rank R hangs in its first collective
+#   TPP_CALIBRATE_TEST_RANKS_PER_NODE=K pretend nodes of K ranks
+set -u
+tpplan=${1:?usage: test_calibrate_mpi.sh TPPLAN REPO_ROOT}
+root=${2:?usage: test_calibrate_mpi.sh TPPLAN REPO_ROOT}
+[ -d "$root" ] || { echo "no repository at $root"; exit 1; }
+
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl_vader_single_copy_mechanism=none
+export OMPI_MCA_rmaps_base_oversubscribe=1
+# Sanitizer builds: Open MPI's own allocations outlive MPI_Finalize, so
+# LeakSanitizer would fail every run; leaks stay checked in the unit tests.
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); echo "ok:   $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL: $1"; }
+
+dir=$(mktemp -d "${TMPDIR:-/tmp}/tpp-calmpi.XXXXXX") || exit 1
+trap 'rm -rf "$dir"' EXIT INT TERM
+
+if ! command -v mpiexec >/dev/null 2>&1; then
+	echo "mpiexec not found"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+mpiflags=""
+if mpiexec --version 2>&1 | grep -q -e "Open MPI" -e OpenRTE; then
+	mpiflags="--allow-run-as-root --oversubscribe"
+fi
+
+# mpirun NP ARGS...: tpplan under mpiexec, at most 60 s
+mpirun() {
+	np=$1
+	shift
+	# shellcheck disable=SC2086
+	timeout 60 mpiexec $mpiflags -np "$np" "$tpplan" "$@"
+}
+
+# groups OP TIER FILE: the group sizes of OP's tables on TIER, one a line
+groups() {
+	awk -v op="$1" -v tier="$2" '
+		/^[a-z]/ { sect = $1 }
+		sect == "collectives:" && /op:/ { o = $NF; t = ""; }
+		sect == "collectives:" && /tier:/ { t = $NF }
+		sect == "collectives:" && /group:/ { if (o == op && t == tier) print $NF }
+	' "$3"
+}
+
+# gemm_has PREC FILE: the gemm section has a PREC entry
+gemm_has() {
+	awk -v p="$1" '
+		/^[a-z]/ { sect = $1 }
+		sect == "gemm:" && index($0, p) { found = 1 }
+		END { exit !found }
+	' "$2"
+}
+
+# check_file FILE NP WHAT: a measured calibration with the expected tables
+check_file() {
+	f=$1
+	np=$2
+	what=$3
+	if [ ! -s "$f" ]; then
+		bad "$what: $f missing"
+		return
+	fi
+	if [ "$(grep -v '^#' "$f" | head -n 1)" = "schema: tpplan.calibration/v1" ]; then
+		ok "$what: schema line"
+	else
+		bad "$what: first line is not 'schema: tpplan.calibration/v1'"
+	fi
+	g=2
+	while [ "$g" -le "$np" ]; do
+		if groups all_reduce 0 "$f" | grep -qx "$g"; then
+			ok "$what: all_reduce table for group $g"
+		else
+			bad "$what: no all_reduce table for group $g on tier 0"
+		fi
+		g=$((g * 2))
+	done
+	if gemm_has fp32 "$f"; then
+		ok "$what: gemm section"
+	else
+		bad "$what: no gemm section with fp32"
+	fi
+}
+
+# ---- 2 and 4 ranks -----------------------------------------------------------
+for np in 2 4; do
+	out="$dir/cal$np.yaml"
+	if mpirun "$np" calibrate --backend cpu --quick --out "$out" \
+		>"$dir/out$np.txt" 2>&1; then
+		ok "-np $np: exit 0"
+	else
+		bad "-np $np: exit $? ($(tail -n 3 "$dir/out$np.txt" | tr '\n' ' '))"
+	fi
+	check_file "$out" "$np" "-np $np"
+	if grep -q '^all_reduce ' "$dir/out$np.txt"; then
+		ok "-np $np: summary table printed"
+	else
+		bad "-np $np: no summary table on stdout"
+	fi
+done
+
+# ---- pretend two nodes of two ranks: tier 1 tables (all ranks, rails) -------------
+out="$dir/nodes.yaml"
+if TPP_CALIBRATE_TEST_RANKS_PER_NODE=2 mpirun 4 calibrate --quick --no-gemm \
+	--collectives all_reduce,send_recv --out "$out" >"$dir/nodes.txt" 2>&1; then
+	t1=$(groups all_reduce 1 "$out" | sort -n | tr '\n' ' ')
+	if [ "$t1" = "2 4 " ]; then
+		ok "2 nodes x 2: tier-1 all_reduce tables for the rails (2) and all ranks (4)"
+	else
+		bad "2 nodes x 2: tier-1 all_reduce groups are '$t1', expected '2 4 '"
+	fi
+	if [ -z "$(groups all_gather 0 "$out")" ] && ! gemm_has fp32 "$out"; then
+		ok "2 nodes x 2: --collectives and --no-gemm respected"
+	else
+		bad "2 nodes x 2: unrequested tables written"
+	fi
+else
+	bad "2 nodes x 2: exit $? ($(tail -n 3 "$dir/nodes.txt" | tr '\n' ' '))"
+fi
+
+# ---- SIGKILL during a run leaves the previous file intact ---------------------------
+kdir="$dir/kill"
+mkdir "$kdir"
+prev="$kdir/cal.yaml"
+if [ -s "$dir/cal2.yaml" ]; then
+	cp "$dir/cal2.yaml" "$prev"
+else
+	printf 'schema: tpplan.calibration/v1\n# previous\n' >"$prev"
+fi
+cp "$prev" "$dir/prev.copy"
+# a new session, so the ranks (Open MPI gives each its own process group)
+# can be found afterwards by session id
+if command -v setsid >/dev/null 2>&1; then
+	# shellcheck disable=SC2086
+	setsid mpiexec $mpiflags -np 2 "$tpplan" calibrate --max-bytes 64M \
+		--iters 100000 --out "$prev" >"$dir/kill.txt" 2>&1 &
+else
+	# shellcheck disable=SC2086
+	mpiexec $mpiflags -np 2 "$tpplan" calibrate --max-bytes 64M \
+		--iters 100000 --out "$prev" >"$dir/kill.txt" 2>&1 &
+fi
+pid=$!
+sleep 1
+kill -9 "$pid" 2>/dev/null
+wait "$pid" 2>/dev/null
+# the ranks notice their launcher is gone at their next iteration
+left=""
+i=0
+while [ $i -lt 50 ]; do
+	left=$(ps -eo sid=,stat=,pid= 2>/dev/null | awk -v s="$pid" '$1 == s && $2 !~ /^Z/ { print $3 }')
+	[ -z "$left" ] && break
+	sleep 0.1
+	i=$((i + 1))
+done
+if [ -z "$left" ]; then
+	ok "kill -9 mpiexec: the orphaned ranks stopped by themselves"
+else
+	bad "kill -9 mpiexec: ranks $left still running 5 s later"
+	for p in $left; do kill -9 "$p" 2>/dev/null; done
+	sleep 0.5
+fi
+if cmp -s "$prev" "$dir/prev.copy"; then
+	ok "kill -9: previous calibration byte-for-byte intact"
+else
+	bad "kill -9: previous calibration changed or removed"
+fi
+extra=""
+for f in "$kdir"/* "$kdir"/.[!.]*; do
+	[ -e "$f" ] && [ "$f" != "$prev" ] && extra="$extra ${f##*/}"
+done
+if [ -z "$extra" ]; then
+	ok "kill -9: no temporary files left"
+else
+	bad "kill -9: left behind: $extra"
+fi
+
+# ---- --timeout ends a stalled run ----------------------------------------------------
+start=$(date +%s)
+TPP_CALIBRATE_TEST_STALL=1 mpirun 2 calibrate --quick --timeout 3 \
+	--out "$dir/stall.yaml" >"$dir/stall.txt" 2>&1
+rc=$?
+elapsed=$(($(date +%s) - start))
+if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && [ "$elapsed" -le 10 ]; then
+	ok "--timeout 3 with a stalled rank: exit $rc after ${elapsed} s"
+else
+	bad "--timeout 3 with a stalled rank: exit $rc after ${elapsed} s"
+fi
+if grep -q -- "--timeout" "$dir/stall.txt"; then
+	ok "--timeout: message names the option"
+else
+	bad "--timeout: no message ($(head -n 3 "$dir/stall.txt" | tr '\n' ' '))"
+fi
+if [ ! -e "$dir/stall.yaml" ]; then
+	ok "--timeout: no file written"
+else
+	bad "--timeout: a file was written"
+fi
+
+# ---- planning with the calibration: the measured figures replace the
+# published ones and the predictions change accordingly ------------------------------
+if [ -s "$dir/cal4.yaml" ]; then
+	plan="--model 22b --cluster dgx-a100 --gpus 8 --global-batch 16 --top 1 --json"
+	# shellcheck disable=SC2086
+	"$tpplan" $plan >"$dir/plain.json" 2>/dev/null
+	# shellcheck disable=SC2086
+	"$tpplan" $plan --calibration "$dir/cal4.yaml" >"$dir/cal.json" 2>"$dir/cal.err"
+	a=$(sed -n 's/.*"step_s": \([0-9.e+-]*\).*/\1/p' "$dir/plain.json" | head -n 1)
+	b=$(sed -n 's/.*"step_s": \([0-9.e+-]*\).*/\1/p' "$dir/cal.json" | head -n 1)
+	if [ -n "$a" ] && [ -n "$b" ] && awk -v a="$a" -v b="$b" 'BEGIN { exit !(b > a) }'; then
+		ok "plan with the cpu calibration: step $a s -> $b s (slower links measured)"
+	else
+		bad "plan with the cpu calibration: step '$a' -> '$b'"
+	fi
+	if grep -q "\"calibration\": \"$dir/cal4.yaml\"" "$dir/cal.json"; then
+		ok "plan JSON names the calibration file"
+	else
+		bad "plan JSON does not name the calibration file"
+	fi
+	# shellcheck disable=SC2086
+	"$tpplan" ${plan% --json} --calibration "$dir/cal4.yaml" >"$dir/cal.txt" 2>&1
+	if grep -q "(calibration)" "$dir/cal.txt" && grep -q "(published)" "$dir/cal.txt"; then
+		ok "plan text says which figures were measured here and which were published"
+	else
+		bad "plan text lacks the calibration / published labels"
+	fi
+	# the cluster file's calibration: key, relative to the cluster file
+	{ cat "$root/topologies/dgx-a100.yaml"; echo "calibration: cal4.yaml"; } >"$dir/site.yaml"
+	"$tpplan" --model 22b --cluster "$dir/site.yaml" --gpus 8 --global-batch 16 \
+		--top 1 --json >"$dir/site.json" 2>"$dir/site.err"
+	c=$(sed -n 's/.*"step_s": \([0-9.e+-]*\).*/\1/p' "$dir/site.json" | head -n 1)
+	if [ "$c" = "$b" ]; then
+		ok "calibration: key in the cluster file gives the same plan ($c s)"
+	else
+		bad "calibration: key in the cluster file: step '$c', expected '$b' ($(head -n 2 "$dir/site.err"))"
+	fi
+	# shellcheck disable=SC2086
+	"$tpplan" $plan --calibration "$dir/no-such.yaml" >/dev/null 2>"$dir/nocal.err"
+	if [ $? -eq 3 ] && grep -q "no-such.yaml" "$dir/nocal.err"; then
+		ok "a missing calibration file: exit 3 naming it"
+	else
+		bad "a missing calibration file: wrong exit or message"
+	fi
+else
+	bad "no 4-rank calibration to plan with"
+fi
+
+# ---- usage errors: exit 2 before MPI starts --------------------------------------------
+usage() {
+	what=$1
+	shift
+	"$tpplan" calibrate "$@" >/dev/null 2>"$dir/usage.txt"
+	rc=$?
+	if [ "$rc" -eq 2 ] && [ -s "$dir/usage.txt" ]; then
+		ok "usage: $what: exit 2"
+	else
+		bad "usage: $what: exit $rc"
+	fi
+}
+usage "no --out" --quick
+usage "bad --collectives" --out "$dir/x.yaml" --collectives all_reduce,bogus
+usage "bad --max-bytes" --out "$dir/x.yaml" --max-bytes 12Q
+usage "--import without --group" --out "$dir/x.yaml" --import "$dir/none.txt"
+usage "--group without --import" --out "$dir/x.yaml" --group 8
+usage "bad --gemm-shapes" --out "$dir/x.yaml" --gemm-shapes 64x64
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

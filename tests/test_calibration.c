@@ -1,0 +1,744 @@
+/*
+ * test_calibration.c - the calibration module: the Hockney fits recover
+ * the parameters of synthetic noisy sweeps (per table and jointly across
+ * group sizes), calibration files round-trip exactly and are replaced
+ * atomically, nccl-tests output (text and -J JSON, tests/data/nccl-tests)
+ * imports with the right sizes, times and bandwidths, and every
+ * tests/data/bad/cal-*.yaml fails with the location and message its first
+ * line promises ("# expect: LINE:COL: substring").
+ */
+#define _XOPEN_SOURCE 700
+
+#include "tpp_test.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "calibration.h"
+
+/* ---- random numbers (fixed seed, splitmix64) ------------------------------ */
+
+static uint64_t rng_state = 0x7470706c616e2d31ULL;
+
+static double rng_uniform(void)
+{
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	z ^= z >> 31;
+	return ((double)(z >> 11) + 0.5) / 9007199254740992.0; /* (0, 1) */
+}
+
+static double rng_normal(void)
+{
+	double u = rng_uniform(), v = rng_uniform();
+	return sqrt(-2 * log(u)) * cos(2 * M_PI * v);
+}
+
+/* Sweep 1 KiB .. 4 GiB (x2) of t = alpha + bytes*factor/busbw with
+ * multiplicative lognormal noise of relative width `noise`. */
+static void synth(struct tpp_cal_coll *t, enum tpp_coll op, int group,
+		  double alpha_s, double busbw_Bps, double noise)
+{
+	double b;
+	memset(t, 0, sizeof(*t));
+	t->op = op;
+	t->group = group;
+	t->concurrent = 1;
+	for (b = 1024; b <= 4.0 * TPP_GiB; b *= 2) {
+		double t0 = alpha_s + b * tpp_cal_bus_factor(op, group) / busbw_Bps;
+		struct tpp_cal_point *p = &t->pts[t->npoints++];
+		p->bytes = b;
+		p->median_s = t0 * exp(noise * rng_normal());
+		p->p10_s = p->median_s * 0.97;
+		p->p90_s = p->median_s * 1.05;
+	}
+}
+
+static void test_factors(void)
+{
+	CHECK_REL(tpp_cal_bus_factor(TPP_COLL_ALL_REDUCE, 8), 2.0 * 7 / 8, 1e-15);
+	CHECK_REL(tpp_cal_bus_factor(TPP_COLL_ALL_GATHER, 8), 7.0 / 8, 1e-15);
+	CHECK_REL(tpp_cal_bus_factor(TPP_COLL_REDUCE_SCATTER, 4), 3.0 / 4, 1e-15);
+	CHECK_REL(tpp_cal_bus_factor(TPP_COLL_ALL_TO_ALL, 16), 15.0 / 16, 1e-15);
+	CHECK_REL(tpp_cal_bus_factor(TPP_COLL_SEND_RECV, 2), 1.0, 1e-15);
+	CHECK_REL(tpp_cal_steps(TPP_COLL_ALL_REDUCE, 8), 14, 1e-15);
+	CHECK_REL(tpp_cal_steps(TPP_COLL_ALL_GATHER, 8), 7, 1e-15);
+	CHECK_REL(tpp_cal_steps(TPP_COLL_SEND_RECV, 8), 1, 1e-15);
+}
+
+/* One table: recovered within 3 standard errors and within 5%. */
+static void test_fit_table(void)
+{
+	const double alpha = 23e-6, bw = 187e9;
+	struct tpp_cal_coll t;
+	struct tpp_cal_fit f;
+	struct tpp_err err;
+	int rep;
+
+	for (rep = 0; rep < 5; rep++) {
+		synth(&t, rep % 2 ? TPP_COLL_ALL_GATHER : TPP_COLL_ALL_REDUCE,
+		      4 + 2 * rep, alpha, bw, 0.02);
+		CHECK(t.npoints == 23);
+		CHECK(tpp_cal_fit_table(&t, &f, &err) == TPP_OK);
+		CHECK(f.valid);
+		CHECK(f.alpha_err_s > 0 && f.busbw_err_Bps > 0);
+		CHECK(fabs(f.alpha_s - alpha) <= 3 * f.alpha_err_s);
+		CHECK(fabs(f.busbw_Bps - bw) <= 3 * f.busbw_err_Bps);
+		CHECK_REL(f.alpha_s, alpha, 0.05);
+		CHECK_REL(f.busbw_Bps, bw, 0.05);
+		/* the reported errors are about the noise's size, not huge */
+		CHECK(f.alpha_err_s < 0.05 * alpha);
+		CHECK(f.busbw_err_Bps < 0.05 * bw);
+		CHECK(f.mape_heldout > 0 && f.mape_heldout < 0.05);
+		CHECK(f.lo_bytes == 1024 && f.hi_bytes == 4.0 * TPP_GiB);
+	}
+
+	/* Noise-free: exact. */
+	synth(&t, TPP_COLL_REDUCE_SCATTER, 8, alpha, bw, 0);
+	CHECK(tpp_cal_fit_table(&t, &f, &err) == TPP_OK);
+	CHECK(f.valid);
+	CHECK_REL(f.alpha_s, alpha, 1e-6);
+	CHECK_REL(f.busbw_Bps, bw, 1e-6);
+	CHECK(f.mape_heldout < 1e-6);
+
+	/* Too few points: not valid, not an error. */
+	t.npoints = 3;
+	memset(&f, 0xff, sizeof(f));
+	CHECK(tpp_cal_fit_table(&t, &f, &err) == TPP_OK);
+	CHECK(f.valid == 0);
+
+	/* Points with t <= 0 do not count towards the four. */
+	synth(&t, TPP_COLL_ALL_REDUCE, 8, alpha, bw, 0.01);
+	t.npoints = 5;
+	t.pts[1].median_s = 0;
+	t.pts[3].median_s = 0;
+	CHECK(tpp_cal_fit_table(&t, &f, &err) == TPP_OK);
+	CHECK(f.valid == 0);
+
+	/* Time falling with size: non-positive bandwidth, not valid. */
+	synth(&t, TPP_COLL_ALL_REDUCE, 8, alpha, bw, 0);
+	{
+		int i;
+		for (i = 0; i < t.npoints; i++)
+			t.pts[i].median_s = 1.0 / (i + 1);
+	}
+	CHECK(tpp_cal_fit_table(&t, &f, &err) == TPP_OK);
+	CHECK(f.valid == 0);
+}
+
+/* Joint fit over n = 2, 4, 8: t = a0 + a_step*steps(n) + x/busbw. */
+static void test_fit_joint(void)
+{
+	static struct tpp_calibration cal;
+	const double a0 = 9e-6, astep = 1.3e-6, bw = 187e9;
+	struct tpp_err err;
+	int n, i, found = 0;
+
+	memset(&cal, 0, sizeof(cal));
+	for (n = 2; n <= 8; n *= 2) {
+		struct tpp_cal_coll *t = &cal.coll[cal.ncoll++];
+		double b;
+		memset(t, 0, sizeof(*t));
+		t->op = TPP_COLL_ALL_REDUCE;
+		t->group = n;
+		t->concurrent = 1;
+		for (b = 1024; b <= 4.0 * TPP_GiB; b *= 2) {
+			struct tpp_cal_point *p = &t->pts[t->npoints++];
+			double t0 = a0 + astep * tpp_cal_steps(t->op, n) +
+				    b * tpp_cal_bus_factor(t->op, n) / bw;
+			p->bytes = b;
+			p->median_s = p->p10_s = p->p90_s =
+				t0 * exp(0.02 * rng_normal());
+		}
+	}
+	/* A send_recv pair: steps never vary, so no joint fit for it. */
+	synth(&cal.coll[cal.ncoll], TPP_COLL_SEND_RECV, 2, 5e-6, 40e9, 0.02);
+	cal.ncoll++;
+	synth(&cal.coll[cal.ncoll], TPP_COLL_SEND_RECV, 8, 5e-6, 40e9, 0.02);
+	cal.ncoll++;
+
+	CHECK(tpp_cal_fit_all(&cal, &err) == TPP_OK);
+	for (i = 0; i < cal.ncoll; i++)
+		CHECK(cal.coll[i].fit.valid);
+	CHECK(cal.njoint == 1);
+	for (i = 0; i < cal.njoint; i++) {
+		const struct tpp_cal_joint *j = &cal.joint[i];
+		if (j->op != TPP_COLL_ALL_REDUCE || j->tier != 0)
+			continue;
+		found = 1;
+		CHECK(j->valid);
+		CHECK_REL(j->alpha0_s, a0, 0.10);
+		CHECK_REL(j->alpha_step_s, astep, 0.10);
+		CHECK_REL(j->busbw_Bps, bw, 0.05);
+		CHECK(j->mape_heldout > 0 && j->mape_heldout < 0.05);
+	}
+	CHECK(found);
+}
+
+/* ---- file round trip and atomic replacement ------------------------------ */
+
+static void fill_cal(struct tpp_calibration *c)
+{
+	struct tpp_err err;
+	int i;
+	memset(c, 0, sizeof(*c));
+	tpp_strlcpy(c->created_utc, "2026-11-30T03:30:00Z", sizeof(c->created_utc));
+	tpp_strlcpy(c->tpplan_version, "0.1.0", sizeof(c->tpplan_version));
+	tpp_strlcpy(c->backend, "cpu", sizeof(c->backend));
+	tpp_strlcpy(c->hosts, "node-a,node-b", sizeof(c->hosts));
+	tpp_strlcpy(c->device, "Intel(R) Xeon(R) \"Gold\" 6248 \\ 2.5 GHz: #1",
+		    sizeof(c->device));
+	tpp_strlcpy(c->mpi, "Open MPI v4.1.4\nbuilt: today\ttab", sizeof(c->mpi));
+	tpp_strlcpy(c->blas, "OpenBLAS 0.3.21 \xc3\xa9t\xc3\xa9", sizeof(c->blas));
+	tpp_strlcpy(c->source, "bench: 'quoted' {braces} [brackets]",
+		    sizeof(c->source));
+	c->ranks = 4;
+	c->ranks_per_node = 2;
+	synth(&c->coll[0], TPP_COLL_ALL_REDUCE, 4, 31e-6, 9.7e9, 0.03);
+	c->coll[0].tier = 1;
+	synth(&c->coll[1], TPP_COLL_ALL_GATHER, 2, 17e-6, 11.3e9, 0.03);
+	synth(&c->coll[2], TPP_COLL_ALL_REDUCE, 2, 29e-6, 9.9e9, 0.03);
+	c->coll[2].tier = 1;
+	c->coll[2].concurrent = 2;
+	c->coll[3].op = TPP_COLL_SEND_RECV;
+	c->coll[3].group = 2;
+	c->coll[3].concurrent = 1;
+	c->coll[3].npoints = 2; /* too few: fit null */
+	c->coll[3].pts[0] = (struct tpp_cal_point){8, 3.3e-6, 3.1e-6, 3.9e-6};
+	c->coll[3].pts[1] = (struct tpp_cal_point){16, 3.4e-6, 3.2e-6, 4.1e-6};
+	c->ncoll = 4;
+	if (tpp_cal_fit_all(c, &err))
+		tpp_err_print(stderr, &err);
+	c->njoint = 1;
+	c->joint[0] = (struct tpp_cal_joint){1, TPP_COLL_ALL_REDUCE, 1,
+					     11.1e-6, 1.234567890123e-6,
+					     9.87654321e9, 0.0123456789};
+	c->gemm[TPP_PREC_FP32].valid = 1;
+	c->gemm[TPP_PREC_FP32].prec = TPP_PREC_FP32;
+	c->gemm[TPP_PREC_BF16].valid = 1;
+	c->gemm[TPP_PREC_BF16].prec = TPP_PREC_BF16;
+	for (i = 0; i < 7; i++) {
+		struct tpp_cal_gemm *g = &c->gemm[i % 2 ? TPP_PREC_BF16 : TPP_PREC_FP32];
+		struct tpp_cal_gemm_point *p = &g->pts[g->npoints++];
+		p->m = 512 << i;
+		p->n = 1024 + 64 * i;
+		p->k = 4096 - 64 * i;
+		p->median_s = 1e-4 * (1 + i) * (1 + 0.1 * rng_uniform());
+		p->flops_per_s = 2.0 * p->m * p->n * p->k / p->median_s;
+		if (p->flops_per_s > g->best_flops_per_s)
+			g->best_flops_per_s = p->flops_per_s;
+	}
+}
+
+#define SAME(a, b) CHECK_REL(a, b, 1e-12)
+
+static void compare_cal(const struct tpp_calibration *a,
+			const struct tpp_calibration *b)
+{
+	int i, j;
+	CHECK(!strcmp(a->created_utc, b->created_utc));
+	CHECK(!strcmp(a->tpplan_version, b->tpplan_version));
+	CHECK(!strcmp(a->backend, b->backend));
+	CHECK(!strcmp(a->hosts, b->hosts));
+	CHECK(!strcmp(a->device, b->device));
+	CHECK(!strcmp(a->mpi, b->mpi));
+	CHECK(!strcmp(a->blas, b->blas));
+	CHECK(!strcmp(a->cuda, b->cuda));
+	CHECK(!strcmp(a->nccl, b->nccl));
+	CHECK(!strcmp(a->driver, b->driver));
+	CHECK(!strcmp(a->source, b->source));
+	CHECK(a->ranks == b->ranks && a->ranks_per_node == b->ranks_per_node);
+	CHECK(a->ncoll == b->ncoll);
+	for (i = 0; i < a->ncoll && i < b->ncoll; i++) {
+		const struct tpp_cal_coll *x = &a->coll[i], *y = &b->coll[i];
+		CHECK(x->op == y->op && x->tier == y->tier &&
+		      x->group == y->group && x->concurrent == y->concurrent);
+		CHECK(x->npoints == y->npoints);
+		for (j = 0; j < x->npoints && j < y->npoints; j++) {
+			SAME(x->pts[j].bytes, y->pts[j].bytes);
+			SAME(x->pts[j].median_s, y->pts[j].median_s);
+			SAME(x->pts[j].p10_s, y->pts[j].p10_s);
+			SAME(x->pts[j].p90_s, y->pts[j].p90_s);
+		}
+		CHECK(x->fit.valid == y->fit.valid);
+		if (x->fit.valid && y->fit.valid) {
+			SAME(x->fit.alpha_s, y->fit.alpha_s);
+			SAME(x->fit.busbw_Bps, y->fit.busbw_Bps);
+			SAME(x->fit.alpha_err_s, y->fit.alpha_err_s);
+			SAME(x->fit.busbw_err_Bps, y->fit.busbw_err_Bps);
+			SAME(x->fit.mape_heldout, y->fit.mape_heldout);
+			SAME(x->fit.lo_bytes, y->fit.lo_bytes);
+			SAME(x->fit.hi_bytes, y->fit.hi_bytes);
+		}
+	}
+	CHECK(a->njoint == b->njoint);
+	for (i = 0; i < a->njoint && i < b->njoint; i++) {
+		const struct tpp_cal_joint *x = &a->joint[i], *y = &b->joint[i];
+		CHECK(x->valid == y->valid && x->op == y->op && x->tier == y->tier);
+		SAME(x->alpha0_s, y->alpha0_s);
+		SAME(x->alpha_step_s, y->alpha_step_s);
+		SAME(x->busbw_Bps, y->busbw_Bps);
+		SAME(x->mape_heldout, y->mape_heldout);
+	}
+	for (i = 0; i < TPP_PREC__COUNT; i++) {
+		const struct tpp_cal_gemm *x = &a->gemm[i], *y = &b->gemm[i];
+		CHECK(x->valid == y->valid);
+		if (!x->valid || !y->valid)
+			continue;
+		CHECK(x->prec == y->prec && x->npoints == y->npoints);
+		SAME(x->best_flops_per_s, y->best_flops_per_s);
+		for (j = 0; j < x->npoints && j < y->npoints; j++) {
+			CHECK(x->pts[j].m == y->pts[j].m && x->pts[j].n == y->pts[j].n &&
+			      x->pts[j].k == y->pts[j].k);
+			SAME(x->pts[j].median_s, y->pts[j].median_s);
+			SAME(x->pts[j].flops_per_s, y->pts[j].flops_per_s);
+		}
+	}
+}
+
+static int read_all(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "rb");
+	size_t n;
+	if (!f)
+		return -1;
+	n = fread(buf, 1, size - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return (int)n;
+}
+
+/* Entries of dir other than . and .. */
+static int count_entries(const char *dir)
+{
+	DIR *dp = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+	if (!dp)
+		return -1;
+	while ((e = readdir(dp)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			n++;
+	closedir(dp);
+	return n;
+}
+
+static int write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fputs(text, f);
+	return fclose(f);
+}
+
+static void test_roundtrip(void)
+{
+	static struct tpp_calibration a, b, c;
+	static char before[1 << 20], after[1 << 20];
+	char tmpl[] = "/tmp/tpp-cal-XXXXXX", path[512], path2[512], bad[512];
+	struct tpp_err err;
+	const char *dir = mkdtemp(tmpl);
+	int rc;
+
+	CHECK(dir != NULL);
+	if (!dir)
+		return;
+	snprintf(path, sizeof(path), "%s/cal.yaml", dir);
+	fill_cal(&a);
+	CHECK(a.coll[0].fit.valid && a.coll[1].fit.valid && !a.coll[3].fit.valid);
+	rc = tpp_cal_write(&a, path, &err);
+	if (rc)
+		tpp_err_print(stderr, &err);
+	CHECK(rc == TPP_OK);
+	memset(&b, 0, sizeof(b));
+	rc = tpp_cal_load(path, &b, &err);
+	if (rc)
+		tpp_err_print(stderr, &err);
+	CHECK(rc == TPP_OK);
+	compare_cal(&a, &b);
+
+	/* Written again from what was loaded: the same file. */
+	snprintf(path2, sizeof(path2), "%s/cal2.yaml", dir);
+	CHECK(tpp_cal_write(&b, path2, &err) == TPP_OK);
+	CHECK(read_all(path, before, sizeof(before)) > 0);
+	CHECK(read_all(path2, after, sizeof(after)) > 0);
+	CHECK(!strcmp(before, after));
+	remove(path2);
+
+	/* Empty calibration round-trips too. */
+	memset(&c, 0, sizeof(c));
+	CHECK(tpp_cal_write(&c, path2, &err) == TPP_OK);
+	memset(&b, 0x5a, sizeof(b));
+	CHECK(tpp_cal_load(path2, &b, &err) == TPP_OK);
+	compare_cal(&c, &b);
+	remove(path2);
+
+	/* A failure after the temporary file was written (a value that
+	 * cannot be written): the old file intact, no temporary left. */
+	CHECK(read_all(path, before, sizeof(before)) > 0);
+	c = a;
+	c.coll[0].fit.alpha_s = NAN;
+	rc = tpp_cal_write(&c, path, &err);
+	CHECK(rc != TPP_OK);
+	CHECK_STR_CONTAINS(err.file, "cal.yaml");
+	CHECK(read_all(path, after, sizeof(after)) > 0);
+	CHECK(!strcmp(before, after));
+	CHECK(count_entries(dir) == 1);
+
+	/* Read-only directory (not effective for root): no temporary can be
+	 * made, the old file stays. */
+	if (geteuid() != 0) {
+		CHECK(chmod(dir, 0555) == 0);
+		c = a;
+		c.ranks = 99;
+		rc = tpp_cal_write(&c, path, &err);
+		CHECK(rc == TPP_E_SYSTEM);
+		CHECK_STR_CONTAINS(err.file, "cal.yaml");
+		CHECK(read_all(path, after, sizeof(after)) > 0);
+		CHECK(!strcmp(before, after));
+		CHECK(chmod(dir, 0755) == 0);
+		CHECK(count_entries(dir) == 1);
+	}
+
+	/* The rename fails (the target is a non-empty directory; works for
+	 * root too): error, the temporary removed. */
+	{
+		char sub[512], inner[600];
+		snprintf(sub, sizeof(sub), "%s/sub", dir);
+		snprintf(inner, sizeof(inner), "%s/keep", sub);
+		CHECK(mkdir(sub, 0755) == 0);
+		CHECK(write_text(inner, "x") == 0);
+		rc = tpp_cal_write(&a, sub, &err);
+		CHECK(rc == TPP_E_SYSTEM);
+		CHECK_STR_CONTAINS(err.msg, "rename");
+		CHECK(count_entries(dir) == 2); /* cal.yaml and sub */
+		CHECK(count_entries(sub) == 1);
+		remove(inner);
+		CHECK(rmdir(sub) == 0);
+	}
+
+	/* A missing directory: an error naming the path. */
+	snprintf(bad, sizeof(bad), "%s/missing/cal.yaml", dir);
+	rc = tpp_cal_write(&a, bad, &err);
+	CHECK(rc == TPP_E_SYSTEM);
+	CHECK_STR_CONTAINS(err.file, "missing/cal.yaml");
+	CHECK(count_entries(dir) == 1);
+
+	/* Loading a missing file is an input error. */
+	CHECK(tpp_cal_load(bad, &b, &err) == TPP_E_INPUT);
+
+	remove(path);
+	CHECK(rmdir(dir) == 0);
+}
+
+/* ---- nccl-tests import ----------------------------------------------------- */
+
+/* Check every data row's busbw column against bytes*factor/median. */
+static void check_busbw_column(const char *file, const struct tpp_cal_coll *t)
+{
+	char line[512];
+	FILE *f = fopen(file, "r");
+	int row = 0, checked = 0;
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		double size, count, time_us, algbw, busbw;
+		char type[32], redop[32];
+		int root;
+		if (line[0] == '#')
+			continue;
+		if (sscanf(line, "%lf %lf %31s %31s %d %lf %lf %lf", &size, &count,
+			   type, redop, &root, &time_us, &algbw, &busbw) != 8)
+			continue;
+		CHECK(row < t->npoints);
+		if (row >= t->npoints)
+			break;
+		CHECK(t->pts[row].bytes == size);
+		CHECK_REL(t->pts[row].median_s, time_us * 1e-6, 1e-12);
+		if (busbw >= 10) {
+			CHECK_REL(size * tpp_cal_bus_factor(t->op, t->group) /
+					  t->pts[row].median_s / 1e9,
+				  busbw, 2e-3);
+			checked++;
+		}
+		row++;
+	}
+	fclose(f);
+	CHECK(row == t->npoints);
+	CHECK(checked >= 5);
+}
+
+
+static void test_import(void)
+{
+	static struct tpp_calibration cal;
+	struct tpp_err err;
+	struct tpp_cal_fit f;
+	const struct tpp_cal_coll *t;
+	char tmpl[] = "/tmp/tpp-imp-XXXXXX", path[512];
+	const char *dir;
+	int rc, i;
+
+	/* all_reduce_perf text, collective and group from the file */
+	memset(&cal, 0, sizeof(cal));
+	rc = tpp_cal_import(TPP_TEST_DATA "/nccl-tests/all_reduce_perf.txt",
+			    TPP_COLL__COUNT, 0, 0, &cal, &err);
+	if (rc)
+		tpp_err_print(stderr, &err);
+	CHECK(rc == TPP_OK);
+	CHECK(cal.ncoll == 1);
+	t = &cal.coll[0];
+	CHECK(t->op == TPP_COLL_ALL_REDUCE && t->group == 8 && t->tier == 0 &&
+	      t->concurrent == 1);
+	CHECK(t->npoints == 28);
+	CHECK(t->pts[0].bytes == 8);
+	CHECK_REL(t->pts[0].median_s, 22.50e-6, 1e-12);
+	CHECK(t->pts[0].p10_s == t->pts[0].median_s &&
+	      t->pts[0].p90_s == t->pts[0].median_s);
+	CHECK(t->pts[27].bytes == TPP_GiB);
+	CHECK_REL(t->pts[27].median_s, 8307.84e-6, 1e-12);
+	check_busbw_column(TPP_TEST_DATA "/nccl-tests/all_reduce_perf.txt", t);
+	CHECK(!strcmp(cal.device, "NVIDIA A100-SXM4-80GB"));
+	CHECK(!strcmp(cal.hosts, "dgx-a01"));
+	CHECK(!strcmp(cal.nccl, "2.19.3"));
+	CHECK(!strcmp(cal.backend, "import"));
+	CHECK(cal.ranks == 8 && cal.ranks_per_node == 8);
+	CHECK_STR_CONTAINS(cal.source, "all_reduce_perf.txt");
+	CHECK_STR_CONTAINS(cal.source, "2.13.10");
+	CHECK(strlen(cal.created_utc) == 20);
+	/* the fit finds the ~230 GB/s plateau and ~22.5 us latency */
+	CHECK(tpp_cal_fit_table(t, &f, &err) == TPP_OK);
+	CHECK(f.valid);
+	CHECK_REL(f.busbw_Bps, 230e9, 0.03);
+	CHECK_REL(f.alpha_s, 22.5e-6, 0.03);
+	CHECK(f.mape_heldout < 0.03);
+
+	/* all_gather text (redop "none"), collective given */
+	rc = tpp_cal_import(TPP_TEST_DATA "/nccl-tests/all_gather_perf.txt",
+			    TPP_COLL_ALL_GATHER, 8, 0, &cal, &err);
+	if (rc)
+		tpp_err_print(stderr, &err);
+	CHECK(rc == TPP_OK);
+	CHECK(cal.ncoll == 2);
+	t = &cal.coll[1];
+	CHECK(t->op == TPP_COLL_ALL_GATHER && t->group == 8);
+	CHECK(t->npoints == 19);
+	CHECK(t->pts[0].bytes == 1024);
+	CHECK_REL(t->pts[0].median_s, 18.00e-6, 1e-12);
+	check_busbw_column(TPP_TEST_DATA "/nccl-tests/all_gather_perf.txt", t);
+	CHECK(!strcmp(cal.hosts, "dgx-a01"));
+
+	/* ... but not as an all-reduce */
+	rc = tpp_cal_import(TPP_TEST_DATA "/nccl-tests/all_gather_perf.txt",
+			    TPP_COLL_ALL_REDUCE, 8, 0, &cal, &err);
+	CHECK(rc == TPP_E_INPUT);
+	CHECK_STR_CONTAINS(err.msg, "all_gather");
+	CHECK(cal.ncoll == 2);
+
+	/* -J JSON with -I statistics, 16 ranks on 2 nodes */
+	memset(&cal, 0, sizeof(cal));
+	rc = tpp_cal_import(TPP_TEST_DATA "/nccl-tests/reduce_scatter_perf.json",
+			    TPP_COLL__COUNT, 0, 1, &cal, &err);
+	if (rc)
+		tpp_err_print(stderr, &err);
+	CHECK(rc == TPP_OK);
+	t = &cal.coll[0];
+	CHECK(t->op == TPP_COLL_REDUCE_SCATTER && t->group == 16 && t->tier == 1);
+	CHECK(t->npoints == 11);
+	CHECK(t->pts[0].bytes == 1048576 && t->pts[10].bytes == TPP_GiB);
+	for (i = 0; i < t->npoints; i++) {
+		const struct tpp_cal_point *p = &t->pts[i];
+		double model = 41e-6 + p->bytes * 15 / 16 / 44.5e9;
+		CHECK(p->p10_s < p->median_s && p->median_s < p->p90_s);
+		CHECK_REL(p->median_s, model, 0.03);
+	}
+	CHECK(!strcmp(cal.nccl, "2.27.3"));
+	CHECK(!strcmp(cal.hosts, "node01,node02"));
+	CHECK(!strcmp(cal.device, "NVIDIA H100 80GB HBM3"));
+	CHECK(cal.ranks == 16 && cal.ranks_per_node == 8);
+	CHECK(tpp_cal_fit_table(t, &f, &err) == TPP_OK);
+	CHECK(f.valid);
+	CHECK_REL(f.busbw_Bps, 44.5e9, 0.03);
+
+	/* Hand-made files: old layout without redop/root, name guessing,
+	 * malformed rows. */
+	dir = mkdtemp(tmpl);
+	CHECK(dir != NULL);
+	if (!dir)
+		return;
+	snprintf(path, sizeof(path), "%s/sendrecv_perf.txt", dir);
+	CHECK(write_text(path,
+			 "# old nccl-tests layout\n"
+			 "node7:812:812 [0] NCCL INFO NCCL version 2.18.5+cuda12.2\n"
+			 "#  size count type time algbw busbw error time algbw busbw error\n"
+			 "    1024   256  float  10.50  0.10  0.10  0e+00  10.40  0.10  0.10  0e+00\n"
+			 "    2048   512  float  11.00  0.19  0.19  0e+00  11.00  0.19  0.19  0e+00\n"
+			 "   65536 16384  float  20.00  3.28  3.28  0e+00  20.00  3.28  3.28  0e+00\n") == 0);
+	memset(&cal, 0, sizeof(cal));
+	rc = tpp_cal_import(path, TPP_COLL__COUNT, 2, 1, &cal, &err);
+	if (rc)
+		tpp_err_print(stderr, &err);
+	CHECK(rc == TPP_OK);
+	CHECK(cal.ncoll == 1 && cal.coll[0].op == TPP_COLL_SEND_RECV);
+	CHECK(cal.coll[0].npoints == 3);
+	CHECK_REL(cal.coll[0].pts[2].median_s, 20e-6, 1e-12);
+	CHECK(!strcmp(cal.nccl, "2.18.5+cuda12.2"));
+	remove(path);
+
+	snprintf(path, sizeof(path), "%s/all_to_all.txt", dir);
+	CHECK(write_text(path,
+			 "# size count type redop root time algbw busbw\n"
+			 "10-0-0-7:812:812 [0] NCCL INFO Channel 00/32 : 0 1 2 3\n"
+			 "  1024  32  float  none  -1  10.50  0.10  0.09  0\n"
+			 "  2048  64  float  none  -1  fast  0.19  0.17  0\n") == 0);
+	rc = tpp_cal_import(path, TPP_COLL__COUNT, 8, 0, &cal, &err);
+	CHECK(rc == TPP_E_INPUT);
+	CHECK(err.line == 4 && err.col == 30);
+	CHECK_STR_CONTAINS(err.msg, "out-of-place time");
+	CHECK_STR_CONTAINS(err.file, "all_to_all.txt");
+
+	CHECK(write_text(path,
+			 "  2048  64  float  none  -1  10.50  0.19  0.17  0\n"
+			 "  1024  32  float  none  -1  10.50  0.09  0.09  0\n") == 0);
+	rc = tpp_cal_import(path, TPP_COLL__COUNT, 8, 0, &cal, &err);
+	CHECK(rc == TPP_E_INPUT);
+	CHECK(err.line == 2 && err.col == 3);
+	CHECK_STR_CONTAINS(err.msg, "not larger");
+
+	CHECK(write_text(path,
+			 "  1048576  262144  float  none  -1  10.50  5.00  4.38  0\n") == 0);
+	rc = tpp_cal_import(path, TPP_COLL__COUNT, 8, 0, &cal, &err);
+	CHECK(rc == TPP_E_INPUT); /* size / time = 100 GB/s, algbw 5 */
+	CHECK(err.line == 1);
+	CHECK_STR_CONTAINS(err.msg, "algbw");
+	remove(path);
+
+	snprintf(path, sizeof(path), "%s/run.json", dir);
+	CHECK(write_text(path,
+			 "{\"args\": [\"./all_reduce_perf\"],\n"
+			 " \"results\": [\n"
+			 "  {\"size\": 1024, \"out_of_place\": {\"time\": 10.5}},\n"
+			 "  {\"size\": 2048 \"out_of_place\": {\"time\": 11.5}}\n"
+			 " ]}\n") == 0);
+	rc = tpp_cal_import(path, TPP_COLL__COUNT, 8, 0, &cal, &err);
+	CHECK(rc == TPP_E_INPUT);
+	CHECK(err.line == 4 && err.col == 17);
+	CHECK_STR_CONTAINS(err.msg, "expected ',' or '}'");
+
+	CHECK(write_text(path,
+			 "{\"args\": [\"./all_reduce_perf\"],\n"
+			 " \"results\": [\n"
+			 "  {\"size\": 1024, \"out_of_place\": {\"time\": 10.5}},\n"
+			 "  {\"size\": 2048, \"out_of_place\": {\"time\": \"nan\"}}\n"
+			 " ]}\n") == 0);
+	rc = tpp_cal_import(path, TPP_COLL__COUNT, 8, 0, &cal, &err);
+	CHECK(rc == TPP_E_INPUT);
+	CHECK(err.line == 4 && err.col == 43);
+	CHECK_STR_CONTAINS(err.msg, "\"time\"");
+
+	CHECK(write_text(path,
+			 "{\"args\": [\"./all_reduce_perf\"],\n"
+			 " \"results\": [\n"
+			 "  {\"size\": 1024, \"out_of_place\": {\"time\": 10.5}},\n"
+			 "  {\"size\": 2048, \"out_of_place\": {\"time\": 11.5}}\n"
+			 " ]}\n") == 0);
+	rc = tpp_cal_import(path, TPP_COLL__COUNT, 8, 0, &cal, &err);
+	CHECK(rc == TPP_OK);
+	CHECK(cal.coll[cal.ncoll - 1].op == TPP_COLL_ALL_REDUCE);
+	CHECK(cal.coll[cal.ncoll - 1].npoints == 2);
+	remove(path);
+
+	/* No rows at all */
+	snprintf(path, sizeof(path), "%s/empty.txt", dir);
+	CHECK(write_text(path, "# nothing here\n") == 0);
+	rc = tpp_cal_import(path, TPP_COLL_ALL_REDUCE, 8, 0, &cal, &err);
+	CHECK(rc == TPP_E_INPUT);
+	CHECK_STR_CONTAINS(err.msg, "no result rows");
+	remove(path);
+	CHECK(rmdir(dir) == 0);
+}
+
+/* ---- bad files ------------------------------------------------------------- */
+
+/* Parse "# expect: LINE:COL: text" from the first line of path. */
+static int read_expect(const char *path, int *line, int *col, char *msg,
+		       size_t size)
+{
+	char buf[512];
+	FILE *f = fopen(path, "r");
+	int n = 0;
+	if (!f)
+		return -1;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	if (sscanf(buf, "# expect: %d:%d: %n", line, col, &n) != 2 || !n)
+		return -1;
+	tpp_strlcpy(msg, buf + n, size);
+	return 0;
+}
+
+static void test_bad_files(void)
+{
+	static struct tpp_calibration cal;
+	const char *dir = TPP_TEST_DATA "/bad";
+	struct dirent *e;
+	DIR *dp = opendir(dir);
+	int found = 0;
+
+	CHECK(dp != NULL);
+	if (!dp)
+		return;
+	while ((e = readdir(dp))) {
+		char path[1024], msg[512];
+		struct tpp_err err;
+		int line, col, rc;
+		if (strncmp(e->d_name, "cal-", 4))
+			continue;
+		found++;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (read_expect(path, &line, &col, msg, sizeof(msg))) {
+			fprintf(stderr, "%s: first line must be "
+				"'# expect: LINE:COL: message'\n", path);
+			CHECK(!"bad expect line");
+			continue;
+		}
+		memset(&err, 0, sizeof(err));
+		memset(&cal, 0x5a, sizeof(cal));
+		rc = tpp_cal_load(path, &cal, &err);
+		CHECK(rc == TPP_E_INPUT);
+		CHECK(err.status == TPP_E_INPUT);
+		if (err.line != line || err.col != col) {
+			fprintf(stderr, "%s: expected %d:%d, got %d:%d: %s\n",
+				e->d_name, line, col, err.line, err.col,
+				err.msg);
+			CHECK(err.line == line && err.col == col);
+		}
+		CHECK_STR_CONTAINS(err.msg, msg);
+		CHECK_STR_CONTAINS(err.file, e->d_name);
+		/* out untouched on failure */
+		CHECK(cal.ncoll == 0x5a5a5a5a);
+	}
+	closedir(dp);
+	printf("bad calibration files: %d\n", found);
+	CHECK(found >= 6);
+}
+
+int main(void)
+{
+	test_factors();
+	test_fit_table();
+	test_fit_joint();
+	test_roundtrip();
+	test_import();
+	test_bad_files();
+	return tpp_test_done("test_calibration");
+}
