@@ -86,6 +86,21 @@ void tpp_cal_apply(const struct tpp_calibration *cal, const char *path,
 		 * calibrated one is cited through c->calibration */
 		c->gpu.gemm_flops[p] = g->best_flops_per_s;
 		c->gpu.gemm_src[p] = TPP_SRC_CALIBRATION;
+		{
+			struct tpp_gemm_table *t = &c->gpu.gemm_table[p];
+			int i;
+			t->n = 0;
+			for (i = 0; i < g->npoints && t->n < TPP_GEMM_TABLE_MAX; i++) {
+				const struct tpp_cal_gemm_point *pt = &g->pts[i];
+				if (pt->m < 1 || pt->n < 1 || pt->k < 1 || !(pt->flops_per_s > 0))
+					continue;
+				t->m[t->n] = (float)pt->m;
+				t->nn[t->n] = (float)pt->n;
+				t->k[t->n] = (float)pt->k;
+				t->flops_per_s[t->n] = (float)pt->flops_per_s;
+				t->n++;
+			}
+		}
 	}
 	tpp_strlcpy(c->calibration, path, sizeof(c->calibration));
 }

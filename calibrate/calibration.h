@@ -130,6 +130,22 @@ int tpp_cal_load(const char *path, struct tpp_calibration *out,
 int tpp_cal_import(const char *path, enum tpp_coll op, int group, int tier,
 		   struct tpp_calibration *cal, struct tpp_err *err);
 
+/* ---- shapes.c ------------------------------------------------------------- */
+
+struct tpp_model;
+struct tpp_cal_shape {
+	int m, n, k;
+};
+/*
+ * The GEMM shapes of one transformer layer and the logits of model `m`
+ * at `tokens` tokens per micro-batch, for every TP degree 1, 2, 4, ...
+ * <= max_tp that divides it, in forward, input-gradient and
+ * weight-gradient orientation, without duplicates.  Writes at most `cap`
+ * shapes and returns how many there are (may exceed cap).
+ */
+int tpp_cal_model_shapes(const struct tpp_model *m, int tokens, int max_tp,
+			 struct tpp_cal_shape *out, int cap);
+
 /* ---- apply.c --------------------------------------------------------------- */
 
 /*

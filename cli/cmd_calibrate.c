@@ -18,6 +18,7 @@
 
 #include "calibration.h"
 #include "cli.h"
+#include "model.h"
 #ifdef TPP_HAVE_BENCH
 #include "bench.h"
 #endif
@@ -30,7 +31,8 @@ struct optdoc {
 enum {
 	O_HELP = 'h', O_OUT = 'o',
 	O_BACKEND = 1000, O_QUICK, O_MIN_BYTES, O_MAX_BYTES, O_ITERS, O_WARMUP,
-	O_GEMM, O_NO_GEMM, O_COLLS, O_PRECS, O_SHAPES, O_IMPORT, O_OP, O_GROUP,
+	O_GEMM, O_NO_GEMM, O_COLLS, O_PRECS, O_SHAPES, O_MODEL, O_TOKENS, O_MAX_TP,
+	O_IMPORT, O_OP, O_GROUP,
 	O_TIER, O_TIMEOUT, O_PROGRESS, O_NO_PROGRESS,
 };
 
@@ -47,6 +49,9 @@ static const struct optdoc opts[] = {
 	{{"collectives", required_argument, 0, O_COLLS}, "LIST", "comma-separated subset of all_reduce,all_gather,reduce_scatter,all_to_all,send_recv, or none (default all)"},
 	{{"gemm-precisions", required_argument, 0, O_PRECS}, "LIST", "comma-separated subset of fp32,tf32,fp16,bf16 (default: all the backend has)"},
 	{{"gemm-shapes", required_argument, 0, O_SHAPES}, "LIST", "GEMM shapes MxNxK,... (default m,n,k in {128..2048}; --quick {64,128})"},
+	{{"model", required_argument, 0, O_MODEL}, "NAME|FILE", "also time the GEMMs of this model's layers and logits for TP 1, 2, 4, ... (forward, input- and weight-gradient orientations)"},
+	{{"tokens", required_argument, 0, O_TOKENS}, "T", "with --model: tokens per micro-batch (default: the model's sequence length)"},
+	{{"max-tp", required_argument, 0, O_MAX_TP}, "N", "with --model: largest TP degree (default 8)"},
 	{{"timeout", required_argument, 0, O_TIMEOUT}, "S", "abort the run when one step takes more than S seconds (default 300, 0 = never)"},
 	{{"progress", no_argument, 0, O_PROGRESS}, NULL, "show progress on stderr (default: when stderr is a terminal; under mpiexec it is a pipe)"},
 	{{"no-progress", no_argument, 0, O_NO_PROGRESS}, NULL, "never show progress"},
@@ -361,7 +366,8 @@ int tpp_cmd_calibrate(int argc, char **argv)
 	double min_bytes = 0, max_bytes = 0;
 	unsigned colls = (1u << TPP_COLL__COUNT) - 1, precs = 0;
 	struct gshape *shapes = NULL;
-	int nshapes = 0, ch, rc = TPP_OK;
+	int nshapes = 0, ch, rc = TPP_OK, tokens = 0, max_tp = 8;
+	const char *model_arg = NULL;
 
 	long_opts(lo);
 	optind = 1;
@@ -387,6 +393,9 @@ int tpp_cmd_calibrate(int argc, char **argv)
 			measure_flag = 1;
 			break;
 		case O_TIMEOUT: rc = tpp_cli_int("--timeout", optarg, 0, 7 * 86400, &timeout); measure_flag = 1; break;
+		case O_MODEL: model_arg = optarg; measure_flag = 1; break;
+		case O_TOKENS: rc = tpp_cli_int("--tokens", optarg, 1, 1 << 20, &tokens); measure_flag = 1; break;
+		case O_MAX_TP: rc = tpp_cli_int("--max-tp", optarg, 1, 1024, &max_tp); measure_flag = 1; break;
 		case O_PROGRESS: progress = 1; measure_flag = 1; break;
 		case O_NO_PROGRESS: progress = 0; measure_flag = 1; break;
 		case O_IMPORT: import = optarg; break;
@@ -453,6 +462,56 @@ int tpp_cmd_calibrate(int argc, char **argv)
 		fprintf(stderr, "tpplan: calibrate: --collectives none with --no-gemm leaves nothing to measure\n");
 		goto out;
 	}
+	if ((tokens || max_tp != 8) && !model_arg) {
+		fprintf(stderr, "tpplan: calibrate: --tokens and --max-tp go with --model\n");
+		goto out;
+	}
+#ifdef TPP_HAVE_BENCH
+	if (model_arg) {
+		/* the model's shapes, then the given shapes or the default grid
+		 * (for interpolation between them) */
+		struct tpp_model mdl;
+		struct tpp_err merr;
+		struct tpp_cal_shape ms[TPP_CAL_MAX_GEMM];
+		int nm, total, i, base = nshapes;
+		struct gshape *all;
+		if ((rc = tpp_model_load(model_arg, &mdl, &merr))) {
+			tpp_err_print(stderr, &merr);
+			goto out;
+		}
+		nm = tpp_cal_model_shapes(&mdl, tokens ? tokens : mdl.seq, max_tp, ms,
+					  TPP_CAL_MAX_GEMM);
+		if (!base) {
+			const struct tpp_bench_shape *grid = NULL;
+			base = tpp_bench_default_shapes(quick, &grid);
+			free(shapes);
+			shapes = calloc((size_t)base, sizeof(*shapes));
+			if (!shapes) {
+				rc = TPP_E_SYSTEM;
+				goto out;
+			}
+			for (i = 0; i < base; i++)
+				shapes[i] = (struct gshape){grid[i].m, grid[i].n, grid[i].k};
+		}
+		total = nm + base;
+		if (total > TPP_CAL_MAX_GEMM) {
+			fprintf(stderr, "tpplan: calibrate: %d GEMM shapes (%d of the model) exceed %d; lower --max-tp or give fewer --gemm-shapes\n",
+				total, nm, TPP_CAL_MAX_GEMM);
+			rc = TPP_E_USAGE;
+			goto out;
+		}
+		all = realloc(shapes, sizeof(*all) * (size_t)total);
+		if (!all) {
+			rc = TPP_E_SYSTEM;
+			goto out;
+		}
+		shapes = all;
+		for (i = 0; i < nm; i++)
+			shapes[base + i] = (struct gshape){ms[i].m, ms[i].n, ms[i].k};
+		nshapes = total;
+	}
+#endif
+	rc = TPP_E_USAGE;
 #ifndef TPP_HAVE_BENCH
 	(void)backend; (void)quick; (void)iters; (void)warmup; (void)timeout;
 	(void)precs; (void)nshapes; (void)progress;

@@ -103,6 +103,14 @@ struct tpp_tier {
 	char measured_source[TPP_SOURCE_LEN];
 };
 
+/* Measured GEMM rates over shapes (from a calibration), per precision. */
+#define TPP_GEMM_TABLE_MAX 256
+struct tpp_gemm_table {
+	int n;
+	float m[TPP_GEMM_TABLE_MAX], nn[TPP_GEMM_TABLE_MAX], k[TPP_GEMM_TABLE_MAX];
+	float flops_per_s[TPP_GEMM_TABLE_MAX];
+};
+
 struct tpp_gpu {
 	char name[TPP_NAME_LEN];
 	/* Dense (no sparsity) datasheet peak per precision, FLOP/s; 0 = unsupported. */
@@ -114,6 +122,9 @@ struct tpp_gpu {
 	double hbm_bytes;    /* usable device memory, bytes */
 	double hbm_Bps;      /* memory bandwidth, B/s */
 	int sm_count;        /* streaming multiprocessors / compute units (0 = unknown) */
+	/* Measured GEMM rate by shape; when a precision has points the cost
+	 * model interpolates them instead of its shape model. */
+	struct tpp_gemm_table gemm_table[TPP_PREC__COUNT];
 };
 
 struct tpp_cluster {

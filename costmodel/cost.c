@@ -197,16 +197,67 @@ static double wave_eff(int sms, double M, double N, double batch)
  * prologue/epilogue of each output tile against its K loop [derived: a tile
  * spends about two 64-deep k-steps outside the main loop].
  */
+/*
+ * Measured rate for a GEMM shape from the calibration table: inverse
+ * squared-distance weighting, in log2(M, N, K) space, of the rates of the
+ * four nearest measured shapes (an exact hit returns its measurement).
+ * The table is the cost model's "interpolated table over shape"
+ * (calibration.md 5.2); 0 when there is none.
+ */
+static double gemm_table_rate(const struct tpp_gemm_table *t, double M,
+			      double N, double K)
+{
+	double lm = log2(M), ln = log2(N), lk = log2(K);
+	double bd[4] = {1e300, 1e300, 1e300, 1e300}, br[4] = {0, 0, 0, 0};
+	double wsum = 0, rsum = 0;
+	int i, j;
+	if (t->n < 1)
+		return 0;
+	for (i = 0; i < t->n; i++) {
+		double dm = lm - log2(t->m[i]), dn = ln - log2(t->nn[i]), dk = lk - log2(t->k[i]);
+		double d2 = dm * dm + dn * dn + dk * dk;
+		if (d2 < 1e-12)
+			return t->flops_per_s[i];
+		for (j = 3; j >= 0 && d2 < bd[j]; j--)
+			if (j < 3) {
+				bd[j + 1] = bd[j];
+				br[j + 1] = br[j];
+			}
+		if (j < 3) {
+			bd[j + 1] = d2;
+			br[j + 1] = t->flops_per_s[i];
+		}
+	}
+	for (j = 0; j < 4; j++)
+		if (bd[j] < 1e299) {
+			wsum += 1.0 / bd[j];
+			rsum += br[j] / bd[j];
+		}
+	return wsum > 0 ? rsum / wsum : 0;
+}
+
 static double gemm_time(const struct tpp_gpu *g, enum tpp_prec p, double M,
 			double N, double K, double batch)
 {
 	double flops = 2.0 * M * N * K * batch;
 	double eff = gemm_ceiling(g, p) * wave_eff(g->sm_count, M, N, batch) *
 		     (K / (K + 128.0));
+	if (g->gemm_table[p].n > 0) {
+		/* measured shapes include their own quantization effects */
+		double rate = gemm_table_rate(&g->gemm_table[p], M, N, K);
+		if (rate > 0)
+			eff = rate / peak_flops(g, p);
+	}
 	double t_c = flops / (peak_flops(g, p) * eff);
 	double bytes = (M * K + K * N + M * N) * batch * prec_bytes(p);
 	double t_m = mem_time(g, bytes);
 	return t_c > t_m ? t_c : t_m;
+}
+
+double tpp_gemm_time(const struct tpp_gpu *g, enum tpp_prec p, double M,
+		     double N, double K)
+{
+	return gemm_time(g, p, M, N, K, 1);
 }
 
 /* Forward + dgrad + wgrad of a linear layer Y[M,N] = X[M,K] W[K,N]. */

@@ -229,6 +229,12 @@ int tpp_rank_layers(int layers, int pp, int vp, int r);
 double tpp_coll_time(const struct tpp_cluster *c, enum tpp_coll coll,
 		     double bytes, int n, int stride);
 
+/* Predicted time (s) of one GEMM C[M,N] = A[M,K] B[K,N] in precision p:
+ * the measured table of the GPU when it has one (interpolated), else the
+ * roofline with wave quantization over the GEMM ceiling. */
+double tpp_gemm_time(const struct tpp_gpu *g, enum tpp_prec p, double M,
+		     double N, double K);
+
 /* Vocabulary padded as Megatron does: multiple of 128 * tp. */
 int tpp_vocab_padded(const struct tpp_model *m, int tp);
 

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "calibration.h"
+#include "model.h"
 
 /* ---- random numbers (fixed seed, splitmix64) ------------------------------ */
 
@@ -732,8 +733,36 @@ static void test_bad_files(void)
 	CHECK(found >= 6);
 }
 
+/* The GEMM shapes of GPT-3 175B's layers for TP 1..8 at 2048 tokens. */
+static void test_model_shapes(void)
+{
+	const struct tpp_model *m = tpp_model_preset("175b");
+	struct tpp_cal_shape sh[TPP_CAL_MAX_GEMM];
+	int n, i, j, found = 0;
+	CHECK(m != NULL);
+	if (!m)
+		return;
+	n = tpp_cal_model_shapes(m, 2048, 8, sh, TPP_CAL_MAX_GEMM);
+	/* 4 TP degrees x 5 GEMMs x 3 orientations, less coinciding ones */
+	CHECK(n > 40 && n <= 60);
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < i; j++)
+			CHECK(!(sh[i].m == sh[j].m && sh[i].n == sh[j].n && sh[i].k == sh[j].k));
+		/* QKV forward at TP 8: 2048 x 3*12288/8 x 12288 */
+		found += sh[i].m == 2048 && sh[i].n == 4608 && sh[i].k == 12288;
+		/* MLP-down weight gradient at TP 4: 49152/4 x 12288 x 2048 */
+		found += sh[i].m == 12288 && sh[i].n == 12288 && sh[i].k == 2048;
+		/* logits forward at TP 2: V padded to 128*2 = 50432, / 2 */
+		found += sh[i].m == 2048 && sh[i].n == 25216 && sh[i].k == 12288;
+	}
+	CHECK(found == 3);
+	/* the count is reported even when the buffer is short */
+	CHECK(tpp_cal_model_shapes(m, 2048, 8, sh, 3) == n);
+}
+
 int main(void)
 {
+	test_model_shapes();
 	test_factors();
 	test_fit_table();
 	test_fit_joint();

@@ -861,6 +861,31 @@ static void test_tp_overlap(void)
 	CHECK_STR_CONTAINS(err.msg, "TP overlap needs sequence parallelism");
 }
 
+/* A measured GEMM table replaces the shape model: exact at measured
+ * shapes, between the neighbours elsewhere, memory roofline still a floor. */
+static void test_gemm_table(void)
+{
+	struct tpp_cluster c;
+	struct tpp_gemm_table *t;
+	double r1 = 150e12, r2 = 250e12, got;
+	load_cluster("dgx-a100", 8, &c);
+	t = &c.gpu.gemm_table[TPP_PREC_BF16];
+	memset(t, 0, sizeof(*t));
+	t->n = 2;
+	t->m[0] = 1024; t->nn[0] = 1024; t->k[0] = 1024; t->flops_per_s[0] = (float)r1;
+	t->m[1] = 4096; t->nn[1] = 4096; t->k[1] = 4096; t->flops_per_s[1] = (float)r2;
+	CHECK_REL(tpp_gemm_time(&c.gpu, TPP_PREC_BF16, 4096, 4096, 4096),
+		  2.0 * 4096.0 * 4096 * 4096 / r2, 1e-6);
+	CHECK_REL(tpp_gemm_time(&c.gpu, TPP_PREC_BF16, 1024, 1024, 1024),
+		  fmax(2.0 * 1024.0 * 1024 * 1024 / r1,
+		       3.0 * 1024 * 1024 * 2 / (c.gpu.hbm_Bps * 0.75)), 1e-6);
+	/* halfway in log space: the mean of the two rates */
+	got = 2.0 * 2048.0 * 2048 * 2048 / tpp_gemm_time(&c.gpu, TPP_PREC_BF16, 2048, 2048, 2048);
+	CHECK_REL(got, 0.5 * (r1 + r2), 1e-6);
+	/* other precisions keep the shape model */
+	CHECK(tpp_gemm_time(&c.gpu, TPP_PREC_FP16, 2048, 2048, 2048) > 0);
+}
+
 int main(int argc, char **argv)
 {
 	int k22 = argc < 2 || !strcmp(argv[1], "k22");
@@ -884,5 +909,6 @@ int main(int argc, char **argv)
 	test_bubble();
 	test_cache_consistency();
 	test_tp_overlap();
+	test_gemm_table();
 	return tpp_test_done("test_cost");
 }

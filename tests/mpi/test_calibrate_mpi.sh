@@ -265,6 +265,19 @@ else
 	bad "no 4-rank calibration to plan with"
 fi
 
+# ---- model-driven GEMM shapes ----------------------------------------------------
+if mpirun 2 calibrate --backend cpu --quick --collectives all_reduce --model 125m \
+	--tokens 128 --max-tp 2 --out "$dir/model.yaml" >"$dir/model.txt" 2>&1; then
+	# the 125m layers at 128 tokens: QKV forward at TP 2 is 128 x 1152 x 768
+	if grep -q -- "- \[128, 1152, 768," "$dir/model.yaml"; then
+		ok "--model: the model's GEMM shapes are measured"
+	else
+		bad "--model: QKV shape 128x1152x768 missing"
+	fi
+else
+	bad "--model run failed ($(tail -n 2 "$dir/model.txt" | tr '\n' ' '))"
+fi
+
 # ---- usage errors: exit 2 before MPI starts --------------------------------------------
 usage() {
 	what=$1
