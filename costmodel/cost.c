@@ -701,16 +701,21 @@ static void layer_cost(const struct tpp_model *m, const struct tpp_cluster *c,
 	/*
 	 * TP communication overlap (Megatron --tp-comm-overlap, Transformer
 	 * Engine userbuffers; needs SP, costmodel.md 5.1): the all-gathers and
-	 * reduce-scatters are split into chunks and pipelined with the GEMMs
-	 * next to them, so up to the linear layers' GEMM time is hidden; the
+	 * reduce-scatters are split into tp chunks and pipelined with the
+	 * GEMMs next to them, so up to the linear layers' GEMM time is hidden,
+	 * less the first / last chunk; the
 	 * communication kernels take SMs meanwhile, slowing that compute by
 	 * TPP_OVERLAP_SM_SHARE of the hidden time.
 	 */
 	if (l->tp_overlap && l->sp && l->tp > 1) {
-		double hid_f = lc->tp_fwd_s < gemm_f ? lc->tp_fwd_s : gemm_f;
+		/* the ring-exchange split has tp chunks: the first all-gather
+		 * chunk and the last reduce-scatter chunk have no GEMM to hide
+		 * behind, so at least 1/tp of the traffic stays exposed */
+		double keep = 1.0 - 1.0 / t;
 		double bw_gemm = gemm_b + gemm_w;
-		double hid_b = lc->tp_bwd_s < bw_gemm ? lc->tp_bwd_s : bw_gemm;
-		double hid_r = lc->tp_recomp_s < gemm_f ? lc->tp_recomp_s : gemm_f;
+		double hid_f = fmin(keep * lc->tp_fwd_s, gemm_f);
+		double hid_b = fmin(keep * lc->tp_bwd_s, bw_gemm);
+		double hid_r = fmin(keep * lc->tp_recomp_s, gemm_f);
 		lc->tp_fwd_s -= hid_f;
 		lc->fwd_s += TPP_OVERLAP_SM_SHARE * hid_f;
 		lc->tp_bwd_s -= hid_b;
