@@ -325,26 +325,7 @@ int tpp_cal_write(const struct tpp_calibration *cal, const char *path,
 
 /* ---- loader ---------------------------------------------------------------- */
 
-static const char *scalar_text(const yaml_node_t *n)
-{
-	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value
-						 : "";
-}
 
-static yaml_node_t *map_get(struct tpp_ydoc *d, yaml_node_t *map,
-			    const char *key)
-{
-	yaml_node_pair_t *p;
-	if (!map || map->type != YAML_MAPPING_NODE)
-		return NULL;
-	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
-	     p++) {
-		yaml_node_t *k = yaml_document_get_node(&d->doc, p->key);
-		if (k && k->type == YAML_SCALAR_NODE && !strcmp(scalar_text(k), key))
-			return yaml_document_get_node(&d->doc, p->value);
-	}
-	return NULL;
-}
 
 /* A plain null / ~ / empty value. */
 static int is_null(const yaml_node_t *n)
@@ -353,19 +334,9 @@ static int is_null(const yaml_node_t *n)
 	if (!n || n->type != YAML_SCALAR_NODE ||
 	    n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
 		return 0;
-	s = scalar_text(n);
+	s = tpp_y_text(n);
 	return !strcmp(s, "null") || !strcmp(s, "~") || !strcmp(s, "") ||
 	       !strcmp(s, "Null") || !strcmp(s, "NULL");
-}
-
-/* TPP_YF_CUSTOM handler: remember the node for a second pass. */
-static int keep_node(struct tpp_ydoc *d, yaml_node_t *node, void *field,
-		     struct tpp_err *err)
-{
-	(void)d;
-	(void)err;
-	*(yaml_node_t **)field = node;
-	return TPP_OK;
 }
 
 /* Read item i of the list `pt` (already checked) as a number. */
@@ -444,10 +415,10 @@ static const struct tpp_yfield coll_fields[] = {
 	 .offset = offsetof(struct coll_in, t.concurrent), .min = 1,
 	 .max = 100000000},
 	{.key = "points", .type = TPP_YF_CUSTOM,
-	 .offset = offsetof(struct coll_in, points), .handler = keep_node,
+	 .offset = offsetof(struct coll_in, points), .handler = tpp_y_keep_node,
 	 .required = 1},
 	{.key = "fit", .type = TPP_YF_CUSTOM, .offset = offsetof(struct coll_in, fit),
-	 .handler = keep_node},
+	 .handler = tpp_y_keep_node},
 };
 
 /* points: [[bytes, median_s, p10_s, p90_s], ...], sizes strictly
@@ -514,7 +485,7 @@ static const struct tpp_yfield fit_fields[] = {
 	 .offset = offsetof(struct fit_in, f.mape_heldout), .scale = 0.01,
 	 .min = 0, .max = 1e9},
 	{.key = "range_bytes", .type = TPP_YF_CUSTOM,
-	 .offset = offsetof(struct fit_in, range), .handler = keep_node},
+	 .offset = offsetof(struct fit_in, range), .handler = tpp_y_keep_node},
 };
 
 /* fit: null, or the mapping of fit_fields. */
@@ -654,7 +625,7 @@ static const struct tpp_yfield gemm_fields[] = {
 	 .offset = offsetof(struct gemm_in, g.best_flops_per_s),
 	 .scale = TPP_TFLOPS, .min = 0, .max = 1e9 * TPP_TFLOPS, .required = 1},
 	{.key = "points", .type = TPP_YF_CUSTOM,
-	 .offset = offsetof(struct gemm_in, points), .handler = keep_node,
+	 .offset = offsetof(struct gemm_in, points), .handler = tpp_y_keep_node,
 	 .required = 1},
 };
 
@@ -729,7 +700,7 @@ static int parse_gemm(struct tpp_ydoc *d, yaml_node_t *seq, void *field,
 					 err)))
 			break;
 		if (c->gemm[in->g.prec].valid) {
-			rc = tpp_y_err(d, map_get(d, item, "precision"), err,
+			rc = tpp_y_err(d, tpp_y_map_get(d, item, "precision"), err,
 				       "%s: duplicate precision '%s'", what,
 				       tpp_prec_names[in->g.prec]);
 			break;
@@ -773,24 +744,12 @@ static int parse_cal(struct tpp_ydoc *d, struct tpp_calibration *c,
 		     struct tpp_err *err)
 {
 	yaml_node_t *root = tpp_ydoc_root(d);
-	yaml_node_t *schema;
+	int rc;
 
-	if (!root)
-		return tpp_err_set(err, TPP_E_INPUT, d->path, 0, 0,
-				   "empty calibration file (expected 'schema: "
-				   TPP_CAL_SCHEMA "')");
 	/* The schema first: another tpplan file given here should say so,
 	 * not list unknown keys. */
-	schema = map_get(d, root, "schema");
-	if (root->type == YAML_MAPPING_NODE && !schema)
-		return tpp_y_err(d, root, err,
-				 "not a tpplan calibration file: missing 'schema: "
-				 TPP_CAL_SCHEMA "'");
-	if (schema && (schema->type != YAML_SCALAR_NODE ||
-		       strcmp(scalar_text(schema), TPP_CAL_SCHEMA)))
-		return tpp_y_err(d, schema, err,
-				 "schema: expected '" TPP_CAL_SCHEMA "', got '%s'",
-				 scalar_text(schema));
+	if ((rc = tpp_y_check_schema(d, TPP_CAL_SCHEMA, "calibration", err)))
+		return rc;
 	return tpp_ymap_parse(d, root, cal_fields, TPP_ARRAY_LEN(cal_fields), c,
 			      "calibration", err);
 }

@@ -336,3 +336,53 @@ int tpp_ymap_parse(struct tpp_ydoc *d, yaml_node_t *map,
 					 fields[i].key);
 	return TPP_OK;
 }
+
+const char *tpp_y_text(const yaml_node_t *n)
+{
+	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value
+						 : "";
+}
+
+yaml_node_t *tpp_y_map_get(struct tpp_ydoc *d, yaml_node_t *map,
+			   const char *key)
+{
+	yaml_node_pair_t *p;
+	if (!map || map->type != YAML_MAPPING_NODE)
+		return NULL;
+	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
+	     p++) {
+		yaml_node_t *k = yaml_document_get_node(&d->doc, p->key);
+		if (k && k->type == YAML_SCALAR_NODE && !strcmp(tpp_y_text(k), key))
+			return yaml_document_get_node(&d->doc, p->value);
+	}
+	return NULL;
+}
+
+int tpp_y_keep_node(struct tpp_ydoc *d, yaml_node_t *node, void *field,
+		    struct tpp_err *err)
+{
+	(void)d;
+	(void)err;
+	*(yaml_node_t **)field = node;
+	return TPP_OK;
+}
+
+int tpp_y_check_schema(struct tpp_ydoc *d, const char *schema,
+		       const char *what, struct tpp_err *err)
+{
+	yaml_node_t *root = tpp_ydoc_root(d), *node;
+	if (!root)
+		return tpp_err_set(err, TPP_E_INPUT, d->path, 0, 0,
+				   "empty %s file (expected 'schema: %s')", what,
+				   schema);
+	node = tpp_y_map_get(d, root, "schema");
+	if (root->type == YAML_MAPPING_NODE && !node)
+		return tpp_y_err(d, root, err,
+				 "not a tpplan %s file: missing 'schema: %s'", what,
+				 schema);
+	if (node && (node->type != YAML_SCALAR_NODE ||
+		     strcmp(tpp_y_text(node), schema)))
+		return tpp_y_err(d, node, err, "schema: expected '%s', got '%s'",
+				 schema, tpp_y_text(node));
+	return TPP_OK;
+}

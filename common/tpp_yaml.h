@@ -82,6 +82,24 @@ int tpp_y_int(struct tpp_ydoc *d, yaml_node_t *node, long long *out,
 int tpp_y_str(struct tpp_ydoc *d, yaml_node_t *node, char *buf, size_t size,
 	      struct tpp_err *err);
 
+/* Text of a scalar node, "" for anything else (never NULL). */
+const char *tpp_y_text(const yaml_node_t *n);
+/* Value node of `key` in mapping `map`, or NULL (also for a non-mapping). */
+yaml_node_t *tpp_y_map_get(struct tpp_ydoc *d, yaml_node_t *map,
+			   const char *key);
+/* TPP_YF_CUSTOM handler that stores the node (yaml_node_t *) for a
+ * second pass. */
+int tpp_y_keep_node(struct tpp_ydoc *d, yaml_node_t *node, void *field,
+		    struct tpp_err *err);
+/*
+ * Check the document's `schema:` key before anything else, so that another
+ * tpplan file given in the wrong place says so instead of listing unknown
+ * keys.  `what` names the kind of file ("cluster", "calibration").
+ * An empty document, a missing or a different schema are errors.
+ */
+int tpp_y_check_schema(struct tpp_ydoc *d, const char *schema,
+		       const char *what, struct tpp_err *err);
+
 /* Number of items of a sequence node (error if not a sequence). */
 int tpp_y_seq(struct tpp_ydoc *d, yaml_node_t *node, const char *what,
 	      int *count, struct tpp_err *err);

@@ -163,38 +163,6 @@ int tpp_cluster_resolve(const char *name_or_path, const char *topodir,
 
 /* ---- YAML helpers ---------------------------------------------------------- */
 
-static const char *scalar_text(const yaml_node_t *n)
-{
-	return n && n->type == YAML_SCALAR_NODE ?
-		       (const char *)n->data.scalar.value : "";
-}
-
-/* Value node of `key` in mapping `map`, or NULL. */
-static yaml_node_t *map_get(struct tpp_ydoc *d, yaml_node_t *map,
-			    const char *key)
-{
-	yaml_node_pair_t *p;
-	if (!map || map->type != YAML_MAPPING_NODE)
-		return NULL;
-	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
-	     p++) {
-		yaml_node_t *k = yaml_document_get_node(&d->doc, p->key);
-		if (k && k->type == YAML_SCALAR_NODE &&
-		    !strcmp(scalar_text(k), key))
-			return yaml_document_get_node(&d->doc, p->value);
-	}
-	return NULL;
-}
-
-/* TPP_YF_CUSTOM handler: remember the node for a second pass. */
-static int keep_node(struct tpp_ydoc *d, yaml_node_t *node, void *field,
-		     struct tpp_err *err)
-{
-	(void)d;
-	(void)err;
-	*(yaml_node_t **)field = node;
-	return TPP_OK;
-}
 
 /* Field table over a double[TPP_PREC__COUNT]: TFLOPS in (0, 1e5]. */
 #define PREC_FIELD(p, name)                                                  \
@@ -232,7 +200,7 @@ struct gpu_measured {
 
 static const struct tpp_yfield gpu_measured_fields[] = {
 	{.key = "gemm_tflops", .type = TPP_YF_CUSTOM,
-	 .offset = offsetof(struct gpu_measured, gemm), .handler = keep_node,
+	 .offset = offsetof(struct gpu_measured, gemm), .handler = tpp_y_keep_node,
 	 .required = 1},
 	{.key = "source", .type = TPP_YF_STR,
 	 .offset = offsetof(struct gpu_measured, source),
@@ -248,7 +216,7 @@ static const struct tpp_yfield gpu_fields[] = {
 	{.key = "name", .type = TPP_YF_STR, .offset = offsetof(struct gpu_in, g.name),
 	 .size = TPP_NAME_LEN, .required = 1},
 	{.key = "peak_tflops", .type = TPP_YF_CUSTOM,
-	 .offset = offsetof(struct gpu_in, peak), .handler = keep_node,
+	 .offset = offsetof(struct gpu_in, peak), .handler = tpp_y_keep_node,
 	 .required = 1},
 	{.key = "hbm_gb", .type = TPP_YF_DOUBLE,
 	 .offset = offsetof(struct gpu_in, g.hbm_bytes), .scale = TPP_GB,
@@ -259,7 +227,7 @@ static const struct tpp_yfield gpu_fields[] = {
 	{.key = "sm_count", .type = TPP_YF_INT,
 	 .offset = offsetof(struct gpu_in, g.sm_count), .min = 1, .max = 100000},
 	{.key = "measured", .type = TPP_YF_CUSTOM,
-	 .offset = offsetof(struct gpu_in, measured), .handler = keep_node},
+	 .offset = offsetof(struct gpu_in, measured), .handler = tpp_y_keep_node},
 };
 
 static int parse_gpu(struct tpp_ydoc *d, yaml_node_t *node,
@@ -297,7 +265,7 @@ static int parse_gpu(struct tpp_ydoc *d, yaml_node_t *node,
 			double peak = in.g.peak_flops[p];
 			if (meas <= 0)
 				continue;
-			v = map_get(d, m.gemm, tpp_prec_names[p]);
+			v = tpp_y_map_get(d, m.gemm, tpp_prec_names[p]);
 			if (peak <= 0)
 				return tpp_y_err(d, v, err,
 						 "gpu.measured.gemm_tflops.%s is given "
@@ -327,10 +295,10 @@ struct tier_measured {
 
 static const struct tpp_yfield tier_measured_fields[] = {
 	{.key = "busbw_GBps", .type = TPP_YF_CUSTOM,
-	 .offset = offsetof(struct tier_measured, busbw), .handler = keep_node,
+	 .offset = offsetof(struct tier_measured, busbw), .handler = tpp_y_keep_node,
 	 .required = 1},
 	{.key = "busbw_curve_GBps", .type = TPP_YF_CUSTOM,
-	 .offset = offsetof(struct tier_measured, curve), .handler = keep_node},
+	 .offset = offsetof(struct tier_measured, curve), .handler = tpp_y_keep_node},
 	{.key = "source", .type = TPP_YF_STR,
 	 .offset = offsetof(struct tier_measured, source),
 	 .size = TPP_SOURCE_LEN, .required = 1},
@@ -362,9 +330,9 @@ static const struct tpp_yfield tier_fields[] = {
 	 .offset = offsetof(struct tier_in, t.nic_bps), .scale = 1e9,
 	 .min = 1e-3 * 1e9, .max = 1e5 * 1e9},
 	{.key = "features", .type = TPP_YF_CUSTOM,
-	 .offset = offsetof(struct tier_in, features), .handler = keep_node},
+	 .offset = offsetof(struct tier_in, features), .handler = tpp_y_keep_node},
 	{.key = "measured", .type = TPP_YF_CUSTOM,
-	 .offset = offsetof(struct tier_in, measured), .handler = keep_node},
+	 .offset = offsetof(struct tier_in, measured), .handler = tpp_y_keep_node},
 };
 
 static int is_scale_out(enum tpp_tier_kind k)
@@ -397,7 +365,7 @@ static int parse_features(struct tpp_ydoc *d, yaml_node_t *seq, int i,
 			return tpp_y_err(d, item, err,
 					 "%s: expected a list of words "
 					 "(nvls, sharp, mesh)", what);
-		s = scalar_text(item);
+		s = tpp_y_text(item);
 		for (f = 0; f < (int)TPP_ARRAY_LEN(names); f++)
 			if (!strcmp(s, names[f]))
 				break;
@@ -556,9 +524,9 @@ static int parse_tier(struct tpp_ydoc *d, yaml_node_t *node, int i,
 				 &in, what, err)))
 		return rc;
 	kind = tpp_tier_kind_names[t->kind];
-	nics = map_get(d, node, "nics_per_node");
-	nic = map_get(d, node, "nic_gbps");
-	bw = map_get(d, node, "bw_GBps");
+	nics = tpp_y_map_get(d, node, "nics_per_node");
+	nic = tpp_y_map_get(d, node, "nic_gbps");
+	bw = tpp_y_map_get(d, node, "bw_GBps");
 	if (!is_scale_out(t->kind)) {
 		if (nics || nic)
 			return tpp_y_err(d, nics ? nics : nic, err,
@@ -610,10 +578,10 @@ static int check_tiers(struct tpp_ydoc *d, yaml_node_t *seq,
 	for (i = 0; i < c->ntiers; i++) {
 		const struct tpp_tier *t = &c->tiers[i];
 		yaml_node_t *node = tpp_y_seq_item(d, seq, i);
-		yaml_node_t *span = map_get(d, node, "span_gpus");
+		yaml_node_t *span = tpp_y_map_get(d, node, "span_gpus");
 		for (j = 0; j < i; j++)
 			if (!strcmp(c->tiers[j].name, t->name))
-				return tpp_y_err(d, map_get(d, node, "name"), err,
+				return tpp_y_err(d, tpp_y_map_get(d, node, "name"), err,
 						 "tiers[%d].name '%s' is already "
 						 "used by tiers[%d]", i, t->name, j);
 		if (!t->span_gpus) {
@@ -692,9 +660,9 @@ static const struct tpp_yfield cluster_fields[] = {
 	 .offset = offsetof(struct cluster_in, description),
 	 .size = TPP_SOURCE_LEN},
 	{.key = "sources", .type = TPP_YF_CUSTOM,
-	 .offset = offsetof(struct cluster_in, sources), .handler = keep_node},
+	 .offset = offsetof(struct cluster_in, sources), .handler = tpp_y_keep_node},
 	{.key = "gpu", .type = TPP_YF_CUSTOM,
-	 .offset = offsetof(struct cluster_in, gpu), .handler = keep_node,
+	 .offset = offsetof(struct cluster_in, gpu), .handler = tpp_y_keep_node,
 	 .required = 1},
 	{.key = "gpus_per_node", .type = TPP_YF_INT,
 	 .offset = offsetof(struct cluster_in, c.gpus_per_node), .min = 1,
@@ -705,7 +673,7 @@ static const struct tpp_yfield cluster_fields[] = {
 	{.key = "calibration", .type = TPP_YF_STR,
 	 .offset = offsetof(struct cluster_in, calibration), .size = 512},
 	{.key = "tiers", .type = TPP_YF_CUSTOM,
-	 .offset = offsetof(struct cluster_in, tiers), .handler = keep_node,
+	 .offset = offsetof(struct cluster_in, tiers), .handler = tpp_y_keep_node,
 	 .required = 1},
 };
 
@@ -727,7 +695,7 @@ static int parse_sources(struct tpp_ydoc *d, yaml_node_t *seq,
 		if (!item || item->type != YAML_SCALAR_NODE)
 			return tpp_y_err(d, item, err,
 					 "sources: expected a list of strings");
-		s = scalar_text(item);
+		s = tpp_y_text(item);
 		if (used + 1 >= size)
 			continue;
 		w = snprintf(c->source + used, size - used, "%s%s",
@@ -774,24 +742,12 @@ static int parse_cluster(struct tpp_ydoc *d, struct tpp_cluster *out,
 {
 	struct cluster_in *in;
 	yaml_node_t *root = tpp_ydoc_root(d);
-	yaml_node_t *schema;
 	int rc;
 
-	if (!root)
-		return tpp_err_set(err, TPP_E_INPUT, d->path, 0, 0,
-				   "empty cluster file (expected 'schema: "
-				   TPP_CLUSTER_SCHEMA "' and the cluster)");
 	/* The schema first: a model file given as a cluster should say so,
 	 * not list unknown keys. */
-	schema = map_get(d, root, "schema");
-	if (root->type == YAML_MAPPING_NODE && !schema)
-		return tpp_y_err(d, root, err,
-				 "not a tpplan cluster file: missing 'schema: "
-				 TPP_CLUSTER_SCHEMA "'");
-	if (schema && strcmp(scalar_text(schema), TPP_CLUSTER_SCHEMA))
-		return tpp_y_err(d, schema, err,
-				 "schema: expected '" TPP_CLUSTER_SCHEMA
-				 "', got '%s'", scalar_text(schema));
+	if ((rc = tpp_y_check_schema(d, TPP_CLUSTER_SCHEMA, "cluster", err)))
+		return rc;
 
 	in = calloc(1, sizeof(*in));
 	if (!in)
@@ -808,7 +764,7 @@ static int parse_cluster(struct tpp_ydoc *d, struct tpp_cluster *out,
 	if ((rc = parse_tiers(d, in->tiers, &in->c, err)))
 		goto out;
 	if (in->calibration[0] &&
-	    (rc = set_calibration(d, map_get(d, root, "calibration"),
+	    (rc = set_calibration(d, tpp_y_map_get(d, root, "calibration"),
 				  in->calibration, &in->c, err)))
 		goto out;
 	tpp_strlcpy(in->c.path, d->path, sizeof(in->c.path));

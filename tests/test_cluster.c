@@ -8,6 +8,7 @@
 #define _XOPEN_SOURCE 700
 
 #include "tpp_test.h"
+#include "tpp_test_bad.h"
 
 #include <dirent.h>
 #include <limits.h>
@@ -364,66 +365,22 @@ static void test_full_schema(void)
 	remove(dir);
 }
 
-/* Parse "# expect: LINE:COL: text" from the first line of path. */
-static int read_expect(const char *path, int *line, int *col, char *msg,
-		       size_t size)
+
+static int load_cluster_file(const char *path, struct tpp_err *err,
+			     int *untouched)
 {
-	char buf[512];
-	FILE *f = fopen(path, "r");
-	int n = 0;
-	if (!f)
-		return -1;
-	if (!fgets(buf, sizeof(buf), f))
-		buf[0] = '\0';
-	fclose(f);
-	buf[strcspn(buf, "\n")] = '\0';
-	if (sscanf(buf, "# expect: %d:%d: %n", line, col, &n) != 2 || !n)
-		return -1;
-	tpp_strlcpy(msg, buf + n, size);
-	return 0;
+	static struct tpp_cluster c, before;
+	int rc;
+	memset(&c, 0x5a, sizeof(c));
+	before = c;
+	rc = tpp_cluster_load(path, NULL, &c, err);
+	*untouched = !memcmp(&c, &before, sizeof(c));
+	return rc;
 }
 
 static void test_bad_files(void)
 {
-	const char *dir = TPP_TEST_DATA "/bad";
-	struct dirent *e;
-	DIR *dp = opendir(dir);
-	int found = 0;
-
-	CHECK(dp != NULL);
-	if (!dp)
-		return;
-	while ((e = readdir(dp))) {
-		char path[1024], msg[512];
-		struct tpp_cluster c;
-		struct tpp_err err;
-		int line, col, rc;
-		if (strncmp(e->d_name, "cluster-", 8))
-			continue;
-		found++;
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		if (read_expect(path, &line, &col, msg, sizeof(msg))) {
-			fprintf(stderr, "%s: first line must be "
-				"'# expect: LINE:COL: message'\n", path);
-			CHECK(!"bad expect line");
-			continue;
-		}
-		memset(&err, 0, sizeof(err));
-		rc = tpp_cluster_load(path, NULL, &c, &err);
-		CHECK(rc == TPP_E_INPUT);
-		CHECK(err.status == TPP_E_INPUT);
-		if (err.line != line || err.col != col) {
-			fprintf(stderr, "%s: expected %d:%d, got %d:%d: %s\n",
-				e->d_name, line, col, err.line, err.col,
-				err.msg);
-			CHECK(err.line == line && err.col == col);
-		}
-		CHECK_STR_CONTAINS(err.msg, msg);
-		CHECK_STR_CONTAINS(err.file, e->d_name);
-	}
-	closedir(dp);
-	printf("bad cluster files: %d\n", found);
-	CHECK(found >= 12);
+	CHECK(tpp_test_bad_files("cluster-", load_cluster_file) >= 12);
 }
 
 int main(void)

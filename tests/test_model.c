@@ -5,6 +5,7 @@
  * that location and message.
  */
 #include "tpp_test.h"
+#include "tpp_test_bad.h"
 
 #include <dirent.h>
 #include <stdlib.h>
@@ -225,65 +226,22 @@ static void test_unknown(void)
 	CHECK(!memcmp(&m, &before, sizeof(m)));
 }
 
+static int load_model_file(const char *path, struct tpp_err *err,
+			   int *untouched)
+{
+	struct tpp_model m, before;
+	int rc;
+	memset(&m, 0x33, sizeof(m));
+	before = m;
+	rc = tpp_model_load(path, &m, err);
+	*untouched = !memcmp(&m, &before, sizeof(m));
+	return rc;
+}
+
 /* Each bad/model-*.yaml: "# expect: LINE:COL: substring" on line 1. */
 static void test_bad_files(void)
 {
-	const char *dir = TPP_TEST_DATA "/bad";
-	DIR *dp = opendir(dir);
-	struct dirent *de;
-	int found = 0;
-
-	CHECK(dp != NULL);
-	if (!dp)
-		return;
-	while ((de = readdir(dp))) {
-		char path[1024], first[512], want[512];
-		struct tpp_model m, before;
-		struct tpp_err err;
-		int line = 0, col = 0, rc;
-		FILE *f;
-
-		if (strncmp(de->d_name, "model-", 6))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		f = fopen(path, "r");
-		CHECK(f != NULL);
-		if (!f)
-			continue;
-		first[0] = '\0';
-		if (!fgets(first, sizeof(first), f))
-			first[0] = '\0';
-		fclose(f);
-		first[strcspn(first, "\n")] = '\0';
-		want[0] = '\0';
-		if (sscanf(first, "# expect: %d:%d: %511[^\n]", &line, &col,
-			   want) != 3) {
-			fprintf(stderr, "%s: no '# expect: L:C: text' line\n",
-				path);
-			CHECK(0);
-			continue;
-		}
-		found++;
-		memset(&m, 0x33, sizeof(m));
-		before = m;
-		tpp_err_clear(&err);
-		rc = tpp_model_load(path, &m, &err);
-		CHECK(rc == TPP_E_INPUT);
-		CHECK(err.status == TPP_E_INPUT);
-		CHECK(!memcmp(&m, &before, sizeof(m)));
-		if (err.line != line || err.col != col ||
-		    !strstr(err.msg, want)) {
-			fprintf(stderr, "%s: expected %d:%d: %s\n  got: ", path,
-				line, col, want);
-			tpp_err_print(stderr, &err);
-		}
-		CHECK(err.line == line);
-		CHECK(err.col == col);
-		CHECK_STR_CONTAINS(err.msg, want);
-		CHECK_STR_CONTAINS(err.file, de->d_name);
-	}
-	closedir(dp);
-	CHECK(found >= 8);
+	CHECK(tpp_test_bad_files("model-", load_model_file) >= 8);
 }
 
 int main(void)
