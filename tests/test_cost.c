@@ -12,6 +12,7 @@
  *     1F1B / interleaved bubble).
  */
 #include "tpp_test.h"
+#include "tpp_test_presets.h"
 
 #include <stdlib.h>
 
@@ -21,26 +22,6 @@
  * TPP_COLL_BASE_LAT_S there); the collective checks below are exact. */
 #define LINK_EFF 0.80
 #define BASE_LAT_S 8.4e-6
-
-static const struct tpp_model *preset(const char *name)
-{
-	const struct tpp_model *m = tpp_model_preset(name);
-	if (!m) {
-		fprintf(stderr, "model preset '%s' missing\n", name);
-		exit(1);
-	}
-	return m;
-}
-
-static void load_cluster(const char *name, int gpus, struct tpp_cluster *c)
-{
-	struct tpp_err err;
-	if (tpp_cluster_load(name, NULL, c, &err)) {
-		tpp_err_print(stderr, &err);
-		exit(1);
-	}
-	tpp_cluster_resize(c, gpus);
-}
 
 static struct tpp_layout layout(int tp, int pp, int dp, int mbs, int vp,
 				int sp, enum tpp_recompute rc, int zero,

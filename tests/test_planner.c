@@ -5,31 +5,12 @@
  * cluster (GPT-3 175B on 1024 DGX A100 GPUs).
  */
 #include "tpp_test.h"
+#include "tpp_test_presets.h"
 
 #include <stdlib.h>
 
 #include "planner.h"
 #include "sim.h"
-
-static const struct tpp_model *preset(const char *name)
-{
-	const struct tpp_model *m = tpp_model_preset(name);
-	if (!m) {
-		fprintf(stderr, "model preset '%s' missing\n", name);
-		exit(1);
-	}
-	return m;
-}
-
-static void load_cluster(const char *name, int gpus, struct tpp_cluster *c)
-{
-	struct tpp_err err;
-	if (tpp_cluster_load(name, NULL, c, &err)) {
-		tpp_err_print(stderr, &err);
-		exit(1);
-	}
-	tpp_cluster_resize(c, gpus);
-}
 
 static int search(const struct tpp_model *m, const struct tpp_cluster *c,
 		  const struct tpp_search *s, struct tpp_plan *p,
