@@ -48,27 +48,40 @@ void tpp_cal_apply(const struct tpp_calibration *cal, const char *path,
 			if (!tab)
 				continue;
 			f = tpp_cal_bus_factor((enum tpp_coll)op, tab->group);
-			/* keep at most TPP_CURVE_MAX points, evenly spread */
+			/* keep at most TPP_CURVE_MAX points, evenly spread, always
+			 * with the largest size; into a scratch curve first so a
+			 * table without 2 usable points changes nothing */
 			n = tab->npoints;
-			stride = (n + TPP_CURVE_MAX - 1) / TPP_CURVE_MAX;
-			t->curve_n[op] = 0;
-			for (i = 0; i < n; i += stride) {
-				const struct tpp_cal_point *pt = &tab->pts[i];
-				int k = t->curve_n[op];
-				if (!(pt->median_s > 0) || !(pt->bytes > 0))
-					continue;
-				if (k && pt->bytes <= t->curve_bytes[op][k - 1])
-					continue;
-				t->curve_bytes[op][k] = pt->bytes;
-				t->curve_busbw_Bps[op][k] = pt->bytes * f / pt->median_s;
-				t->curve_n[op] = k + 1;
+			stride = (n + TPP_CURVE_MAX - 2) / (TPP_CURVE_MAX - 1);
+			if (stride < 1)
+				stride = 1;
+			{
+				double cb[TPP_CURVE_MAX], cw[TPP_CURVE_MAX];
+				int cn = 0;
+				for (i = 0; cn < TPP_CURVE_MAX; ) {
+					const struct tpp_cal_point *pt = &tab->pts[i];
+					if (pt->median_s > 0 && pt->bytes > 0 &&
+					    (!cn || pt->bytes > cb[cn - 1])) {
+						cb[cn] = pt->bytes;
+						cw[cn] = pt->bytes * f / pt->median_s;
+						cn++;
+					}
+					if (i == n - 1)
+						break;
+					i = i + stride < n - 1 ? i + stride : n - 1;
+				}
+				if (cn < 2 && !tab->fit.valid)
+					continue; /* nothing measured replaces the tier's figures */
+				t->curve_n[op] = cn >= 2 ? cn : 0;
+				for (i = 0; i < cn && cn >= 2; i++) {
+					t->curve_bytes[op][i] = cb[i];
+					t->curve_busbw_Bps[op][i] = cw[i];
+				}
 			}
-			if (t->curve_n[op] < 2)
-				t->curve_n[op] = 0;
 			if (tab->fit.valid) {
 				t->busbw_Bps[op] = tab->fit.busbw_Bps;
 				t->busbw_alpha_s[op] = tab->fit.alpha_s;
-			} else if (t->curve_n[op]) {
+			} else {
 				t->busbw_Bps[op] = t->curve_busbw_Bps[op][t->curve_n[op] - 1];
 				t->busbw_alpha_s[op] = 0;
 			}

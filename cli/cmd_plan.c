@@ -194,8 +194,16 @@ int tpp_cmd_plan(int argc, char **argv)
 		tpp_cal_apply(cal, path, cluster);
 		free(cal);
 	}
-	if (nodes)
-		gpus = nodes * cluster->gpus_per_node;
+	if (nodes) {
+		long long total = (long long)nodes * cluster->gpus_per_node;
+		if (total > (1 << 24)) {
+			fprintf(stderr, "tpplan: --nodes %d: %lld GPUs is more than %d\n",
+				nodes, total, 1 << 24);
+			rc = TPP_E_USAGE;
+			goto out;
+		}
+		gpus = (int)total;
+	}
 	if (gpus)
 		tpp_cluster_resize(cluster, gpus);
 	else
@@ -236,13 +244,10 @@ int tpp_cmd_plan(int argc, char **argv)
 	} else if (rc == TPP_OK) {
 		tpp_print_plan_text(stdout, &x, plan);
 	}
-	if (rc == TPP_OK && timeline) {
-		int trc = tpp_write_timeline(timeline, &x, &plan->top[0]);
-		if (trc)
-			rc = trc;
-	}
 	if (rc == TPP_E_SYSTEM)
 		fprintf(stderr, "tpplan: %s\n", err.msg);
+	if (rc == TPP_OK && timeline)
+		rc = tpp_write_timeline(timeline, &x, &plan->top[0]); /* prints its errors */
 	if (rc == TPP_E_INFEASIBLE) {
 		int all_fixed = s.tp != TPP_FREE && s.pp != TPP_FREE &&
 				s.mbs != TPP_FREE && s.vp != TPP_FREE &&

@@ -239,7 +239,8 @@ void tpp_print_plan_json(FILE *f, const struct tpp_plan_ctx *x,
 	int i, first;
 	fprintf(f, "{\n  \"schema\": \"tpplan.plan/v1\",\n  \"tpplan_version\": ");
 	tpp_json_str(f, tpp_version);
-	fprintf(f, ",\n  \"status\": \"%s\",\n", status == TPP_OK ? "ok" : "infeasible");
+	fprintf(f, ",\n  \"status\": \"%s\",\n", status == TPP_OK ? "ok" :
+		status == TPP_E_INFEASIBLE ? "infeasible" : "error");
 	fprintf(f, "  \"model\": {\"name\": ");
 	tpp_json_str(f, m->name);
 	fprintf(f, ", \"layers\": %d, \"hidden\": %d, \"heads\": %d, \"kv_heads\": %d, \"ffn\": %d, \"mlp\": \"%s\", \"vocab\": %d, \"seq\": %d},\n",

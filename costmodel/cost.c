@@ -436,6 +436,11 @@ double tpp_coll_time(const struct tpp_cluster *c, enum tpp_coll coll,
 	while (inner_per_domain > 1 && n % inner_per_domain)
 		inner_per_domain--;
 	k = n / inner_per_domain;
+	/* one member per inner domain: every hop is on the outer tier, which
+	 * prices it (its measured rail figure, in-network reduction,
+	 * calibrated latency) */
+	if (inner_per_domain == 1)
+		return flat_time(outer, coll, bytes, n);
 
 	/*
 	 * Flat ring: every GPU drives its own share of the outer tier, and
@@ -486,7 +491,7 @@ const char *const tpp_invalid_names[TPP_INV__COUNT] = {
 	[TPP_INV_NONE] = "valid",
 	[TPP_INV_DEGREE] = "degrees, micro-batch and batch must be >= 1, zero 0..3",
 	[TPP_INV_TP] = "tp does not divide heads/kv-heads/ffn",
-	[TPP_INV_LAYERS] = "more model chunks (pp*vp) than layers",
+	[TPP_INV_LAYERS] = "more model chunks (pp*vp) than layers (or than 1024)",
 	[TPP_INV_SCHEDULE] = "interleaving / zero-bubble need pp >= 2; interleaving needs micro-batches a multiple of pp; zb-h1 needs vp = 1",
 	[TPP_INV_SP] = "sequence parallelism needs tp >= 2; TP overlap needs sequence parallelism and the TP group in one NVLink domain",
 	[TPP_INV_SEQ] = "cp/sp do not divide the sequence",
@@ -508,7 +513,8 @@ enum tpp_invalid tpp_layout_invalid(const struct tpp_model *m,
 		return TPP_INV_TP;
 	/* every model chunk holds at least one layer; uneven splits are
 	 * allowed (tpp_chunk_layers) */
-	if ((long long)l->pp * l->vp > m->layers)
+	if ((long long)l->pp * l->vp > m->layers ||
+	    (long long)l->pp * l->vp > TPP_MAX_CHUNKS)
 		return TPP_INV_LAYERS;
 	if ((l->vp > 1 || l->zb) && l->pp < 2)
 		return TPP_INV_SCHEDULE;
@@ -585,7 +591,7 @@ static void layer_cost(const struct tpp_model *m, const struct tpp_cluster *c,
 	double up_n = (m->mlp == TPP_MLP_SWIGLU ? 2.0 : 1.0) * f / t;
 	double rep = l->sp ? 1.0 / t : 1.0; /* replicated part, split by SP */
 	double causal = o->attn == TPP_ATTN_FLASH ? 0.5 : 1.0;
-	double gemm_f, gemm_b, gemm_w, attn_f, ew_f, ew_attn_f, act_bytes;
+	double gemm_f, gemm_b, gemm_w, attn_f, ew_f, ew_attn_f;
 	double tp_one, cp_comm;
 
 	/* Linear layers (costmodel.md 1.1; GQA/SwiGLU per 1.6). */
@@ -624,8 +630,6 @@ static void layer_cost(const struct tpp_model *m, const struct tpp_cluster *c,
 			ew_attn_f = scores * (4.0 + (m->dropout ? 5.0 : 0.0));
 		}
 	}
-	act_bytes = ew_f + ew_attn_f;
-	(void)act_bytes;
 
 	lc->fwd_s = gemm_f + attn_f + mem_time(g, ew_f) + mem_time(g, ew_attn_f);
 	/* Backward: GEMMs as dgrad + wgrad, attention twice the forward,
@@ -1117,7 +1121,7 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 	int rc, mb, r, j, n, r_max = 0;
 	double t = l->tp, d = l->dp, v = l->vp;
 	double s = m->seq, h = m->hidden;
-	double t_max = 0, t_sum = 0, busy_max = 0, p2p, zb_sum = 0, zb_max = 0;
+	double t_max = 0, t_sum = 0, p2p, zb_sum = 0, zb_max = 0;
 	double pre_f = 0, pre_bw = 0, bound_pipe = 0, layer_all;
 	double P_max = 0;
 
@@ -1182,7 +1186,6 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 		zb_sum += zb_fill > 0 ? zb_fill : 0;
 		if (busy + p2p > t_max) {
 			t_max = busy + p2p;
-			busy_max = busy;
 			r_max = r;
 			zb_max = zb_fill > 0 ? zb_fill : 0;
 		}
@@ -1224,9 +1227,11 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 	/* Data parallel (costmodel.md 2.4, 5.1). */
 	e.dp_tier = -1;
 	if (l->dp * l->cp > 1) {
-		int stride = l->cp > 1 ? l->tp : l->tp * l->cp; /* CP and DP ranks reduce together */
+		int stride = l->tp; /* DP (and CP) ranks are tp apart; they reduce together */
 		int nd = l->dp * l->cp;
-		double grad_bytes = P_max * (p == TPP_PREC_FP16 ? 2.0 : 4.0);
+		/* fp32 main gradients (Megatron's default, the 4 B of the 18
+		 * bytes per parameter counted in memory) */
+		double grad_bytes = P_max * 4.0;
 		double param_bytes = P_max * 2.0;
 		double t_grad, t_param;
 		e.dp_tier = tpp_cluster_tier_for(c, nd, stride);
@@ -1262,7 +1267,7 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 				 * micro-batch's backward runs; parameters are
 				 * gathered under the first forward.  One
 				 * layer's bucket stays exposed each way. */
-				double layers_r = busy_max > 0 ? (double)m->layers / l->pp : 1;
+				double layers_r = (double)m->layers / l->pp;
 				double bucket_g = t_grad / layers_r;
 				double bucket_p = t_param / layers_r;
 				double last_bwd = layers_r * (lc->bwd_s + lc->recomp_s + lc->tp_bwd_s);
@@ -1301,6 +1306,12 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 	e.step_s = 0;
 	for (j = 0; j < TPP_TIME_PARTS; j++)
 		e.step_s += tpp_time_part(&e.t, j);
+	/* the closed form spreads each rank's layers evenly over its chunks;
+	 * with uneven chunks the fill can be longer: never below the bound */
+	if (e.step_s < e.bound_s) {
+		e.t.bubble_s += e.bound_s - e.step_s;
+		e.step_s = e.bound_s;
+	}
 
 	/* FLOPs: model FLOPs per the convention in tpp_cost_flops_doc. */
 	{

@@ -40,6 +40,10 @@ const char *const tpp_ev_names[TPP_EV__COUNT] = {
 	[TPP_EV_BW] = "BW", [TPP_EV_DP] = "DP", [TPP_EV_OPT] = "OPT",
 };
 
+/* Largest pipeline (chunks x micro-batches) played out: 4M cells, about
+ * 100 MB of state. */
+#define TPP_SIM_MAX_CELLS (4 << 20)
+
 struct op {
 	int kind; /* TPP_EV_F, _B, _W or _BW */
 	int chunk, mb;
@@ -372,8 +376,17 @@ int tpp_sim_stages(const struct tpp_sim_input *in, struct tpp_sim_result *out,
 	s.v = st->vp;
 	s.n = st->nchunks;
 	s.m = st->microbatches;
+	/* every (chunk, micro-batch) has three end times and each rank three
+	 * operations per micro-batch and chunk; refuse what would not fit
+	 * comfortably in memory (the caller keeps the analytic result) */
+	cells = (size_t)s.n * (size_t)s.m;
+	if (cells > TPP_SIM_MAX_CELLS) {
+		rc = tpp_err_set(err, TPP_E_INFEASIBLE, NULL, 0, 0,
+				 "simulator: %zu chunk x micro-batch cells exceed %d",
+				 cells, TPP_SIM_MAX_CELLS);
+		goto out;
+	}
 	s.per_rank = s.m * s.v * 3;
-	cells = (size_t)s.n * s.m;
 	s.ops = malloc(sizeof(*s.ops) * (size_t)s.per_rank * s.p);
 	s.nops = calloc((size_t)s.p, sizeof(int));
 	s.ptr = calloc((size_t)s.p, sizeof(int));

@@ -59,7 +59,8 @@ int tpp_sim_stages(const struct tpp_sim_input *in, struct tpp_sim_result *out,
  * Simulate layout `l`.  `e` is its tpp_cost_eval result (for the DP and
  * optimizer figures).  When `events` is non-NULL up to `cap` events are
  * stored there in start order per rank; out->nevents counts them all.
- * Returns TPP_OK, TPP_E_INFEASIBLE for an invalid layout, TPP_E_SYSTEM
+ * Returns TPP_OK, TPP_E_INFEASIBLE for an invalid layout or one whose
+ * pipeline (chunks x micro-batches) is too large to play out, TPP_E_SYSTEM
  * when out of memory.
  */
 int tpp_sim_run(const struct tpp_model *m, const struct tpp_cluster *c,

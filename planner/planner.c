@@ -18,7 +18,7 @@ const char *const tpp_reject_names[TPP_REJ__COUNT] = {
 	[TPP_INV_NONE] = "valid",
 	[TPP_REJ_DEGREE] = "degrees, micro-batch and batch must be >= 1, zero 0..3",
 	[TPP_REJ_TP] = "tp does not divide heads/kv-heads/ffn",
-	[TPP_REJ_LAYERS] = "more model chunks (pp*vp) than layers",
+	[TPP_REJ_LAYERS] = "more model chunks (pp*vp) than layers (or than 1024)",
 	[TPP_REJ_SCHEDULE] = "interleaving / zero-bubble need pp >= 2; interleaving needs micro-batches a multiple of pp; zb-h1 needs vp = 1",
 	[TPP_REJ_SP] = "sequence parallelism needs tp >= 2; TP overlap needs sequence parallelism and the TP group in one NVLink domain",
 	[TPP_REJ_SEQ] = "cp/sp do not divide the sequence",
@@ -96,6 +96,7 @@ struct ctx {
 	struct cand *cands;
 	size_t n, cap;
 	struct tpp_cost_cache *cache;
+	struct tpp_err *err;
 	int oom;
 	/* analytic best per TP / PP degree, simulated at the end */
 	int have_tp[TPP_DEGREE_SLOTS], have_pp[TPP_DEGREE_SLOTS];
@@ -235,14 +236,18 @@ static void enumerate_inner(struct ctx *x, struct tpp_layout *l)
 	}
 }
 
-/* Simulate `l`; returns 0 and fills *e, or -1 (out of memory). */
+/* Simulate `l`; returns 0 and fills *e (the analytic result when the
+ * pipeline is too large to play out), or -1 with x->err set. */
 static int simulate(struct ctx *x, const struct tpp_layout *l, struct tpp_eval *e)
 {
-	struct tpp_err err;
-	int rc = tpp_sim_eval(x->m, x->c, x->o, l, e, &err);
-	if (rc == TPP_E_SYSTEM)
+	int rc = tpp_sim_eval(x->m, x->c, x->o, l, e, x->err);
+	if (rc == TPP_E_INFEASIBLE) {
+		rc = tpp_cost_eval_cached(x->m, x->c, x->o, l, x->cache, e, x->err);
+		TPP_ASSERT(rc == TPP_OK);
+		return 0;
+	}
+	if (rc)
 		return -1;
-	TPP_ASSERT(rc == TPP_OK);
 	x->plan->simulated++;
 	return 0;
 }
@@ -273,6 +278,7 @@ int tpp_plan_search(const struct tpp_model *m, const struct tpp_cluster *c,
 	x.o = o;
 	x.s = s;
 	x.plan = plan;
+	x.err = err;
 	x.cache = tpp_cost_cache_new();
 	if (!x.cache)
 		goto oom;
@@ -311,13 +317,15 @@ int tpp_plan_search(const struct tpp_model *m, const struct tpp_cluster *c,
 			qsort(x.cands, x.n, sizeof(*x.cands), by_bound);
 		for (k = 0; k < x.n; k++) {
 			struct tpp_eval e;
+			/* (1 - 1e-12): the bound and the simulation add the same
+			 * times in different orders; keep exact ties */
 			if (plan->n_top == s->top_k &&
-			    x.cands[k].bound_s >= plan->top[s->top_k - 1].step_s) {
+			    x.cands[k].bound_s * (1 - 1e-12) >= plan->top[s->top_k - 1].step_s) {
 				plan->pruned = x.n - k;
 				break;
 			}
 			if (simulate(&x, &x.cands[k].l, &e))
-				goto oom;
+				goto fail;
 			keep_top(plan, s->top_k, &e);
 		}
 		/* the best per TP and PP degree (by the analytic model), simulated */
@@ -325,12 +333,12 @@ int tpp_plan_search(const struct tpp_model *m, const struct tpp_cluster *c,
 			struct tpp_eval e;
 			if (x.have_tp[i]) {
 				if (simulate(&x, &x.best_tp[i], &e))
-					goto oom;
+					goto fail;
 				keep_best(&plan->have_best_tp[i], &plan->best_tp[i], &e);
 			}
 			if (x.have_pp[i]) {
 				if (simulate(&x, &x.best_pp[i], &e))
-					goto oom;
+					goto fail;
 				keep_best(&plan->have_best_pp[i], &plan->best_pp[i], &e);
 			}
 		}
@@ -363,4 +371,8 @@ oom:
 	free(x.cands);
 	tpp_cost_cache_free(x.cache);
 	return tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0, "out of memory");
+fail:
+	free(x.cands);
+	tpp_cost_cache_free(x.cache);
+	return TPP_E_SYSTEM; /* err set by the simulator */
 }
