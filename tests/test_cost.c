@@ -846,6 +846,29 @@ static void test_tp_overlap(void)
 
 /* A measured GEMM table replaces the shape model: exact at measured
  * shapes, between the neighbours elsewhere, memory roofline still a floor. */
+/* More model chunks than the simulator plays are not a layout (a valid
+ * layout must always simulate); the analytic step is never below its
+ * bound. */
+static void test_chunk_limit(void)
+{
+	struct tpp_model deep = *preset("1.3b");
+	struct tpp_cluster c;
+	struct tpp_cost_opts o;
+	struct tpp_layout l = layout(1, 2, 4, 1, 600, 0, TPP_RECOMPUTE_FULL, 0, 4800);
+	struct tpp_eval e;
+	struct tpp_err err;
+	deep.layers = 2048;
+	load_cluster("dgx-h100", 8, &c);
+	k22_opts(&o);
+	CHECK(tpp_layout_invalid(&deep, &c, &o, &l) == TPP_INV_LAYERS);
+	CHECK(tpp_cost_eval(&deep, &c, &o, &l, &e, &err) == TPP_E_INFEASIBLE);
+	l.vp = 512;
+	l.gbs = 4 * 512;
+	CHECK(tpp_layout_invalid(&deep, &c, &o, &l) == TPP_INV_NONE);
+	CHECK(tpp_cost_eval(&deep, &c, &o, &l, &e, &err) == TPP_OK);
+	CHECK(e.step_s >= e.bound_s);
+}
+
 static void test_gemm_table(void)
 {
 	struct tpp_cluster c;
@@ -893,5 +916,6 @@ int main(int argc, char **argv)
 	test_cache_consistency();
 	test_tp_overlap();
 	test_gemm_table();
+	test_chunk_limit();
 	return tpp_test_done("test_cost");
 }

@@ -190,6 +190,8 @@ expect infeasible-json 1 out '"closest_miss"' \
 	"$BIN" --model 175b --cluster dgx-a100 --gpus 1 --json &&
 	jcheck infeasible-json "$OUT" '.status == "infeasible" and (.layouts | length) == 0 and .closest_miss.fits == false'
 
+expect nodes-overflow 2 err "--nodes" "$BIN" --model 175b --cluster dgx-a100 --nodes 4194304
+
 # ---- timeline ---------------------------------------------------------------------
 # The simulated schedule of the best layout: header, one row per operation;
 # every rank's operations do not overlap; the last ends at the step time
