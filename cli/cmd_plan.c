@@ -254,10 +254,10 @@ int tpp_cmd_plan(int argc, char **argv)
 				s.sp != TPP_FREE && s.recompute != TPP_FREE &&
 				s.zero != TPP_FREE;
 		fprintf(stderr, "tpplan: %s\n", err.msg);
-		for (i = 0; i < TPP_REJ__COUNT; i++)
+		for (i = 1; i < TPP_REJ__COUNT; i++)
 			if (plan->rejected[i])
 				fprintf(stderr, "  %llu layouts rejected: %s\n",
-					plan->rejected[i], tpp_reject_names[i]);
+					plan->rejected[i], tpp_reject_name(i));
 		if (plan->have_min_mem) {
 			char lb[160];
 			tpp_layout_format(&plan->min_mem.layout, lb, sizeof(lb));

@@ -160,10 +160,10 @@ void tpp_print_plan_text(FILE *f, const struct tpp_plan_ctx *x,
 	fprintf(f, "\nwhy the others lost:\n");
 	fprintf(f, "  %llu layouts considered, %llu valid and fit in memory; %llu simulated, %llu discarded because their lower bound exceeds the top %d\n",
 		p->considered, p->feasible, p->simulated, p->pruned, x->search->top_k);
-	for (i = 0; i < TPP_REJ__COUNT; i++)
+	for (i = 1; i < TPP_REJ__COUNT; i++)
 		if (p->rejected[i])
 			fprintf(f, "  %llu rejected: %s\n", p->rejected[i],
-				tpp_reject_names[i]);
+				tpp_reject_name(i));
 	fprintf(f, "  best layout per tensor-parallel degree:\n");
 	for (i = 0; i < TPP_DEGREE_SLOTS; i++) {
 		const struct tpp_eval *e = &p->best_tp[i];
@@ -267,7 +267,7 @@ void tpp_print_plan_json(FILE *f, const struct tpp_plan_ctx *x,
 		p->considered, p->feasible, p->simulated, p->pruned);
 	for (i = 1, first = 1; i < TPP_REJ__COUNT; i++) {
 		fprintf(f, "%s", first ? "" : ", ");
-		tpp_json_str(f, tpp_reject_names[i]);
+		tpp_json_str(f, tpp_reject_name(i));
 		fprintf(f, ": %llu", p->rejected[i]);
 		first = 0;
 	}

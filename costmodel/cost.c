@@ -148,6 +148,13 @@ static double prec_bytes(enum tpp_prec p)
 	}
 }
 
+/* Bytes per activation element: 16-bit, also under fp8 (Transformer
+ * Engine keeps activations and the tensors communicated in bf16). */
+static double act_elem_bytes(enum tpp_prec p)
+{
+	return prec_bytes(p == TPP_PREC_FP8 ? TPP_PREC_BF16 : p);
+}
+
 /* HBM efficiency by transfer size: Calculon's default curve
  * (calibration.md 5.3): >=100 MB 0.90, >=10 MB 0.75, >=1 MB 0.6, else 0.3. */
 static double hbm_eff(double bytes)
@@ -646,7 +653,7 @@ static void layer_cost(const struct tpp_model *m, const struct tpp_cluster *c,
 	 * all-reduces of b*s*h (or 2 all-gathers + 2 reduce-scatters with
 	 * SP, same bus traffic); backward the same. */
 	if (l->tp > 1) {
-		double msg = T * h * prec_bytes(p == TPP_PREC_FP8 ? TPP_PREC_BF16 : p);
+		double msg = T * h * act_elem_bytes(p);
 		if (l->sp)
 			tp_one = 2 * (tpp_coll_time(c, TPP_COLL_ALL_GATHER, msg, l->tp, 1) +
 				      tpp_coll_time(c, TPP_COLL_REDUCE_SCATTER, msg, l->tp, 1));
@@ -666,7 +673,7 @@ static void layer_cost(const struct tpp_model *m, const struct tpp_cluster *c,
 	 * backward. */
 	if (l->sp && l->tp > 1)
 		lc->tp_bwd_s += 2 * tpp_coll_time(c, TPP_COLL_ALL_GATHER,
-						  T * h * prec_bytes(p == TPP_PREC_FP8 ? TPP_PREC_BF16 : p),
+						  T * h * act_elem_bytes(p),
 						  l->tp, 1);
 
 	/* Context parallelism (costmodel.md 2.5): K,V of the local chunk go
@@ -829,7 +836,7 @@ static void work_compute(const struct tpp_model *m, const struct tpp_cluster *c,
 	double t = l->tp, h = m->hidden;
 	double T = (double)l->mbs * m->seq / l->cp;
 	double Vp = tpp_vocab_padded(m, l->tp);
-	double ab = prec_bytes(p == TPP_PREC_FP8 ? TPP_PREC_BF16 : p);
+	double ab = act_elem_bytes(p);
 
 	w->T = T;
 	layer_cost(m, c, o, l, &w->lc);
@@ -919,7 +926,7 @@ static void work_get(const struct tpp_model *m, const struct tpp_cluster *c,
 	 * over the tier joining ranks tp*cp*dp apart. */
 	w->p2p_one = 0;
 	if (l->pp > 1) {
-		double ab = prec_bytes(o->prec == TPP_PREC_FP8 ? TPP_PREC_BF16 : o->prec);
+		double ab = act_elem_bytes(o->prec);
 		w->p2p_one = tpp_coll_time(c, TPP_COLL_SEND_RECV,
 					   w->T * m->hidden * ab / l->tp, 2,
 					   l->tp * l->cp * l->dp);
@@ -1100,6 +1107,22 @@ int tpp_cost_memory(const struct tpp_model *m, const struct tpp_cluster *c,
 }
 
 /* ------------------------------------------------------------------------ */
+
+void tpp_eval_set_step(struct tpp_eval *e, const struct tpp_model *m,
+		       const struct tpp_cluster *c, const struct tpp_cost_opts *o,
+		       double step_s)
+{
+	const struct tpp_layout *l = &e->layout;
+	double tokens = (double)l->gbs * m->seq;
+	double gpus = (double)l->tp * l->pp * l->dp * l->cp;
+	double peak = c->gpu.peak_flops[o->prec];
+	e->step_s = step_s;
+	e->tokens_per_s = tokens / step_s;
+	e->model_tflops_per_gpu = e->model_flops_per_step / step_s / gpus / TPP_TFLOPS;
+	e->hw_tflops_per_gpu = e->hw_flops_per_step / step_s / gpus / TPP_TFLOPS;
+	e->mfu = e->model_tflops_per_gpu * TPP_TFLOPS / peak;
+	e->hfu = e->hw_tflops_per_gpu * TPP_TFLOPS / peak;
+}
 
 int tpp_cost_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 		  const struct tpp_cost_opts *o, const struct tpp_layout *l,
@@ -1323,14 +1346,9 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 		double per_tok = 6.0 * n_mm + 12.0 * m->layers * qd * s;
 		/* lc->flops_recomp is per GPU for w.T local tokens of a TP shard */
 		double recompute_per_tok = lc->flops_recomp / w.T * t * m->layers;
-		double gpus = (double)l->tp * l->pp * l->dp * l->cp;
 		e.model_flops_per_step = tokens * per_tok;
 		e.hw_flops_per_step = e.model_flops_per_step + tokens * recompute_per_tok;
-		e.tokens_per_s = tokens / e.step_s;
-		e.model_tflops_per_gpu = e.model_flops_per_step / e.step_s / gpus / TPP_TFLOPS;
-		e.hw_tflops_per_gpu = e.hw_flops_per_step / e.step_s / gpus / TPP_TFLOPS;
-		e.mfu = e.model_tflops_per_gpu * TPP_TFLOPS / peak_flops(g, p);
-		e.hfu = e.hw_tflops_per_gpu * TPP_TFLOPS / peak_flops(g, p);
+		tpp_eval_set_step(&e, m, c, o, e.step_s);
 	}
 
 	mem_eval(m, c, o, l, &e);

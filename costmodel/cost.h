@@ -187,6 +187,12 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 			 struct tpp_cost_cache *cache, struct tpp_eval *out,
 			 struct tpp_err *err);
 
+/* Set e->step_s and the rates that follow from it (tokens/s, TFLOP/s per
+ * GPU, MFU, HFU) for e->layout; the FLOP counts must be set. */
+void tpp_eval_set_step(struct tpp_eval *e, const struct tpp_model *m,
+		       const struct tpp_cluster *c, const struct tpp_cost_opts *o,
+		       double step_s);
+
 /*
  * Memory of the most-loaded GPU only (much cheaper than tpp_cost_eval;
  * identical figures).  TPP_E_INFEASIBLE for an invalid layout.

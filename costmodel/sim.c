@@ -601,17 +601,8 @@ int tpp_sim_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 	/* the parts add up to the simulated step up to rounding */
 	TPP_ASSERT(e.step_s <= r.step_s * (1 + 1e-9) + 1e-12 &&
 		   e.step_s >= r.step_s * (1 - 1e-9) - 1e-12);
-	e.step_s = r.step_s;
 	e.simulated = 1;
-	{
-		double tokens = (double)l->gbs * m->seq;
-		double gpus = (double)l->tp * l->pp * l->dp * l->cp;
-		e.tokens_per_s = tokens / e.step_s;
-		e.model_tflops_per_gpu = e.model_flops_per_step / e.step_s / gpus / TPP_TFLOPS;
-		e.hw_tflops_per_gpu = e.hw_flops_per_step / e.step_s / gpus / TPP_TFLOPS;
-		e.mfu = e.model_tflops_per_gpu * TPP_TFLOPS / c->gpu.peak_flops[o->prec];
-		e.hfu = e.hw_tflops_per_gpu * TPP_TFLOPS / c->gpu.peak_flops[o->prec];
-	}
+	tpp_eval_set_step(&e, m, c, o, r.step_s);
 	*out = e;
 	return TPP_OK;
 }

@@ -14,19 +14,12 @@
 
 #include "sim.h"
 
-const char *const tpp_reject_names[TPP_REJ__COUNT] = {
-	[TPP_INV_NONE] = "valid",
-	[TPP_REJ_DEGREE] = "degrees, micro-batch and batch must be >= 1, zero 0..3",
-	[TPP_REJ_TP] = "tp does not divide heads/kv-heads/ffn",
-	[TPP_REJ_LAYERS] = "more model chunks (pp*vp) than layers (or than 1024)",
-	[TPP_REJ_SCHEDULE] = "interleaving / zero-bubble need pp >= 2; interleaving needs micro-batches a multiple of pp; zb-h1 needs vp = 1",
-	[TPP_REJ_SP] = "sequence parallelism needs tp >= 2; TP overlap needs sequence parallelism and the TP group in one NVLink domain",
-	[TPP_REJ_SEQ] = "cp/sp do not divide the sequence",
-	[TPP_REJ_BATCH] = "dp*mbs does not divide the global batch",
-	[TPP_REJ_ZERO] = "zero=3 with pipelining",
-	[TPP_REJ_PRECISION] = "no peak for the precision on this GPU",
-	[TPP_REJ_MEMORY] = "does not fit in GPU memory",
-};
+const char *tpp_reject_name(int reason)
+{
+	TPP_ASSERT(reason > TPP_INV_NONE && reason < TPP_REJ__COUNT);
+	return reason == TPP_REJ_MEMORY ? "does not fit in GPU memory"
+					 : tpp_invalid_names[reason];
+}
 
 void tpp_search_default(struct tpp_search *s, int gpus, int gbs)
 {

@@ -28,7 +28,8 @@ enum tpp_reject {
 	TPP_REJ_MEMORY = TPP_INV__COUNT, /* does not fit in GPU memory */
 	TPP_REJ__COUNT
 };
-extern const char *const tpp_reject_names[TPP_REJ__COUNT];
+/* Text of a rejection reason (1 .. TPP_REJ__COUNT-1). */
+const char *tpp_reject_name(int reason);
 
 #define TPP_FREE (-1) /* a constraint left for the search */
 #define TPP_TOP_MAX 64
