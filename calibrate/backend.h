@@ -40,6 +40,10 @@ enum tpp_bk_op {
 	TPP_BK_OP_GEMM = TPP_COLL__COUNT,
 	TPP_BK_OP_FLUSH,
 	TPP_BK_OP_DESCRIBE,
+	/* appended for `tpplan exec` (exec/): */
+	TPP_BK_OP_GEMM_EX,  /* tpp_backend_gemm_ex */
+	TPP_BK_OP_P2P,      /* tpp_backend_send / tpp_backend_recv */
+	TPP_BK_OP_ELEMWISE, /* GeLU, causal softmax, LayerNorm, axpby */
 	TPP_BK_OP__COUNT
 };
 extern const char *const tpp_bk_op_names[TPP_BK_OP__COUNT];
@@ -149,5 +153,61 @@ int tpp_backend_flush(struct tpp_backend *b, struct tpp_err *err);
 int tpp_backend_time_begin(struct tpp_backend *b, struct tpp_err *err);
 int tpp_backend_time_end(struct tpp_backend *b, double *seconds,
 			 struct tpp_err *err);
+
+/* ---- for `tpplan exec` (appended; optional slots) ----------------------------
+ *
+ * Operands are fp32 arrays in backend memory; `count`, `n`, `rows`, `cols`
+ * are elements.  Asynchronous like the collectives (cuda: on the backend's
+ * stream); TPP_E_USAGE "backend X lacks Y" when the slot is empty.
+ */
+
+/*
+ * C = alpha * op(A) op(B) + beta * C, column-major, op(X) = X or X^T
+ * (ta / tb nonzero: transposed); op(A) is m x k, op(B) k x n, C m x n,
+ * leading dimensions as in BLAS.  fp32 storage; `prec` is the arithmetic:
+ * fp32 (cpu, cuda), tf32 / bf16 / fp16 (cuda: inputs rounded to that type
+ * inside cuBLAS, fp32 accumulation and output).
+ */
+int tpp_backend_gemm_ex(struct tpp_backend *b, enum tpp_prec prec, int ta,
+			int tb, int m, int n, int k, float alpha, const void *A,
+			int lda, const void *B, int ldb, float beta, void *C,
+			int ldc, struct tpp_err *err);
+/* Point-to-point: send `count` fp32 to rank `peer` of the communicator, or
+ * receive them from it.  Blocking on cpu; on cuda enqueued (NCCL). */
+int tpp_backend_send(struct tpp_backend *b, struct tpp_bk_comm *c,
+		     const void *buf, size_t count, int peer,
+		     struct tpp_err *err);
+int tpp_backend_recv(struct tpp_backend *b, struct tpp_bk_comm *c, void *buf,
+		     size_t count, int peer, struct tpp_err *err);
+/* y = gelu(x) (tanh form); dx = dy * gelu'(x).  In place allowed. */
+int tpp_backend_gelu_fwd(struct tpp_backend *b, size_t n, const void *x,
+			 void *y, struct tpp_err *err);
+int tpp_backend_gelu_bwd(struct tpp_backend *b, size_t n, const void *x,
+			 const void *dy, void *dx, struct tpp_err *err);
+/*
+ * Causal softmax in place over `rows` rows of `cols` (row stride ld): row i
+ * keeps columns j <= i, the rest become 0.  Backward in place: dp becomes
+ * p * (dp - sum_j dp p) (the gradient before the softmax).
+ */
+int tpp_backend_softmax_fwd(struct tpp_backend *b, int rows, int cols, int ld,
+			    void *s, struct tpp_err *err);
+int tpp_backend_softmax_bwd(struct tpp_backend *b, int rows, int cols, int ld,
+			    const void *p, void *dp, struct tpp_err *err);
+/*
+ * LayerNorm without affine parameters over rows of `cols` (eps 1e-5):
+ * y = (x - mean) * rstd; mean and rstd (rows each) are saved for the
+ * backward, which writes dx (overwriting it) from dy.
+ */
+int tpp_backend_layernorm_fwd(struct tpp_backend *b, int rows, int cols,
+			      const void *x, void *y, void *mean, void *rstd,
+			      struct tpp_err *err);
+int tpp_backend_layernorm_bwd(struct tpp_backend *b, int rows, int cols,
+			      const void *x, const void *mean, const void *rstd,
+			      const void *dy, void *dx, struct tpp_err *err);
+/* y = alpha * x + beta * y over n elements. */
+int tpp_backend_axpby(struct tpp_backend *b, size_t n, float alpha,
+		      const void *x, float beta, void *y, struct tpp_err *err);
+/* Wait for the backend's pending work (no communication). */
+int tpp_backend_sync(struct tpp_backend *b, struct tpp_err *err);
 
 #endif

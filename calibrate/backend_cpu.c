@@ -10,6 +10,7 @@
  * struct tpp_err instead of aborting the job.
  */
 #include <limits.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -351,6 +352,202 @@ static int cpu_describe(struct tpp_backend *b, struct tpp_backend_info *info,
 	return TPP_OK;
 }
 
+
+/* ---- for `tpplan exec`: GEMM with transposes, point-to-point, element-wise
+ * kernels on fp32 host memory ---------------------------------------------- */
+
+static int cpu_gemm_ex(struct tpp_backend *b, enum tpp_prec prec, int ta,
+		       int tb, int m, int n, int k, float alpha, const void *A,
+		       int lda, const void *B, int ldb, float beta, void *C,
+		       int ldc, struct tpp_err *err)
+{
+	(void)b;
+	if (prec != TPP_PREC_FP32)
+		return tpp_err_set(err, TPP_E_USAGE, NULL, 0, 0,
+				   "cpu: GEMM in %s is not supported (fp32 only)",
+				   tpp_prec_names[prec]);
+	cblas_sgemm(CblasColMajor, ta ? CblasTrans : CblasNoTrans,
+		    tb ? CblasTrans : CblasNoTrans, m, n, k, alpha, A, lda, B,
+		    ldb, beta, C, ldc);
+	return TPP_OK;
+}
+
+static int cpu_send(struct tpp_backend *b, void *impl, const void *buf,
+		    size_t count, int peer, struct tpp_err *err)
+{
+	struct cpu_comm *c = impl;
+	int rc;
+	(void)b;
+	if (count_ok(count, 1, err, "MPI_Send"))
+		return TPP_E_USAGE;
+	rc = MPI_Send(buf, (int)count, MPI_FLOAT, peer, 23, c->comm);
+	return rc == MPI_SUCCESS ? TPP_OK : tpp_bk_mpi_err(err, rc, "MPI_Send");
+}
+
+static int cpu_recv(struct tpp_backend *b, void *impl, void *buf, size_t count,
+		    int peer, struct tpp_err *err)
+{
+	struct cpu_comm *c = impl;
+	int rc;
+	(void)b;
+	if (count_ok(count, 1, err, "MPI_Recv"))
+		return TPP_E_USAGE;
+	rc = MPI_Recv(buf, (int)count, MPI_FLOAT, peer, 23, c->comm,
+		      MPI_STATUS_IGNORE);
+	return rc == MPI_SUCCESS ? TPP_OK : tpp_bk_mpi_err(err, rc, "MPI_Recv");
+}
+
+#define GELU_C 0.7978845608028654f /* sqrt(2 / pi) */
+
+static int cpu_gelu_fwd(struct tpp_backend *b, size_t n, const void *x,
+			void *y, struct tpp_err *err)
+{
+	const float *in = x;
+	float *out = y;
+	size_t i;
+	(void)b;
+	(void)err;
+	for (i = 0; i < n; i++) {
+		float v = in[i];
+		out[i] = 0.5f * v * (1.0f + tanhf(GELU_C * (v + 0.044715f * v * v * v)));
+	}
+	return TPP_OK;
+}
+
+static int cpu_gelu_bwd(struct tpp_backend *b, size_t n, const void *x,
+			const void *dy, void *dx, struct tpp_err *err)
+{
+	const float *in = x, *g = dy;
+	float *out = dx;
+	size_t i;
+	(void)b;
+	(void)err;
+	for (i = 0; i < n; i++) {
+		float v = in[i];
+		float t = tanhf(GELU_C * (v + 0.044715f * v * v * v));
+		float d = 0.5f * (1.0f + t) +
+			  0.5f * v * (1.0f - t * t) * GELU_C * (1.0f + 3.0f * 0.044715f * v * v);
+		out[i] = g[i] * d;
+	}
+	return TPP_OK;
+}
+
+static int cpu_softmax_fwd(struct tpp_backend *b, int rows, int cols, int ld,
+			   void *s, struct tpp_err *err)
+{
+	float *a = s;
+	int i, j;
+	(void)b;
+	(void)err;
+	for (i = 0; i < rows; i++) {
+		float *r = a + (size_t)i * (size_t)ld;
+		int last = i < cols ? i : cols - 1;
+		float mx = r[0], sum = 0.0f;
+		for (j = 1; j <= last; j++)
+			mx = r[j] > mx ? r[j] : mx;
+		for (j = 0; j <= last; j++) {
+			r[j] = expf(r[j] - mx);
+			sum += r[j];
+		}
+		for (j = 0; j <= last; j++)
+			r[j] /= sum;
+		for (; j < cols; j++)
+			r[j] = 0.0f;
+	}
+	return TPP_OK;
+}
+
+static int cpu_softmax_bwd(struct tpp_backend *b, int rows, int cols, int ld,
+			   const void *p, void *dp, struct tpp_err *err)
+{
+	const float *P = p;
+	float *D = dp;
+	int i, j;
+	(void)b;
+	(void)err;
+	for (i = 0; i < rows; i++) {
+		const float *pr = P + (size_t)i * (size_t)ld;
+		float *dr = D + (size_t)i * (size_t)ld;
+		float dot = 0.0f;
+		for (j = 0; j < cols; j++)
+			dot += pr[j] * dr[j];
+		for (j = 0; j < cols; j++)
+			dr[j] = pr[j] * (dr[j] - dot);
+	}
+	return TPP_OK;
+}
+
+#define LN_EPS 1e-5f
+
+static int cpu_layernorm_fwd(struct tpp_backend *b, int rows, int cols,
+			     const void *x, void *y, void *mean, void *rstd,
+			     struct tpp_err *err)
+{
+	const float *in = x;
+	float *out = y, *mu = mean, *rs = rstd;
+	int i, j;
+	(void)b;
+	(void)err;
+	for (i = 0; i < rows; i++) {
+		const float *r = in + (size_t)i * (size_t)cols;
+		float *o = out + (size_t)i * (size_t)cols;
+		double m = 0, v = 0;
+		for (j = 0; j < cols; j++)
+			m += r[j];
+		m /= cols;
+		for (j = 0; j < cols; j++)
+			v += (r[j] - m) * (r[j] - m);
+		v /= cols;
+		mu[i] = (float)m;
+		rs[i] = 1.0f / sqrtf((float)v + LN_EPS);
+		for (j = 0; j < cols; j++)
+			o[j] = (r[j] - mu[i]) * rs[i];
+	}
+	return TPP_OK;
+}
+
+static int cpu_layernorm_bwd(struct tpp_backend *b, int rows, int cols,
+			     const void *x, const void *mean, const void *rstd,
+			     const void *dy, void *dx, struct tpp_err *err)
+{
+	const float *in = x, *mu = mean, *rs = rstd, *g = dy;
+	float *out = dx;
+	int i, j;
+	(void)b;
+	(void)err;
+	for (i = 0; i < rows; i++) {
+		const float *r = in + (size_t)i * (size_t)cols;
+		const float *gr = g + (size_t)i * (size_t)cols;
+		float *o = out + (size_t)i * (size_t)cols;
+		float sg = 0.0f, sgx = 0.0f;
+		for (j = 0; j < cols; j++) {
+			float xh = (r[j] - mu[i]) * rs[i];
+			sg += gr[j];
+			sgx += gr[j] * xh;
+		}
+		sg /= cols;
+		sgx /= cols;
+		for (j = 0; j < cols; j++) {
+			float xh = (r[j] - mu[i]) * rs[i];
+			o[j] = rs[i] * (gr[j] - sg - xh * sgx);
+		}
+	}
+	return TPP_OK;
+}
+
+static int cpu_axpby(struct tpp_backend *b, size_t n, float alpha,
+		     const void *x, float beta, void *y, struct tpp_err *err)
+{
+	const float *in = x;
+	float *out = y;
+	size_t i;
+	(void)b;
+	(void)err;
+	for (i = 0; i < n; i++)
+		out[i] = alpha * in[i] + beta * out[i];
+	return TPP_OK;
+}
+
 const struct tpp_backend_ops tpp_backend_cpu_ops = {
 	.name = "cpu",
 	.init = cpu_init,
@@ -375,4 +572,14 @@ const struct tpp_backend_ops tpp_backend_cpu_ops = {
 	.gemm = cpu_gemm,
 	.flush = cpu_flush,
 	.describe = cpu_describe,
+	.gemm_ex = cpu_gemm_ex,
+	.send = cpu_send,
+	.recv = cpu_recv,
+	.gelu_fwd = cpu_gelu_fwd,
+	.gelu_bwd = cpu_gelu_bwd,
+	.softmax_fwd = cpu_softmax_fwd,
+	.softmax_bwd = cpu_softmax_bwd,
+	.layernorm_fwd = cpu_layernorm_fwd,
+	.layernorm_bwd = cpu_layernorm_bwd,
+	.axpby = cpu_axpby,
 };

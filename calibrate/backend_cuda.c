@@ -548,6 +548,123 @@ static int cuda_describe(struct tpp_backend *b, struct tpp_backend_info *info,
 	return TPP_OK;
 }
 
+
+/* ---- for `tpplan exec`: GEMM with transposes, point-to-point, element-wise
+ * kernels (backend_cuda_kernels.cu) ------------------------------------------ */
+
+cudaError_t tpp_cuk_gelu_fwd(cudaStream_t st, size_t n, const float *x, float *y);
+cudaError_t tpp_cuk_gelu_bwd(cudaStream_t st, size_t n, const float *x,
+			     const float *dy, float *dx);
+cudaError_t tpp_cuk_axpby(cudaStream_t st, size_t n, float a, const float *x,
+			  float b, float *y);
+cudaError_t tpp_cuk_softmax_fwd(cudaStream_t st, int rows, int cols, int ld, float *s);
+cudaError_t tpp_cuk_softmax_bwd(cudaStream_t st, int rows, int cols, int ld,
+				const float *p, float *dp);
+cudaError_t tpp_cuk_ln_fwd(cudaStream_t st, int rows, int cols, const float *x,
+			   float *y, float *mean, float *rstd);
+cudaError_t tpp_cuk_ln_bwd(cudaStream_t st, int rows, int cols, const float *x,
+			   const float *mean, const float *rstd, const float *dy,
+			   float *dx);
+
+/* fp32 storage; bf16 / fp16 / tf32: cuBLAS rounds the inputs to that type
+ * on the tensor cores and accumulates in fp32 */
+static int cuda_gemm_ex(struct tpp_backend *b, enum tpp_prec prec, int ta,
+			int tb, int m, int n, int k, float alpha, const void *A,
+			int lda, const void *B, int ldb, float beta, void *C,
+			int ldc, struct tpp_err *err)
+{
+	struct cuda_ctx *x = b->ctx;
+	cublasComputeType_t ct;
+	switch (prec) {
+	case TPP_PREC_FP32: ct = CUBLAS_COMPUTE_32F; break;
+	case TPP_PREC_TF32: ct = CUBLAS_COMPUTE_32F_FAST_TF32; break;
+	case TPP_PREC_FP16: ct = CUBLAS_COMPUTE_32F_FAST_16F; break;
+	case TPP_PREC_BF16: ct = CUBLAS_COMPUTE_32F_FAST_16BF; break;
+	default:
+		return tpp_err_set(err, TPP_E_USAGE, NULL, 0, 0,
+				   "cuda: GEMM in %s is not supported by exec",
+				   tpp_prec_names[prec]);
+	}
+	return CK_BLAS(cublasGemmEx(x->blas, ta ? CUBLAS_OP_T : CUBLAS_OP_N,
+				    tb ? CUBLAS_OP_T : CUBLAS_OP_N, m, n, k, &alpha,
+				    A, CUDA_R_32F, lda, B, CUDA_R_32F, ldb, &beta,
+				    C, CUDA_R_32F, ldc, ct, CUBLAS_GEMM_DEFAULT));
+}
+
+static int cuda_send(struct tpp_backend *b, void *impl, const void *buf,
+		     size_t count, int peer, struct tpp_err *err)
+{
+	struct cuda_ctx *x = b->ctx;
+	struct cuda_comm *c = impl;
+	return ck_nccl(err, x, ncclSend(buf, count, ncclFloat, peer, c->nccl, x->stream),
+		       "ncclSend", c->nccl);
+}
+
+static int cuda_recv(struct tpp_backend *b, void *impl, void *buf, size_t count,
+		     int peer, struct tpp_err *err)
+{
+	struct cuda_ctx *x = b->ctx;
+	struct cuda_comm *c = impl;
+	return ck_nccl(err, x, ncclRecv(buf, count, ncclFloat, peer, c->nccl, x->stream),
+		       "ncclRecv", c->nccl);
+}
+
+static int cuda_gelu_fwd(struct tpp_backend *b, size_t n, const void *in,
+			 void *out, struct tpp_err *err)
+{
+	struct cuda_ctx *x = b->ctx;
+	return CK_CUDA(tpp_cuk_gelu_fwd(x->stream, n, in, out));
+}
+
+static int cuda_gelu_bwd(struct tpp_backend *b, size_t n, const void *in,
+			 const void *dy, void *dx, struct tpp_err *err)
+{
+	struct cuda_ctx *x = b->ctx;
+	return CK_CUDA(tpp_cuk_gelu_bwd(x->stream, n, in, dy, dx));
+}
+
+static int cuda_softmax_fwd(struct tpp_backend *b, int rows, int cols, int ld,
+			    void *s, struct tpp_err *err)
+{
+	struct cuda_ctx *x = b->ctx;
+	return CK_CUDA(tpp_cuk_softmax_fwd(x->stream, rows, cols, ld, s));
+}
+
+static int cuda_softmax_bwd(struct tpp_backend *b, int rows, int cols, int ld,
+			    const void *p, void *dp, struct tpp_err *err)
+{
+	struct cuda_ctx *x = b->ctx;
+	return CK_CUDA(tpp_cuk_softmax_bwd(x->stream, rows, cols, ld, p, dp));
+}
+
+static int cuda_ln_fwd(struct tpp_backend *b, int rows, int cols, const void *in,
+		       void *y, void *mean, void *rstd, struct tpp_err *err)
+{
+	struct cuda_ctx *x = b->ctx;
+	return CK_CUDA(tpp_cuk_ln_fwd(x->stream, rows, cols, in, y, mean, rstd));
+}
+
+static int cuda_ln_bwd(struct tpp_backend *b, int rows, int cols, const void *in,
+		       const void *mean, const void *rstd, const void *dy,
+		       void *dx, struct tpp_err *err)
+{
+	struct cuda_ctx *x = b->ctx;
+	return CK_CUDA(tpp_cuk_ln_bwd(x->stream, rows, cols, in, mean, rstd, dy, dx));
+}
+
+static int cuda_axpby(struct tpp_backend *b, size_t n, float alpha,
+		      const void *in, float beta, void *y, struct tpp_err *err)
+{
+	struct cuda_ctx *x = b->ctx;
+	return CK_CUDA(tpp_cuk_axpby(x->stream, n, alpha, in, beta, y));
+}
+
+static int cuda_sync(struct tpp_backend *b, struct tpp_err *err)
+{
+	struct cuda_ctx *x = b->ctx;
+	return CK_CUDA(cudaStreamSynchronize(x->stream));
+}
+
 const struct tpp_backend_ops tpp_backend_cuda_ops = {
 	.name = "cuda",
 	.init = cuda_init,
@@ -572,4 +689,15 @@ const struct tpp_backend_ops tpp_backend_cuda_ops = {
 	.gemm = cuda_gemm,
 	.flush = cuda_flush,
 	.describe = cuda_describe,
+	.gemm_ex = cuda_gemm_ex,
+	.send = cuda_send,
+	.recv = cuda_recv,
+	.gelu_fwd = cuda_gelu_fwd,
+	.gelu_bwd = cuda_gelu_bwd,
+	.softmax_fwd = cuda_softmax_fwd,
+	.softmax_bwd = cuda_softmax_bwd,
+	.layernorm_fwd = cuda_ln_fwd,
+	.layernorm_bwd = cuda_ln_bwd,
+	.axpby = cuda_axpby,
+	.sync = cuda_sync,
 };

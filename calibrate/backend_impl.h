@@ -50,6 +50,34 @@ struct tpp_backend_ops {
 	int (*flush)(struct tpp_backend *b, struct tpp_err *err);
 	int (*describe)(struct tpp_backend *b, struct tpp_backend_info *info,
 			struct tpp_err *err);
+	/* ---- appended for `tpplan exec`; optional ---- */
+	int (*gemm_ex)(struct tpp_backend *b, enum tpp_prec prec, int ta, int tb,
+		       int m, int n, int k, float alpha, const void *A, int lda,
+		       const void *B, int ldb, float beta, void *C, int ldc,
+		       struct tpp_err *err);
+	int (*send)(struct tpp_backend *b, void *impl, const void *buf,
+		    size_t count, int peer, struct tpp_err *err);
+	int (*recv)(struct tpp_backend *b, void *impl, void *buf, size_t count,
+		    int peer, struct tpp_err *err);
+	/* element-wise group: all set or all NULL */
+	int (*gelu_fwd)(struct tpp_backend *b, size_t n, const void *x, void *y,
+			struct tpp_err *err);
+	int (*gelu_bwd)(struct tpp_backend *b, size_t n, const void *x,
+			const void *dy, void *dx, struct tpp_err *err);
+	int (*softmax_fwd)(struct tpp_backend *b, int rows, int cols, int ld,
+			   void *s, struct tpp_err *err);
+	int (*softmax_bwd)(struct tpp_backend *b, int rows, int cols, int ld,
+			   const void *p, void *dp, struct tpp_err *err);
+	int (*layernorm_fwd)(struct tpp_backend *b, int rows, int cols,
+			     const void *x, void *y, void *mean, void *rstd,
+			     struct tpp_err *err);
+	int (*layernorm_bwd)(struct tpp_backend *b, int rows, int cols,
+			     const void *x, const void *mean, const void *rstd,
+			     const void *dy, void *dx, struct tpp_err *err);
+	int (*axpby)(struct tpp_backend *b, size_t n, float alpha, const void *x,
+		     float beta, void *y, struct tpp_err *err);
+	/* optional: wait for pending work (NULL: nothing is ever pending) */
+	int (*sync)(struct tpp_backend *b, struct tpp_err *err);
 };
 
 struct tpp_backend {
@@ -69,6 +97,10 @@ extern const struct tpp_backend_ops tpp_backend_cpu_ops;
 #ifdef TPP_HAVE_CUDA_BACKEND
 extern const struct tpp_backend_ops tpp_backend_cuda_ops;
 #endif
+
+/* "backend X lacks Y" (TPP_E_USAGE) into *err (bench.c). */
+int tpp_bk_lacks(const struct tpp_backend *b, enum tpp_bk_op op,
+		 struct tpp_err *err);
 
 /* Convert an MPI error code into *err (TPP_E_SYSTEM). */
 static inline int tpp_bk_mpi_err(struct tpp_err *err, int rc, const char *what)

@@ -61,9 +61,12 @@ const char *const tpp_bk_op_names[TPP_BK_OP__COUNT] = {
 	[TPP_BK_OP_GEMM] = "gemm",
 	[TPP_BK_OP_FLUSH] = "a cache flush",
 	[TPP_BK_OP_DESCRIBE] = "describe",
+	[TPP_BK_OP_GEMM_EX] = "a GEMM with transposes and alpha/beta",
+	[TPP_BK_OP_P2P] = "point-to-point send/recv",
+	[TPP_BK_OP_ELEMWISE] = "the element-wise kernels (GeLU, softmax, LayerNorm)",
 };
 
-static int lacks(const struct tpp_backend *b, enum tpp_bk_op op,
+int tpp_bk_lacks(const struct tpp_backend *b, enum tpp_bk_op op,
 		 struct tpp_err *err)
 {
 	return tpp_err_set(err, TPP_E_USAGE, NULL, 0, 0, "backend %s lacks %s",
@@ -132,6 +135,12 @@ int tpp_backend_has(const struct tpp_backend *b, enum tpp_bk_op op)
 	case TPP_BK_OP_GEMM: return b->ops->gemm && b->ops->gemm_elem_bytes;
 	case TPP_BK_OP_FLUSH: return b->ops->flush != NULL;
 	case TPP_BK_OP_DESCRIBE: return b->ops->describe != NULL;
+	case TPP_BK_OP_GEMM_EX: return b->ops->gemm_ex != NULL;
+	case TPP_BK_OP_P2P: return b->ops->send && b->ops->recv;
+	case TPP_BK_OP_ELEMWISE:
+		return b->ops->gelu_fwd && b->ops->gelu_bwd && b->ops->softmax_fwd &&
+		       b->ops->softmax_bwd && b->ops->layernorm_fwd &&
+		       b->ops->layernorm_bwd && b->ops->axpby;
 	default: return 0;
 	}
 }
@@ -203,7 +212,7 @@ int tpp_backend_coll(struct tpp_backend *b, struct tpp_bk_comm *c,
 {
 	TPP_ASSERT((int)op >= 0 && op < TPP_COLL__COUNT);
 	if (!b->ops->coll[op])
-		return lacks(b, (enum tpp_bk_op)(TPP_BK_OP_COLL + op), err);
+		return tpp_bk_lacks(b, (enum tpp_bk_op)(TPP_BK_OP_COLL + op), err);
 	return b->ops->coll[op](b, c->impl, send, recv, count, err);
 }
 
@@ -224,14 +233,14 @@ int tpp_backend_gemm(struct tpp_backend *b, enum tpp_prec prec, int m, int n,
 		     struct tpp_err *err)
 {
 	if (!tpp_backend_has(b, TPP_BK_OP_GEMM))
-		return lacks(b, TPP_BK_OP_GEMM, err);
+		return tpp_bk_lacks(b, TPP_BK_OP_GEMM, err);
 	return b->ops->gemm(b, prec, m, n, k, A, B, C, err);
 }
 
 int tpp_backend_flush(struct tpp_backend *b, struct tpp_err *err)
 {
 	if (!b->ops->flush)
-		return lacks(b, TPP_BK_OP_FLUSH, err);
+		return tpp_bk_lacks(b, TPP_BK_OP_FLUSH, err);
 	return b->ops->flush(b, err);
 }
 

@@ -49,14 +49,20 @@ endif()
 
 set(_tpp_bench_src
   ${CMAKE_CURRENT_SOURCE_DIR}/bench.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/backend_ext.c
   ${CMAKE_CURRENT_SOURCE_DIR}/backend_cpu.c)
 set(_tpp_bench_cuda OFF)
 if(TPP_WITH_CUDA AND TPP_WITH_NCCL)
-  list(APPEND _tpp_bench_src ${CMAKE_CURRENT_SOURCE_DIR}/backend_cuda.c)
+  list(APPEND _tpp_bench_src ${CMAKE_CURRENT_SOURCE_DIR}/backend_cuda.c
+       ${CMAKE_CURRENT_SOURCE_DIR}/backend_cuda_kernels.cu)
   set(_tpp_bench_cuda ON)
 endif()
 
 add_library(tpp_bench STATIC ${_tpp_bench_src})
+if(_tpp_bench_cuda AND NOT CMAKE_CUDA_ARCHITECTURES)
+  # the exec kernels: Ampere and Hopper unless the user chose
+  set_property(TARGET tpp_bench PROPERTY CUDA_ARCHITECTURES 80 90)
+endif()
 target_include_directories(tpp_bench PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
 target_include_directories(tpp_bench PRIVATE ${TPP_CBLAS_INCLUDE_DIR})
 target_link_libraries(tpp_bench PUBLIC tpp_calibrate MPI::MPI_C)

@@ -1,0 +1,392 @@
+/*
+ * cmd_exec.c - `tpplan exec`: run a layout's transformer layers sharded on
+ * the ranks of an MPI job (exec/exec.h), check them against the unsharded
+ * fp64 reference and print each phase's measured time beside the cost
+ * model's prediction for the same layout on the cluster / calibration.
+ *
+ * Data flow: options, --layout or --plan (a `tpplan --json` file:
+ * .layouts[0].layout_arg) --> tpp_bench_init (MPI) --> tpp_exec_run
+ * (every rank) --> rank 0: tpp_exec_predict --> table or JSON on stdout.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "calibration.h"
+#include "cli.h"
+#ifdef TPP_HAVE_EXEC
+#include "bench.h"
+#include "exec.h"
+#endif
+
+struct optdoc {
+	struct option opt;
+	const char *arg, *help;
+};
+
+enum {
+	O_HELP = 'h',
+	O_MODEL = 1000, O_CLUSTER, O_CALIBRATION, O_LAYOUT, O_PLAN, O_LAYERS,
+	O_MICRO, O_SCALE, O_HIDDEN, O_HEADS, O_FFN, O_SEQ, O_PREC, O_BACKEND,
+	O_ITERS, O_WARMUP, O_TIMEOUT, O_JSON, O_WRONG, O_NO_CHECK, O_SEED,
+};
+
+static const struct optdoc opts[] = {
+	{{"model", required_argument, 0, O_MODEL}, "NAME|FILE", "model whose layer shape is run (default: hidden 64, heads 4, ffn 256, seq 32)"},
+	{{"cluster", required_argument, 0, O_CLUSTER}, "NAME|FILE", "cluster for the predictions (default dgx-a100)"},
+	{{"calibration", required_argument, 0, O_CALIBRATION}, "FILE", "calibration of this machine for the predictions (`tpplan calibrate`)"},
+	{{"layout", required_argument, 0, O_LAYOUT}, "L", "tp=..,pp=..,dp=..,sp=..,mbs=.. (unset: 1; dp: the rest of the ranks)"},
+	{{"plan", required_argument, 0, O_PLAN}, "FILE", "take the layout from `tpplan --json` output (.layouts[0].layout_arg)"},
+	{{"layers", required_argument, 0, O_LAYERS}, "N", "transformer layers run in all (default 2; >= pp)"},
+	{{"microbatches", required_argument, 0, O_MICRO}, "N", "micro-batches per DP replica per step (default 2)"},
+	{{"scale-down", required_argument, 0, O_SCALE}, "F", "divide the model's hidden, ffn and sequence by F (heads kept) to fit a small machine"},
+	{{"hidden", required_argument, 0, O_HIDDEN}, "H", "override the hidden size"},
+	{{"heads", required_argument, 0, O_HEADS}, "A", "override the attention heads"},
+	{{"ffn", required_argument, 0, O_FFN}, "F", "override the MLP width"},
+	{{"seq", required_argument, 0, O_SEQ}, "S", "override the sequence length"},
+	{{"precision", required_argument, 0, O_PREC}, "P", "GEMM arithmetic: fp32 (cpu; default), bf16, fp16 or tf32 (cuda; default bf16)"},
+	{{"backend", required_argument, 0, O_BACKEND}, "NAME", "cpu (MPI + BLAS, default) or cuda (cuBLAS + NCCL)"},
+	{{"iters", required_argument, 0, O_ITERS}, "N", "timed steps (default 5)"},
+	{{"warmup", required_argument, 0, O_WARMUP}, "N", "untimed steps before them (default 2)"},
+	{{"timeout", required_argument, 0, O_TIMEOUT}, "S", "end the whole run when a step stalls longer than S s (default 120, 0 = never)"},
+	{{"json", no_argument, 0, O_JSON}, NULL, "print the result as JSON (schema tpplan.exec/v1)"},
+	{{"no-check", no_argument, 0, O_NO_CHECK}, NULL, "skip the comparison with the fp64 reference (large shapes)"},
+	{{"seed", required_argument, 0, O_SEED}, "N", "seed of weights and inputs (default 1)"},
+	{{"wrong-shard", no_argument, 0, O_WRONG}, NULL, NULL}, /* test hook: the check must fail */
+	{{"help", no_argument, 0, O_HELP}, NULL, "this help"},
+};
+
+static void exec_usage(FILE *f)
+{
+	size_t i;
+	fprintf(f,
+		"usage: mpiexec -np N tpplan exec [--model M] [--layout L | --plan FILE] [options]\n\n"
+		"Runs transformer layers sharded as the layout says (Megatron tensor\n"
+		"parallelism, sequence parallelism with sp=1, pipeline stages run all\n"
+		"forwards then all backwards, DP gradient all-reduce), checks outputs and\n"
+		"gradients against an unsharded fp64 run on rank 0, and prints each phase's\n"
+		"measured time (median over --iters steps, slowest rank) beside the cost\n"
+		"model's prediction.  N must equal tp*pp*dp.\n\n");
+	for (i = 0; i < TPP_ARRAY_LEN(opts); i++) {
+		char left[64];
+		if (!opts[i].help)
+			continue;
+		snprintf(left, sizeof(left), "--%s%s%s", opts[i].opt.name,
+			 opts[i].arg ? " " : "", opts[i].arg ? opts[i].arg : "");
+		fprintf(f, "  %-24s %s\n", left, opts[i].help);
+	}
+	fprintf(f, "\nexit codes: 0 ok, 1 the numerics check failed, 2 usage, 3 input error,\n"
+		   "4 backend or system error (including a --timeout abort or a dead rank)\n");
+}
+
+/* .layouts[0].layout_arg of a `tpplan --json` file into buf. */
+static int plan_layout(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+	char *text, *p, *q;
+	long n;
+	int rc = TPP_E_INPUT;
+	if (!f) {
+		fprintf(stderr, "tpplan: --plan %s: cannot open\n", path);
+		return TPP_E_INPUT;
+	}
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	text = n >= 0 ? malloc((size_t)n + 1) : NULL;
+	if (!text || fread(text, 1, (size_t)n, f) != (size_t)n) {
+		fprintf(stderr, "tpplan: --plan %s: cannot read\n", path);
+		goto out;
+	}
+	text[n] = '\0';
+	p = strstr(text, "\"layouts\"");
+	p = p ? strstr(p, "\"layout_arg\"") : NULL;
+	p = p ? strchr(p + 12, '"') : NULL;
+	q = p ? strchr(p + 1, '"') : NULL;
+	if (!p || !q || (size_t)(q - p - 1) >= size) {
+		fprintf(stderr, "tpplan: --plan %s: no .layouts[0].layout_arg (is it `tpplan --json` output with a feasible layout?)\n",
+			path);
+		goto out;
+	}
+	memcpy(buf, p + 1, (size_t)(q - p - 1));
+	buf[q - p - 1] = '\0';
+	rc = TPP_OK;
+out:
+	free(text);
+	fclose(f);
+	return rc;
+}
+
+int tpp_cmd_exec(int argc, char **argv)
+{
+	struct option lo[TPP_ARRAY_LEN(opts) + 1];
+	const char *model_arg = NULL, *cluster_arg = "dgx-a100", *cal_arg = NULL;
+	const char *layout_arg = NULL, *plan_arg = NULL, *backend = "cpu";
+	int layers = 2, micro = 2, hidden = 0, heads = 0, ffn = 0, seq = 0;
+	int prec = -1, iters = 5, warmup = 2, timeout = 120, json = 0, wrong = 0;
+	int check = 1, seed = 1, ch, rc = TPP_OK;
+	double scale = 1;
+	char planbuf[512];
+	struct tpp_search s;
+	struct tpp_err err;
+	size_t i;
+
+	for (i = 0; i < TPP_ARRAY_LEN(opts); i++)
+		lo[i] = opts[i].opt;
+	memset(&lo[i], 0, sizeof(lo[i]));
+	optind = 1;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
+		rc = TPP_OK;
+		switch (ch) {
+		case O_MODEL: model_arg = optarg; break;
+		case O_CLUSTER: cluster_arg = optarg; break;
+		case O_CALIBRATION: cal_arg = optarg; break;
+		case O_LAYOUT: layout_arg = optarg; break;
+		case O_PLAN: plan_arg = optarg; break;
+		case O_LAYERS: rc = tpp_cli_int("--layers", optarg, 1, 4096, &layers); break;
+		case O_MICRO: rc = tpp_cli_int("--microbatches", optarg, 1, 4096, &micro); break;
+		case O_SCALE: rc = tpp_cli_double("--scale-down", optarg, 1, 1e6, &scale); break;
+		case O_HIDDEN: rc = tpp_cli_int("--hidden", optarg, 1, 1 << 20, &hidden); break;
+		case O_HEADS: rc = tpp_cli_int("--heads", optarg, 1, 1 << 16, &heads); break;
+		case O_FFN: rc = tpp_cli_int("--ffn", optarg, 1, 1 << 22, &ffn); break;
+		case O_SEQ: rc = tpp_cli_int("--seq", optarg, 1, 1 << 22, &seq); break;
+		case O_PREC:
+			prec = tpp_prec_parse(optarg);
+			if (prec < 0 || prec == TPP_PREC_FP8) {
+				fprintf(stderr, "tpplan: --precision: expected fp32, tf32, bf16 or fp16, got '%s'\n", optarg);
+				rc = TPP_E_USAGE;
+			}
+			break;
+		case O_BACKEND: backend = optarg; break;
+		case O_ITERS: rc = tpp_cli_int("--iters", optarg, 1, 100000, &iters); break;
+		case O_WARMUP: rc = tpp_cli_int("--warmup", optarg, 0, 100000, &warmup); break;
+		case O_TIMEOUT: rc = tpp_cli_int("--timeout", optarg, 0, 7 * 86400, &timeout); break;
+		case O_JSON: json = 1; break;
+		case O_WRONG: wrong = 1; break;
+		case O_NO_CHECK: check = 0; break;
+		case O_SEED: rc = tpp_cli_int("--seed", optarg, 0, 1 << 30, &seed); break;
+		case O_HELP: exec_usage(stdout); return TPP_OK;
+		case ':':
+			fprintf(stderr, "tpplan: option %s needs a value\n", argv[optind - 1]);
+			return TPP_E_USAGE;
+		default:
+			fprintf(stderr, "tpplan: unknown option '%s' (try `tpplan exec --help`)\n",
+				argv[optind - 1]);
+			return TPP_E_USAGE;
+		}
+		if (rc)
+			return rc;
+	}
+	if (optind < argc) {
+		fprintf(stderr, "tpplan: unexpected argument '%s'\n", argv[optind]);
+		return TPP_E_USAGE;
+	}
+	if (layout_arg && plan_arg) {
+		fprintf(stderr, "tpplan: exec: give --layout or --plan, not both\n");
+		return TPP_E_USAGE;
+	}
+	if (strcmp(backend, "cpu") && strcmp(backend, "cuda")) {
+		fprintf(stderr, "tpplan: --backend: expected cpu or cuda, got '%s'\n", backend);
+		return TPP_E_USAGE;
+	}
+	if (prec < 0)
+		prec = strcmp(backend, "cpu") ? TPP_PREC_BF16 : TPP_PREC_FP32;
+	if (!strcmp(backend, "cpu") && prec != TPP_PREC_FP32) {
+		fprintf(stderr, "tpplan: exec: the cpu backend runs fp32 only (--precision fp32)\n");
+		return TPP_E_USAGE;
+	}
+	if (plan_arg) {
+		if ((rc = plan_layout(plan_arg, planbuf, sizeof(planbuf))))
+			return rc;
+		layout_arg = planbuf;
+	}
+	tpp_search_default(&s, 1, 1);
+	if (layout_arg && (rc = tpp_cli_parse_layout(layout_arg, &s, &err))) {
+		fprintf(stderr, "tpplan: %s\n", err.msg);
+		return rc;
+	}
+	if ((s.cp != TPP_FREE && s.cp > 1) || (s.vp != TPP_FREE && s.vp > 1)) {
+		fprintf(stderr, "tpplan: exec: layout %s: cp > 1 and vp > 1 are not run by exec yet\n",
+			layout_arg);
+		return TPP_E_USAGE;
+	}
+#ifndef TPP_HAVE_EXEC
+	(void)model_arg; (void)cluster_arg; (void)cal_arg; (void)layers; (void)micro;
+	(void)scale; (void)hidden; (void)heads; (void)ffn; (void)seq; (void)iters;
+	(void)warmup; (void)timeout; (void)json; (void)wrong; (void)check; (void)seed;
+	fprintf(stderr, "tpplan was built without MPI; exec is not available\n");
+	return TPP_E_SYSTEM;
+#else
+	{
+		struct tpp_exec_opts o;
+		struct tpp_exec_result res;
+		struct tpp_cluster *cluster = NULL;
+		int rank = 0, size = 1;
+		double pred[TPP_PH__COUNT];
+		char note[512] = "", lb[160];
+
+		tpp_exec_opts_default(&o);
+		if (model_arg) {
+			struct tpp_model m;
+			if ((rc = tpp_model_load(model_arg, &m, &err))) {
+				tpp_err_print(stderr, &err);
+				return rc;
+			}
+			o.shape.heads = m.heads;
+			o.shape.hidden = m.hidden;
+			o.shape.ffn = m.ffn;
+			o.shape.seq = m.seq;
+			if (scale > 1) {
+				int hd = (int)lround(m.hidden / scale / m.heads);
+				o.shape.hidden = (hd < 1 ? 1 : hd) * m.heads;
+				o.shape.ffn = (int)lround(m.ffn / scale);
+				o.shape.seq = (int)lround(m.seq / scale);
+				if (o.shape.ffn < 1) o.shape.ffn = 1;
+				if (o.shape.seq < 1) o.shape.seq = 1;
+			}
+		}
+		if (hidden) o.shape.hidden = hidden;
+		if (heads) o.shape.heads = heads;
+		if (ffn) o.shape.ffn = ffn;
+		if (seq) o.shape.seq = seq;
+		if (o.shape.hidden % o.shape.heads) {
+			fprintf(stderr, "tpplan: exec: heads %d do not divide hidden %d\n",
+				o.shape.heads, o.shape.hidden);
+			return TPP_E_USAGE;
+		}
+		o.backend = backend;
+		o.prec = (enum tpp_prec)prec;
+		o.tp = s.tp == TPP_FREE ? 1 : s.tp;
+		o.pp = s.pp == TPP_FREE ? 1 : s.pp;
+		o.sp = s.sp == TPP_FREE ? 0 : s.sp;
+		o.shape.mbs = s.mbs == TPP_FREE ? 1 : s.mbs;
+		o.layers = layers;
+		o.microbatches = micro;
+		o.iters = iters;
+		o.warmup = warmup;
+		o.timeout_s = timeout;
+		o.check = check;
+		o.wrong_shard = wrong;
+		o.seed = (unsigned long long)seed;
+
+		cluster = malloc(sizeof(*cluster));
+		if (!cluster) {
+			fprintf(stderr, "tpplan: out of memory\n");
+			return TPP_E_SYSTEM;
+		}
+		if ((rc = tpp_cluster_load(cluster_arg, NULL, cluster, &err))) {
+			tpp_err_print(stderr, &err);
+			free(cluster);
+			return rc;
+		}
+		if (!cal_arg && cluster->calibration[0])
+			cal_arg = cluster->calibration;
+		if (cal_arg) {
+			struct tpp_calibration *cal = malloc(sizeof(*cal));
+			char path[sizeof(cluster->calibration)];
+			tpp_strlcpy(path, cal_arg, sizeof(path));
+			rc = cal ? tpp_cal_load(path, cal, &err) : TPP_E_SYSTEM;
+			if (rc) {
+				if (cal)
+					tpp_err_print(stderr, &err);
+				free(cal);
+				free(cluster);
+				return rc;
+			}
+			tpp_cal_apply(cal, path, cluster);
+			free(cal);
+		}
+
+		if ((rc = tpp_bench_init(&rank, &size, &err))) {
+			tpp_err_print(stderr, &err);
+			free(cluster);
+			return rc;
+		}
+		if (s.dp == TPP_FREE)
+			o.dp = size % (o.tp * o.pp) ? 1 : (size / (o.tp * o.pp) ? size / (o.tp * o.pp) : 1);
+		else
+			o.dp = s.dp;
+		rc = tpp_exec_run(&o, &res, &err);
+		if (rc && rank == 0) {
+			fprintf(stderr, "tpplan: exec: ");
+			tpp_err_print(stderr, &err);
+		}
+		if (rank == 0 && (rc == TPP_OK || rc == TPP_E_INFEASIBLE)) {
+			int p;
+			snprintf(lb, sizeof(lb), "tp=%d,pp=%d,dp=%d,sp=%d,mbs=%d", o.tp, o.pp,
+				 o.dp, o.sp, o.shape.mbs);
+			tpp_exec_predict(&o, cluster, &res, pred, note, sizeof(note));
+			if (json) {
+				printf("{\n  \"schema\": \"tpplan.exec/v1\",\n  \"status\": \"%s\",\n",
+				       rc ? "check_failed" : "ok");
+				printf("  \"backend\": \"%s\",\n  \"precision\": \"%s\",\n  \"ranks\": %d,\n",
+				       o.backend, tpp_prec_names[o.prec], res.ranks);
+				printf("  \"layout_arg\": \"%s\",\n", lb);
+				printf("  \"shape\": {\"hidden\": %d, \"heads\": %d, \"ffn\": %d, \"seq\": %d, \"mbs\": %d, \"layers\": %d, \"microbatches\": %d},\n",
+				       o.shape.hidden, o.shape.heads, o.shape.ffn, o.shape.seq,
+				       o.shape.mbs, o.layers, o.microbatches);
+				printf("  \"cluster\": ");
+				tpp_json_str(stdout, cluster->name);
+				printf(",\n  \"calibration\": ");
+				if (cal_arg)
+					tpp_json_str(stdout, cal_arg);
+				else
+					printf("null");
+				printf(",\n  \"iters\": %d,\n  \"warmup\": %d,\n  \"phases\": [\n", o.iters, o.warmup);
+				for (p = 0; p < TPP_PH__COUNT; p++) {
+					printf("    {\"phase\": \"%s\", \"count\": %d, \"measured_s\": %.6e, \"predicted_s\": ",
+					       tpp_exec_phase_names[p], res.count[p], res.measured_s[p]);
+					if (pred[p] >= 0 && res.count[p])
+						printf("%.6e, \"error\": %.4f}", pred[p],
+						       res.measured_s[p] > 0 ? (pred[p] - res.measured_s[p]) / res.measured_s[p] : 0);
+					else
+						printf("null, \"error\": null}");
+					printf("%s\n", p + 1 < TPP_PH__COUNT ? "," : "");
+				}
+				printf("  ],\n  \"check\": ");
+				if (res.checked)
+					printf("{\"pass\": %s, \"tolerance\": %.3g, \"err_output\": %.3e, \"err_input_grad\": %.3e, \"err_weight_grad\": %.3e}\n",
+					       rc ? "false" : "true", res.tol, res.err_out, res.err_dx, res.err_dw);
+				else
+					printf("null\n");
+				printf("}\n");
+			} else {
+				printf("tpplan exec: %s on %d rank%s (%s), backend %s, %s\n", lb, res.ranks,
+				       res.ranks == 1 ? "" : "s", "TP innermost, then DP, then PP",
+				       o.backend, tpp_prec_names[o.prec]);
+				printf("layers: %d x (hidden %d, heads %d, ffn %d, seq %d), %d micro-batch%s of %d per replica, all-forward-then-all-backward\n",
+				       o.layers, o.shape.hidden, o.shape.heads, o.shape.ffn, o.shape.seq,
+				       o.microbatches, o.microbatches == 1 ? "" : "es", o.shape.mbs);
+				printf("predictions: %s%s%s; times per step on the slowest rank, median of %d after %d warm-up\n\n",
+				       cluster->name, cal_arg ? " with " : "", cal_arg ? cal_arg : "",
+				       o.iters, o.warmup);
+				printf("%-24s %6s %13s %13s %9s\n", "phase", "count", "measured_s", "predicted_s", "error");
+				for (p = 0; p < TPP_PH__COUNT; p++) {
+					if (!res.count[p])
+						continue;
+					printf("%-24s %6d %13.6e ", tpp_exec_phase_names[p], res.count[p],
+					       res.measured_s[p]);
+					if (pred[p] >= 0)
+						printf("%13.6e %+8.1f%%\n", pred[p],
+						       res.measured_s[p] > 0 ? 100 * (pred[p] - res.measured_s[p]) / res.measured_s[p] : 0);
+					else
+						printf("%13s %9s\n", "-", "-");
+				}
+				if (note[0])
+					printf("note: %s\n", note);
+				if (res.checked)
+					printf("\nnumerics vs fp64 reference (max |err| / max |ref|, tolerance %.1e): output %.2e, input grad %.2e, weight grads %.2e: %s\n",
+					       res.tol, res.err_out, res.err_dx, res.err_dw,
+					       rc ? "FAILED" : "pass");
+				else
+					printf("\nnumerics: not checked (--no-check)\n");
+			}
+		}
+		tpp_bench_finalize();
+		free(cluster);
+		return rc;
+	}
+#endif
+}

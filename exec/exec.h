@@ -1,0 +1,105 @@
+/*
+ * exec.h - `tpplan exec`: run a layout's transformer layers sharded as the
+ * layout says (Megatron tensor parallelism, optional sequence parallelism,
+ * pipeline stages, data-parallel replicas) on the ranks of an MPI job over
+ * a backend (calibrate/backend.h: cpu or cuda), check the numbers against
+ * an unsharded fp64 reference on rank 0 and time each phase.
+ *
+ * Data flow: cli/cmd_exec.c --tpp_exec_run (every rank)--> measured phases
+ * and numerics on rank 0 --tpp_exec_predict--> the cost model's figures for
+ * the same phases --> table / JSON.  No MPI types here.
+ *
+ * The layer (GPT block, no biases, LayerNorm without affine parameters):
+ *   a = x + RowPar(Attn(ColPar(LN(x))))   out = a + RowPar(GeLU(ColPar(LN(a))))
+ * Weights and inputs are drawn from a seed by position (every rank builds
+ * its shard, rank 0 the whole), the backward starts from a random output
+ * gradient, gradients are summed over micro-batches and DP replicas.
+ * Pipeline schedule: all forwards, then all backwards (GPipe order).
+ */
+#ifndef TPP_EXEC_H
+#define TPP_EXEC_H
+
+#include "cost.h"
+
+/* Shape of the layers that are run. */
+struct tpp_exec_shape {
+	int hidden, heads, ffn, seq, mbs;
+};
+
+struct tpp_exec_opts {
+	const char *backend;     /* "cpu" or "cuda" */
+	enum tpp_prec prec;      /* GEMM arithmetic: fp32 (cpu), bf16/fp16/tf32 (cuda) */
+	struct tpp_exec_shape shape;
+	int tp, pp, dp, sp;      /* world size must be tp*pp*dp */
+	int layers;              /* transformer layers in all (>= pp) */
+	int microbatches;        /* per DP replica per step */
+	int iters, warmup;       /* timed and untimed steps */
+	int timeout_s;           /* abort the job when a step stalls; 0 never */
+	int check;               /* compare with the fp64 reference */
+	int wrong_shard;         /* test hook: shard fc1 wrongly (must fail) */
+	unsigned long long seed;
+};
+/* Defaults: cpu, fp32, tp=pp=dp=1, 2 layers, 2 micro-batches, 5 timed
+ * steps after 2 warm-up, timeout 120 s, check on, seed 1. */
+void tpp_exec_opts_default(struct tpp_exec_opts *o);
+
+enum tpp_exec_phase {
+	TPP_PH_GEMM_QKV,   /* forward GEMMs, per layer and micro-batch */
+	TPP_PH_GEMM_PROJ,
+	TPP_PH_GEMM_FC1,
+	TPP_PH_GEMM_FC2,
+	TPP_PH_GEMM_BWD,   /* the backward GEMMs of the four (input + weight grads) */
+	TPP_PH_ATTN_FWD,   /* score and context GEMMs + causal softmax, all local heads */
+	TPP_PH_ATTN_BWD,
+	TPP_PH_ELEMWISE,   /* LayerNorm, GeLU, residuals, fwd + bwd */
+	TPP_PH_TP_AR,      /* TP all-reduces (2 forward + 2 backward per layer) */
+	TPP_PH_TP_AG,      /* sequence parallel: TP all-gathers */
+	TPP_PH_TP_RS,      /* sequence parallel: TP reduce-scatters */
+	TPP_PH_PP_P2P,     /* stage-to-stage sends and receives */
+	TPP_PH_DP_AR,      /* DP gradient all-reduce */
+	TPP_PH_LAYER_FWD,  /* whole layer forward */
+	TPP_PH_LAYER_BWD,  /* whole layer backward */
+	TPP_PH_STEP,       /* whole step */
+	TPP_PH__COUNT
+};
+extern const char *const tpp_exec_phase_names[TPP_PH__COUNT];
+
+struct tpp_exec_result {
+	/* per step, on the busiest rank (max over ranks of the median over
+	 * the timed steps), seconds; count = occurrences per step there */
+	double measured_s[TPP_PH__COUNT];
+	int count[TPP_PH__COUNT];
+	/* numerics (rank 0): max |got - ref| / max |ref| over the tensors */
+	int checked;
+	double err_out, err_dx, err_dw, tol;
+	char worst[128];         /* the tensor with the largest error */
+	int ranks;
+};
+
+/*
+ * Run on every rank of MPI_COMM_WORLD (MPI already initialised).  Returns
+ * the same status on every rank: TPP_OK, TPP_E_INFEASIBLE (the numerics
+ * check failed; result filled), TPP_E_USAGE (bad options or a layout that
+ * does not divide the shape), TPP_E_SYSTEM (backend / MPI).  The result is
+ * complete on rank 0 only.  Test hook: TPP_EXEC_TEST_DIE=R makes world
+ * rank R _exit(9) in the middle of the first timed step.
+ */
+int tpp_exec_run(const struct tpp_exec_opts *o, struct tpp_exec_result *res,
+		 struct tpp_err *err);
+
+/* Relative tolerance of the check for GEMM arithmetic `prec`. */
+double tpp_exec_tolerance(enum tpp_prec prec);
+
+/*
+ * The cost model's time for each phase per step on the busiest rank, for
+ * the same shape, layout and counts (predicted[i] < 0: the model has no
+ * figure).  `elem_bytes`: bytes per activation element on the wire.
+ * step_s comes from tpp_cost_eval of the executed model (optimizer
+ * excluded); *note gets a line when a figure is missing.
+ */
+void tpp_exec_predict(const struct tpp_exec_opts *o, const struct tpp_cluster *c,
+		      const struct tpp_exec_result *r,
+		      double predicted_s[TPP_PH__COUNT], char *note,
+		      size_t note_size);
+
+#endif

@@ -1,0 +1,902 @@
+/*
+ * run.c - `tpplan exec` on every rank: the rank grid (TP innermost, then
+ * DP, then PP, as Megatron orders them; communicators by MPI_Comm_split),
+ * the sharded GPT block forward and backward on a backend (Megatron-LM,
+ * Shoeybi et al. 2019 s3; sequence parallelism, Korthikanti et al. 2022
+ * s4.2.2), pipeline stages with point-to-point transfers (all forwards
+ * then all backwards), the DP gradient all-reduce, per-phase timing, the
+ * watchdog, and the comparison with the fp64 reference (ref.c) on rank 0.
+ *
+ * Every backend call is timed on its own (tpp_backend_time_begin/end,
+ * which wait for the work), so the wall clock around a layer or a step
+ * measures the same serial work.  Gradients are summed, not averaged.
+ */
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backend_impl.h"
+#include "exec_impl.h"
+
+const char *const tpp_exec_phase_names[TPP_PH__COUNT] = {
+	[TPP_PH_GEMM_QKV] = "gemm qkv (fwd)",
+	[TPP_PH_GEMM_PROJ] = "gemm proj (fwd)",
+	[TPP_PH_GEMM_FC1] = "gemm fc1 (fwd)",
+	[TPP_PH_GEMM_FC2] = "gemm fc2 (fwd)",
+	[TPP_PH_GEMM_BWD] = "gemm bwd (dgrad+wgrad)",
+	[TPP_PH_ATTN_FWD] = "attention core fwd",
+	[TPP_PH_ATTN_BWD] = "attention core bwd",
+	[TPP_PH_ELEMWISE] = "element-wise",
+	[TPP_PH_TP_AR] = "tp all_reduce",
+	[TPP_PH_TP_AG] = "tp all_gather",
+	[TPP_PH_TP_RS] = "tp reduce_scatter",
+	[TPP_PH_PP_P2P] = "pp send/recv",
+	[TPP_PH_DP_AR] = "dp all_reduce",
+	[TPP_PH_LAYER_FWD] = "layer fwd",
+	[TPP_PH_LAYER_BWD] = "layer bwd",
+	[TPP_PH_STEP] = "step",
+};
+
+void tpp_exec_opts_default(struct tpp_exec_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->backend = "cpu";
+	o->prec = TPP_PREC_FP32;
+	o->shape = (struct tpp_exec_shape){64, 4, 256, 32, 1};
+	o->tp = o->pp = o->dp = 1;
+	o->layers = 2;
+	o->microbatches = 2;
+	o->iters = 5;
+	o->warmup = 2;
+	o->timeout_s = 120;
+	o->check = 1;
+	o->seed = 1;
+}
+
+double tpp_exec_tolerance(enum tpp_prec prec)
+{
+	switch (prec) {
+	case TPP_PREC_FP32: return 1e-3;
+	case TPP_PREC_TF32: return 2e-2;
+	case TPP_PREC_FP16: return 2e-2;
+	default: return 6e-2;
+	}
+}
+
+/* activations of one layer and micro-batch kept for the backward */
+struct lcache {
+	float *ln1, *mu1, *rs1, *qkv, *p, *ctx, *x2, *ln2, *mu2, *rs2, *u, *g;
+};
+
+struct ex {
+	const struct tpp_exec_opts *o;
+	struct tpp_backend *b;
+	struct tpp_err *err;
+	int wrank, wsize, tpr, ppr, dpr;
+	struct tpp_bk_comm *tpc, *dpc, *ppc;
+	int T, Tl, h, f, a, d, hl, fl, al, S, M;
+	int l0, nl;
+	float *W[64][TPP_W__COUNT], *dW[64][TPP_W__COUNT], *dWall, *dWsum;
+	size_t wn[TPP_W__COUNT], dWn;
+	struct lcache *lc;    /* [nl * M] */
+	float **xs;           /* [M * (nl + 1)]: stage input, layer outputs */
+	float **dxs;          /* [M]: gradient wrt the stage input */
+	float **dys;          /* [M]: gradient wrt the stage output */
+	float *tF, *tF2, *tL, *gA, *gB, *dx2b, *dqkv, *dctx, *dg, *dp;
+	void **bufs;
+	int nbufs, capbufs;
+	double acc[TPP_PH__COUNT];
+	int cnt[TPP_PH__COUNT];
+	int die_rank, dying;
+};
+
+/* ---- watchdog (every rank, SIGALRM -> MPI_Abort) --------------------------- */
+
+static char wd_msg[512];
+static size_t wd_len;
+static volatile sig_atomic_t wd_fired;
+
+static void wd_handler(int sig)
+{
+	ssize_t w;
+	(void)sig;
+	if (wd_fired)
+		_exit(TPP_E_SYSTEM);
+	wd_fired = 1;
+	w = write(STDERR_FILENO, wd_msg, wd_len);
+	(void)w;
+	alarm(10);
+	MPI_Abort(MPI_COMM_WORLD, TPP_E_SYSTEM);
+	_exit(TPP_E_SYSTEM);
+}
+
+static void wd_arm(const struct ex *E, const char *what)
+{
+	struct sigaction sa;
+	if (E->o->timeout_s <= 0)
+		return;
+	alarm(0);
+	snprintf(wd_msg, sizeof(wd_msg),
+		 "tpplan: exec: rank %d: %s did not finish within %d s (--timeout); a rank died or a collective stalled, aborting the run\n",
+		 E->wrank, what, E->o->timeout_s);
+	wd_len = strlen(wd_msg);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = wd_handler;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);
+	alarm((unsigned)E->o->timeout_s);
+}
+
+static void wd_disarm(const struct ex *E)
+{
+	if (E->o->timeout_s > 0)
+		alarm(0);
+}
+
+/* ---- buffers ---------------------------------------------------------------- */
+
+/* A zeroed backend buffer of n floats, freed at the end. */
+static int balloc(struct ex *E, size_t n, float **out)
+{
+	void *p;
+	float *zero;
+	int rc;
+	if (E->nbufs == E->capbufs) {
+		int cap = E->capbufs ? E->capbufs * 2 : 64;
+		void **nb = realloc(E->bufs, sizeof(*nb) * (size_t)cap);
+		if (!nb)
+			return tpp_err_set(E->err, TPP_E_SYSTEM, NULL, 0, 0, "out of memory");
+		E->bufs = nb;
+		E->capbufs = cap;
+	}
+	if (n == 0)
+		n = 1;
+	if ((rc = tpp_backend_alloc(E->b, n * sizeof(float), &p, E->err)))
+		return rc;
+	E->bufs[E->nbufs++] = p;
+	zero = calloc(n, sizeof(float));
+	if (!zero)
+		return tpp_err_set(E->err, TPP_E_SYSTEM, NULL, 0, 0, "out of memory");
+	rc = tpp_backend_upload(E->b, p, zero, n * sizeof(float), E->err);
+	free(zero);
+	if (rc)
+		return rc;
+	*out = p;
+	return TPP_OK;
+}
+
+/* ---- timed operations ------------------------------------------------------- */
+
+#define OP(E, ph, call)                                                        \
+	do {                                                                   \
+		double s_;                                                     \
+		if ((rc = tpp_backend_time_begin((E)->b, (E)->err)))           \
+			return rc;                                             \
+		if ((rc = (call)))                                             \
+			return rc;                                             \
+		if ((rc = tpp_backend_time_end((E)->b, &s_, (E)->err)))        \
+			return rc;                                             \
+		(E)->acc[ph] += s_;                                            \
+		(E)->cnt[ph]++;                                                \
+	} while (0)
+
+/* row-major C[M,N] = alpha op(A) op(B) + beta C */
+static int mm(struct ex *E, int ta, int tb, int M, int N, int K, float alpha,
+	      const float *A, int lda, const float *B, int ldb, float beta,
+	      float *C, int ldc)
+{
+	return tpp_backend_gemm_ex(E->b, E->o->prec, tb, ta, N, M, K, alpha, B,
+				   ldb, A, lda, beta, C, ldc, E->err);
+}
+
+#define MM(E, ph, ...) OP(E, ph, mm(E, __VA_ARGS__))
+
+/* Row-parallel output: partial [T,h] in src -> dst ([Tl,h]); tp 1: copy. */
+static int tp_reduce(struct ex *E, const float *src, float *dst)
+{
+	int rc;
+	if (E->o->tp == 1) {
+		OP(E, TPP_PH_ELEMWISE, tpp_backend_axpby(E->b, (size_t)E->T * E->h, 1, src, 0, dst, E->err));
+	} else if (E->o->sp) {
+		OP(E, TPP_PH_TP_RS, tpp_backend_coll(E->b, E->tpc, TPP_COLL_REDUCE_SCATTER, src, dst, (size_t)E->Tl * E->h, E->err));
+	} else {
+		OP(E, TPP_PH_TP_AR, tpp_backend_coll(E->b, E->tpc, TPP_COLL_ALL_REDUCE, src, dst, (size_t)E->T * E->h, E->err));
+	}
+	return TPP_OK;
+}
+
+/* Sequence parallel: local [Tl,h] -> full [T,h] (all-gather); else the
+ * local buffer is already full: *full = local. */
+static int sp_gather(struct ex *E, const float *local, float *buf, const float **full)
+{
+	int rc;
+	if (!E->o->sp) {
+		*full = local;
+		return TPP_OK;
+	}
+	OP(E, TPP_PH_TP_AG, tpp_backend_coll(E->b, E->tpc, TPP_COLL_ALL_GATHER, local, buf, (size_t)E->Tl * E->h, E->err));
+	*full = buf;
+	return TPP_OK;
+}
+
+/* ---- the layer --------------------------------------------------------------- */
+
+static int layer_fwd(struct ex *E, int li, const float *x, float *out, struct lcache *c)
+{
+	float *const *W = E->W[li];
+	int T = E->T, Tl = E->Tl, h = E->h, hl = E->hl, fl = E->fl, S = E->S;
+	int d = E->d, b, j, rc;
+	float scale = 1.0f / sqrtf((float)d);
+	const float *full;
+	size_t nl = (size_t)Tl * h;
+
+	if (E->o->sp) {
+		OP(E, TPP_PH_ELEMWISE, tpp_backend_layernorm_fwd(E->b, Tl, h, x, E->tL, c->mu1, c->rs1, E->err));
+		OP(E, TPP_PH_TP_AG, tpp_backend_coll(E->b, E->tpc, TPP_COLL_ALL_GATHER, E->tL, c->ln1, nl, E->err));
+	} else {
+		OP(E, TPP_PH_ELEMWISE, tpp_backend_layernorm_fwd(E->b, T, h, x, c->ln1, c->mu1, c->rs1, E->err));
+	}
+	MM(E, TPP_PH_GEMM_QKV, 0, 0, T, 3 * hl, h, 1, c->ln1, h, W[TPP_W_QKV], 3 * hl, 0, c->qkv, 3 * hl);
+	for (b = 0; b < E->o->shape.mbs; b++)
+		for (j = 0; j < E->al; j++) {
+			const float *q = c->qkv + (size_t)b * S * 3 * hl + (size_t)3 * d * j;
+			float *p = c->p + ((size_t)b * E->al + j) * S * S;
+			MM(E, TPP_PH_ATTN_FWD, 0, 1, S, S, d, scale, q, 3 * hl, q + d, 3 * hl, 0, p, S);
+			OP(E, TPP_PH_ATTN_FWD, tpp_backend_softmax_fwd(E->b, S, S, S, p, E->err));
+			MM(E, TPP_PH_ATTN_FWD, 0, 0, S, d, S, 1, p, S, q + 2 * d, 3 * hl, 0,
+			   c->ctx + (size_t)b * S * hl + (size_t)d * j, hl);
+		}
+	MM(E, TPP_PH_GEMM_PROJ, 0, 0, T, h, hl, 1, c->ctx, hl, W[TPP_W_PROJ], h, 0, E->tF, h);
+	if ((rc = tp_reduce(E, E->tF, E->tL)))
+		return rc;
+	OP(E, TPP_PH_ELEMWISE, tpp_backend_axpby(E->b, nl, 1, x, 0, c->x2, E->err));
+	OP(E, TPP_PH_ELEMWISE, tpp_backend_axpby(E->b, nl, 1, E->tL, 1, c->x2, E->err));
+	/* MLP */
+	if (E->o->sp) {
+		OP(E, TPP_PH_ELEMWISE, tpp_backend_layernorm_fwd(E->b, Tl, h, c->x2, E->tL, c->mu2, c->rs2, E->err));
+		OP(E, TPP_PH_TP_AG, tpp_backend_coll(E->b, E->tpc, TPP_COLL_ALL_GATHER, E->tL, c->ln2, nl, E->err));
+	} else {
+		OP(E, TPP_PH_ELEMWISE, tpp_backend_layernorm_fwd(E->b, T, h, c->x2, c->ln2, c->mu2, c->rs2, E->err));
+	}
+	MM(E, TPP_PH_GEMM_FC1, 0, 0, T, fl, h, 1, c->ln2, h, W[TPP_W_FC1], fl, 0, c->u, fl);
+	OP(E, TPP_PH_ELEMWISE, tpp_backend_gelu_fwd(E->b, (size_t)T * fl, c->u, c->g, E->err));
+	MM(E, TPP_PH_GEMM_FC2, 0, 0, T, h, fl, 1, c->g, fl, W[TPP_W_FC2], h, 0, E->tF, h);
+	if ((rc = tp_reduce(E, E->tF, E->tL)))
+		return rc;
+	OP(E, TPP_PH_ELEMWISE, tpp_backend_axpby(E->b, nl, 1, c->x2, 0, out, E->err));
+	OP(E, TPP_PH_ELEMWISE, tpp_backend_axpby(E->b, nl, 1, E->tL, 1, out, E->err));
+	(void)full;
+	return TPP_OK;
+}
+
+/* dy [Tl,h] -> dx [Tl,h]; weight gradients into dW (beta 0 on the first
+ * micro-batch of the step, then accumulated). */
+static int layer_bwd(struct ex *E, int li, const float *x, const struct lcache *c,
+		     const float *dy, float *dx, float beta)
+{
+	float *const *W = E->W[li];
+	float *const *dW = E->dW[li];
+	int T = E->T, Tl = E->Tl, h = E->h, hl = E->hl, fl = E->fl, S = E->S;
+	int d = E->d, b, j, rc;
+	float scale = 1.0f / sqrtf((float)d);
+	const float *full;
+	size_t nl = (size_t)Tl * h;
+	float *dx2 = E->dx2b;
+
+	/* MLP */
+	if ((rc = sp_gather(E, dy, E->tF2, &full)))
+		return rc;
+	MM(E, TPP_PH_GEMM_BWD, 1, 0, fl, h, T, 1, c->g, fl, full, h, beta, dW[TPP_W_FC2], h);
+	MM(E, TPP_PH_GEMM_BWD, 0, 1, T, fl, h, 1, full, h, W[TPP_W_FC2], h, 0, E->dg, fl);
+	OP(E, TPP_PH_ELEMWISE, tpp_backend_gelu_bwd(E->b, (size_t)T * fl, c->u, E->dg, E->dg, E->err));
+	MM(E, TPP_PH_GEMM_BWD, 1, 0, h, fl, T, 1, c->ln2, h, E->dg, fl, beta, dW[TPP_W_FC1], fl);
+	MM(E, TPP_PH_GEMM_BWD, 0, 1, T, h, fl, 1, E->dg, fl, W[TPP_W_FC1], fl, 0, E->tF, h);
+	if ((rc = tp_reduce(E, E->tF, E->tL)))
+		return rc;
+	OP(E, TPP_PH_ELEMWISE, tpp_backend_layernorm_bwd(E->b, Tl, h, c->x2, c->mu2, c->rs2, E->tL, dx2, E->err));
+	OP(E, TPP_PH_ELEMWISE, tpp_backend_axpby(E->b, nl, 1, dy, 1, dx2, E->err));
+	/* attention */
+	if ((rc = sp_gather(E, dx2, E->tF2, &full)))
+		return rc;
+	MM(E, TPP_PH_GEMM_BWD, 1, 0, hl, h, T, 1, c->ctx, hl, full, h, beta, dW[TPP_W_PROJ], h);
+	MM(E, TPP_PH_GEMM_BWD, 0, 1, T, hl, h, 1, full, h, W[TPP_W_PROJ], h, 0, E->dctx, hl);
+	for (b = 0; b < E->o->shape.mbs; b++)
+		for (j = 0; j < E->al; j++) {
+			size_t off = (size_t)b * S * 3 * hl + (size_t)3 * d * j;
+			const float *q = c->qkv + off;
+			const float *p = c->p + ((size_t)b * E->al + j) * S * S;
+			const float *dO = E->dctx + (size_t)b * S * hl + (size_t)d * j;
+			float *dq = E->dqkv + off;
+			MM(E, TPP_PH_ATTN_BWD, 0, 1, S, S, d, 1, dO, hl, q + 2 * d, 3 * hl, 0, E->dp, S);
+			MM(E, TPP_PH_ATTN_BWD, 1, 0, S, d, S, 1, p, S, dO, hl, 0, dq + 2 * d, 3 * hl);
+			OP(E, TPP_PH_ATTN_BWD, tpp_backend_softmax_bwd(E->b, S, S, S, p, E->dp, E->err));
+			MM(E, TPP_PH_ATTN_BWD, 0, 0, S, d, S, scale, E->dp, S, q + d, 3 * hl, 0, dq, 3 * hl);
+			MM(E, TPP_PH_ATTN_BWD, 1, 0, S, d, S, scale, E->dp, S, q, 3 * hl, 0, dq + d, 3 * hl);
+		}
+	MM(E, TPP_PH_GEMM_BWD, 1, 0, h, 3 * hl, T, 1, c->ln1, h, E->dqkv, 3 * hl, beta, dW[TPP_W_QKV], 3 * hl);
+	MM(E, TPP_PH_GEMM_BWD, 0, 1, T, h, 3 * hl, 1, E->dqkv, 3 * hl, W[TPP_W_QKV], 3 * hl, 0, E->tF, h);
+	if ((rc = tp_reduce(E, E->tF, E->tL)))
+		return rc;
+	OP(E, TPP_PH_ELEMWISE, tpp_backend_layernorm_bwd(E->b, Tl, h, x, c->mu1, c->rs1, E->tL, dx, E->err));
+	OP(E, TPP_PH_ELEMWISE, tpp_backend_axpby(E->b, nl, 1, dx2, 1, dx, E->err));
+	return TPP_OK;
+}
+
+/* ---- set-up ------------------------------------------------------------------ */
+
+static int check_opts(const struct tpp_exec_opts *o, int wsize, struct tpp_err *err)
+{
+	const struct tpp_exec_shape *s = &o->shape;
+	long T = (long)s->mbs * s->seq;
+	if (o->tp * o->pp * o->dp != wsize)
+		return tpp_err_set(err, TPP_E_USAGE, NULL, 0, 0,
+				   "the layout needs tp*pp*dp = %d*%d*%d = %d ranks, the job has %d (mpiexec -np %d)",
+				   o->tp, o->pp, o->dp, o->tp * o->pp * o->dp, wsize,
+				   o->tp * o->pp * o->dp);
+	if (s->hidden % s->heads)
+		return tpp_err_set(err, TPP_E_USAGE, NULL, 0, 0,
+				   "heads %d do not divide hidden %d", s->heads, s->hidden);
+	if (s->heads % o->tp || s->ffn % o->tp)
+		return tpp_err_set(err, TPP_E_USAGE, NULL, 0, 0,
+				   "tp=%d must divide heads %d and ffn %d", o->tp, s->heads, s->ffn);
+	if (o->sp && (o->tp < 2 || T % o->tp))
+		return tpp_err_set(err, TPP_E_USAGE, NULL, 0, 0,
+				   "sp=1 needs tp >= 2 dividing the %ld tokens of a micro-batch", T);
+	if (o->layers < o->pp || o->pp > 64 || (o->layers + o->pp - 1) / o->pp > 64)
+		return tpp_err_set(err, TPP_E_USAGE, NULL, 0, 0,
+				   "--layers %d: need pp (%d) <= layers <= 64 per stage",
+				   o->layers, o->pp);
+	if (o->prec == TPP_PREC_FP8)
+		return tpp_err_set(err, TPP_E_USAGE, NULL, 0, 0, "exec does not run fp8");
+	return TPP_OK;
+}
+
+/* Upload a shard of weight w of global layer l into dst. */
+static int upload_weight(struct ex *E, int l, enum tpp_exec_w w, float *dst)
+{
+	const struct tpp_exec_shape *s = &E->o->shape;
+	int rows, cols, lr, lc, r, c, rc;
+	float *host;
+	tpp_exec_wdims(s, w, &rows, &cols);
+	lr = (w == TPP_W_PROJ || w == TPP_W_FC2) ? rows / E->o->tp : rows;
+	lc = (w == TPP_W_QKV || w == TPP_W_FC1) ? cols / E->o->tp : cols;
+	host = malloc(sizeof(float) * (size_t)lr * lc);
+	if (!host)
+		return tpp_err_set(E->err, TPP_E_SYSTEM, NULL, 0, 0, "out of memory");
+	for (r = 0; r < lr; r++)
+		for (c = 0; c < lc; c++) {
+			int gr = r, gc = c;
+			if (lr != rows)
+				gr = E->tpr * lr + r;
+			if (lc != cols)
+				gc = E->tpr * lc + c;
+			if (w == TPP_W_FC1 && E->o->wrong_shard)
+				gc = (E->tpr * lc + c + 1) % cols; /* off by one column */
+			host[(size_t)r * lc + c] =
+				(float)tpp_exec_weight(E->o->seed, s, l, w, gr, gc);
+		}
+	rc = tpp_backend_upload(E->b, dst, host, sizeof(float) * (size_t)lr * lc, E->err);
+	free(host);
+	return rc;
+}
+
+/* Rows [row0, row0+rows) of the [T,h] tensor of tag into dst. */
+static int upload_act(struct ex *E, uint64_t tag, int row0, float *dst)
+{
+	size_t n = (size_t)E->Tl * E->h, i;
+	float *host = malloc(sizeof(float) * n);
+	int rc;
+	if (!host)
+		return tpp_err_set(E->err, TPP_E_SYSTEM, NULL, 0, 0, "out of memory");
+	for (i = 0; i < n; i++)
+		host[i] = (float)tpp_exec_rand(E->o->seed, tag, (uint64_t)row0 * E->h + i);
+	rc = tpp_backend_upload(E->b, dst, host, sizeof(float) * n, E->err);
+	free(host);
+	return rc;
+}
+
+static int comm_split(struct ex *E, int color, int key, struct tpp_bk_comm **out)
+{
+	MPI_Comm c;
+	int rc = MPI_Comm_split(MPI_COMM_WORLD, color, key, &c);
+	if (rc != MPI_SUCCESS)
+		return tpp_bk_mpi_err(E->err, rc, "MPI_Comm_split");
+	rc = tpp_backend_comm_new(E->b, &c, out, E->err);
+	MPI_Comm_free(&c);
+	return rc;
+}
+
+static int setup(struct ex *E)
+{
+	const struct tpp_exec_opts *o = E->o;
+	int tp = o->tp, dp = o->dp, i, m, w, rc;
+	size_t T, Tl, h, hl, fl, P;
+	E->tpr = E->wrank % tp;
+	E->dpr = (E->wrank / tp) % dp;
+	E->ppr = E->wrank / (tp * dp);
+	E->S = o->shape.seq;
+	E->T = o->shape.mbs * o->shape.seq;
+	E->Tl = o->sp ? E->T / tp : E->T;
+	E->h = o->shape.hidden;
+	E->f = o->shape.ffn;
+	E->a = o->shape.heads;
+	E->d = E->h / E->a;
+	E->hl = E->h / tp;
+	E->fl = E->f / tp;
+	E->al = E->a / tp;
+	E->M = o->microbatches;
+	E->l0 = 0;
+	for (i = 0; i < E->ppr; i++)
+		E->l0 += tpp_chunk_layers(o->layers, o->pp, i);
+	E->nl = tpp_chunk_layers(o->layers, o->pp, E->ppr);
+	if ((rc = comm_split(E, E->ppr * dp + E->dpr, E->tpr, &E->tpc)) ||
+	    (rc = comm_split(E, E->ppr * tp + E->tpr, E->dpr, &E->dpc)) ||
+	    (rc = comm_split(E, E->dpr * tp + E->tpr, E->ppr, &E->ppc)))
+		return rc;
+	T = (size_t)E->T; Tl = (size_t)E->Tl; h = (size_t)E->h;
+	hl = (size_t)E->hl; fl = (size_t)E->fl;
+	P = (size_t)o->shape.mbs * E->al * E->S * E->S;
+	E->wn[TPP_W_QKV] = h * 3 * hl;
+	E->wn[TPP_W_PROJ] = hl * h;
+	E->wn[TPP_W_FC1] = h * fl;
+	E->wn[TPP_W_FC2] = fl * h;
+	E->dWn = (size_t)E->nl * (E->wn[0] + E->wn[1] + E->wn[2] + E->wn[3]);
+	if ((rc = balloc(E, E->dWn, &E->dWall)))
+		return rc;
+	E->dWsum = E->dWall;
+	if (o->dp > 1 && (rc = balloc(E, E->dWn, &E->dWsum)))
+		return rc;
+	{
+		float *p = E->dWall;
+		for (i = 0; i < E->nl; i++)
+			for (w = 0; w < TPP_W__COUNT; w++) {
+				if ((rc = balloc(E, E->wn[w], &E->W[i][w])) ||
+				    (rc = upload_weight(E, E->l0 + i, (enum tpp_exec_w)w, E->W[i][w])))
+					return rc;
+				E->dW[i][w] = p;
+				p += E->wn[w];
+			}
+	}
+	E->lc = calloc((size_t)E->nl * E->M, sizeof(*E->lc));
+	E->xs = calloc((size_t)E->M * (E->nl + 1), sizeof(*E->xs));
+	E->dxs = calloc((size_t)E->M, sizeof(*E->dxs));
+	E->dys = calloc((size_t)E->M, sizeof(*E->dys));
+	if (!E->lc || !E->xs || !E->dxs || !E->dys)
+		return tpp_err_set(E->err, TPP_E_SYSTEM, NULL, 0, 0, "out of memory");
+	for (m = 0; m < E->M; m++) {
+		int gmb = E->dpr * E->M + m;
+		for (i = 0; i <= E->nl; i++)
+			if ((rc = balloc(E, Tl * h, &E->xs[m * (E->nl + 1) + i])))
+				return rc;
+		if ((rc = balloc(E, Tl * h, &E->dxs[m])) || (rc = balloc(E, Tl * h, &E->dys[m])))
+			return rc;
+		if (E->ppr == 0 &&
+		    (rc = upload_act(E, tpp_exec_tag_x(gmb), o->sp ? E->tpr * E->Tl : 0,
+				     E->xs[m * (E->nl + 1)])))
+			return rc;
+		if (E->ppr == o->pp - 1 &&
+		    (rc = upload_act(E, tpp_exec_tag_dout(gmb), o->sp ? E->tpr * E->Tl : 0,
+				     E->dys[m])))
+			return rc;
+		for (i = 0; i < E->nl; i++) {
+			struct lcache *c = &E->lc[i * E->M + m];
+			if ((rc = balloc(E, T * h, &c->ln1)) || (rc = balloc(E, Tl, &c->mu1)) ||
+			    (rc = balloc(E, Tl, &c->rs1)) || (rc = balloc(E, T * 3 * hl, &c->qkv)) ||
+			    (rc = balloc(E, P, &c->p)) || (rc = balloc(E, T * hl, &c->ctx)) ||
+			    (rc = balloc(E, Tl * h, &c->x2)) || (rc = balloc(E, T * h, &c->ln2)) ||
+			    (rc = balloc(E, Tl, &c->mu2)) || (rc = balloc(E, Tl, &c->rs2)) ||
+			    (rc = balloc(E, T * fl, &c->u)) || (rc = balloc(E, T * fl, &c->g)))
+				return rc;
+		}
+	}
+	if ((rc = balloc(E, T * h, &E->tF)) || (rc = balloc(E, T * h, &E->tF2)) ||
+	    (rc = balloc(E, T * h, &E->tL)) || (rc = balloc(E, Tl * h, &E->gA)) ||
+	    (rc = balloc(E, Tl * h, &E->gB)) || (rc = balloc(E, Tl * h, &E->dx2b)) ||
+	    (rc = balloc(E, T * 3 * hl, &E->dqkv)) || (rc = balloc(E, T * hl, &E->dctx)) ||
+	    (rc = balloc(E, T * fl, &E->dg)) || (rc = balloc(E, (size_t)E->S * E->S, &E->dp)))
+		return rc;
+	return TPP_OK;
+}
+
+/* ---- one step ------------------------------------------------------------------ */
+
+static int step(struct ex *E, int timed_first)
+{
+	const struct tpp_exec_opts *o = E->o;
+	int m, i, rc, first = 1;
+	size_t nl = (size_t)E->Tl * E->h;
+	double t0 = MPI_Wtime(), t;
+	memset(E->acc, 0, sizeof(E->acc));
+	memset(E->cnt, 0, sizeof(E->cnt));
+	for (m = 0; m < E->M; m++) {
+		float **xs = &E->xs[m * (E->nl + 1)];
+		if (E->ppr > 0)
+			OP(E, TPP_PH_PP_P2P, tpp_backend_recv(E->b, E->ppc, xs[0], nl, E->ppr - 1, E->err));
+		for (i = 0; i < E->nl; i++) {
+			t = MPI_Wtime();
+			if ((rc = layer_fwd(E, i, xs[i], xs[i + 1], &E->lc[i * E->M + m])))
+				return rc;
+			E->acc[TPP_PH_LAYER_FWD] += MPI_Wtime() - t;
+			E->cnt[TPP_PH_LAYER_FWD]++;
+		}
+		if (timed_first && E->die_rank == E->wrank) {
+			fprintf(stderr, "tpplan: exec: rank %d: TPP_EXEC_TEST_DIE: exiting now\n", E->wrank);
+			_exit(9);
+		}
+		if (E->ppr < o->pp - 1)
+			OP(E, TPP_PH_PP_P2P, tpp_backend_send(E->b, E->ppc, xs[E->nl], nl, E->ppr + 1, E->err));
+	}
+	for (m = E->M - 1; m >= 0; m--) {
+		float **xs = &E->xs[m * (E->nl + 1)];
+		const float *dy = E->dys[m];
+		if (E->ppr < o->pp - 1)
+			OP(E, TPP_PH_PP_P2P, tpp_backend_recv(E->b, E->ppc, E->dys[m], nl, E->ppr + 1, E->err));
+		for (i = E->nl - 1; i >= 0; i--) {
+			float *dx = i == 0 ? E->dxs[m] : (dy == E->gA ? E->gB : E->gA);
+			t = MPI_Wtime();
+			if ((rc = layer_bwd(E, i, xs[i], &E->lc[i * E->M + m], dy, dx, first ? 0.0f : 1.0f)))
+				return rc;
+			E->acc[TPP_PH_LAYER_BWD] += MPI_Wtime() - t;
+			E->cnt[TPP_PH_LAYER_BWD]++;
+			dy = dx;
+		}
+		first = 0;
+		if (E->ppr > 0)
+			OP(E, TPP_PH_PP_P2P, tpp_backend_send(E->b, E->ppc, E->dxs[m], nl, E->ppr - 1, E->err));
+	}
+	if (o->dp > 1)
+		OP(E, TPP_PH_DP_AR, tpp_backend_coll(E->b, E->dpc, TPP_COLL_ALL_REDUCE, E->dWall, E->dWsum, E->dWn, E->err));
+	if ((rc = tpp_backend_sync(E->b, E->err)))
+		return rc;
+	E->acc[TPP_PH_STEP] = MPI_Wtime() - t0;
+	E->cnt[TPP_PH_STEP] = 1;
+	return TPP_OK;
+}
+
+/* ---- error agreement (as calibrate/bench.c) ---------------------------------------- */
+
+static int agree(struct ex *E, int rc)
+{
+	int in[2] = {rc, E->wrank}, out[2], root;
+	char msg[sizeof(E->err->msg)];
+	MPI_Allreduce(in, out, 1, MPI_2INT, MPI_MAXLOC, MPI_COMM_WORLD);
+	if (!out[0])
+		return TPP_OK;
+	root = out[1];
+	if (root == E->wrank)
+		tpp_strlcpy(msg, E->err->msg, sizeof(msg));
+	MPI_Bcast(msg, (int)sizeof(msg), MPI_CHAR, root, MPI_COMM_WORLD);
+	if (E->wsize > 1 && strncmp(msg, "rank ", 5))
+		tpp_err_set(E->err, out[0], NULL, 0, 0, "rank %d: %s", root, msg);
+	else
+		tpp_err_set(E->err, out[0], NULL, 0, 0, "%s", msg);
+	return out[0];
+}
+
+/* ---- the check (rank 0 against the fp64 reference) ----------------------------------- */
+
+struct chk {
+	int L, G;                  /* layers, global micro-batches */
+	double *W[64 * 4], *dW[64 * 4];
+	double **out, **dx;        /* [G] of [T,h] */
+	double err[3];             /* out, dx, dw */
+	double worst;
+	char worst_name[128];
+	float *host;
+};
+
+static int reference(struct ex *E, struct chk *K)
+{
+	const struct tpp_exec_opts *o = E->o;
+	const struct tpp_exec_shape *s = &o->shape;
+	size_t Th = (size_t)E->T * E->h, i;
+	int l, w, g, r, c, rc = TPP_OK;
+	struct tpp_ref_cache *cache = calloc((size_t)K->L, sizeof(*cache));
+	double *a = malloc(sizeof(double) * Th), *bb = malloc(sizeof(double) * Th);
+	if (!cache || !a || !bb) {
+		rc = TPP_E_SYSTEM;
+		goto out;
+	}
+	for (l = 0; l < K->L; l++) {
+		if ((rc = tpp_ref_cache_new(s, &cache[l])))
+			goto out;
+		for (w = 0; w < TPP_W__COUNT; w++) {
+			int rows, cols;
+			tpp_exec_wdims(s, (enum tpp_exec_w)w, &rows, &cols);
+			K->W[l * 4 + w] = malloc(sizeof(double) * (size_t)rows * cols);
+			K->dW[l * 4 + w] = calloc((size_t)rows * cols, sizeof(double));
+			if (!K->W[l * 4 + w] || !K->dW[l * 4 + w]) {
+				rc = TPP_E_SYSTEM;
+				goto out;
+			}
+			for (r = 0; r < rows; r++)
+				for (c = 0; c < cols; c++)
+					K->W[l * 4 + w][(size_t)r * cols + c] =
+						(double)(float)tpp_exec_weight(o->seed, s, l, (enum tpp_exec_w)w, r, c);
+		}
+	}
+	for (g = 0; g < K->G; g++) {
+		K->out[g] = malloc(sizeof(double) * Th);
+		K->dx[g] = malloc(sizeof(double) * Th);
+		if (!K->out[g] || !K->dx[g]) {
+			rc = TPP_E_SYSTEM;
+			goto out;
+		}
+		for (i = 0; i < Th; i++)
+			a[i] = (float)tpp_exec_rand(o->seed, tpp_exec_tag_x(g), i);
+		for (l = 0; l < K->L; l++) {
+			tpp_ref_fwd(s, &K->W[l * 4], a, bb, &cache[l]);
+			memcpy(a, bb, sizeof(double) * Th);
+		}
+		memcpy(K->out[g], a, sizeof(double) * Th);
+		for (i = 0; i < Th; i++)
+			a[i] = (float)tpp_exec_rand(o->seed, tpp_exec_tag_dout(g), i);
+		for (l = K->L - 1; l >= 0; l--) {
+			tpp_ref_bwd(s, &K->W[l * 4], &cache[l], a, bb, &K->dW[l * 4]);
+			memcpy(a, bb, sizeof(double) * Th);
+		}
+		memcpy(K->dx[g], a, sizeof(double) * Th);
+	}
+out:
+	if (cache)
+		for (l = 0; l < K->L; l++)
+			tpp_ref_cache_free(&cache[l]);
+	free(cache);
+	free(a);
+	free(bb);
+	if (rc)
+		tpp_err_set(E->err, rc, NULL, 0, 0, "out of memory for the reference");
+	return rc;
+}
+
+/* Move n floats of rank q's backend buffer dev to rank 0's K->host. */
+static int xfer(struct ex *E, int q, const float *dev, size_t n, float *host)
+{
+	int rc;
+	if (E->wrank == q) {
+		if ((rc = tpp_backend_download(E->b, host, dev, n * sizeof(float), E->err)))
+			return rc;
+		if (q != 0 && (rc = MPI_Send(host, (int)n, MPI_FLOAT, 0, 77, MPI_COMM_WORLD)))
+			return tpp_bk_mpi_err(E->err, rc, "MPI_Send");
+	} else if (E->wrank == 0) {
+		if ((rc = MPI_Recv(host, (int)n, MPI_FLOAT, q, 77, MPI_COMM_WORLD, MPI_STATUS_IGNORE)))
+			return tpp_bk_mpi_err(E->err, rc, "MPI_Recv");
+	}
+	return TPP_OK;
+}
+
+/* rank 0: max|got - ref| / max|ref| of a rows x cols block (ref row stride ld) */
+static void compare(struct chk *K, int kind, const float *got, const double *ref,
+		    int rows, int cols, int ld, const char *name)
+{
+	double md = 0, mr = 0, e;
+	int r, c;
+	for (r = 0; r < rows; r++)
+		for (c = 0; c < cols; c++) {
+			double v = ref[(size_t)r * ld + c];
+			double dd = fabs(got[(size_t)r * cols + c] - v);
+			if (!(dd <= md))
+				md = dd; /* NaN propagates */
+			mr = fabs(v) > mr ? fabs(v) : mr;
+		}
+	e = mr > 0 ? md / mr : md;
+	if (isnan(e))
+		e = INFINITY;
+	if (e > K->err[kind])
+		K->err[kind] = e;
+	if (e > K->worst || !K->worst_name[0]) {
+		K->worst = e;
+		tpp_strlcpy(K->worst_name, name, sizeof(K->worst_name));
+	}
+}
+
+/* Every rank: rank q's results go to rank 0, which compares them. */
+static int walk(struct ex *E, struct chk *K, int q)
+{
+	const struct tpp_exec_opts *o = E->o;
+	int tp = o->tp, dp = o->dp;
+	int tpr = q % tp, dpr = (q / tp) % dp, ppr = q / (tp * dp);
+	int l0 = 0, nl, m, i, w, rc, row0 = o->sp ? tpr * E->Tl : 0;
+	size_t n = (size_t)E->Tl * E->h;
+	char name[128];
+	if (E->wrank != 0 && E->wrank != q)
+		return TPP_OK;
+	for (i = 0; i < ppr; i++)
+		l0 += tpp_chunk_layers(o->layers, o->pp, i);
+	nl = tpp_chunk_layers(o->layers, o->pp, ppr);
+	if (ppr == o->pp - 1 && (o->sp || tpr == 0))
+		for (m = 0; m < E->M; m++) {
+			int g = dpr * E->M + m;
+			if ((rc = xfer(E, q, E->xs[m * (E->nl + 1) + E->nl], n, K->host)))
+				return rc;
+			snprintf(name, sizeof(name), "output of micro-batch %d (rank %d)", g, q);
+			if (E->wrank == 0)
+				compare(K, 0, K->host, K->out[g] + (size_t)row0 * E->h, E->Tl, E->h, E->h, name);
+		}
+	if (ppr == 0 && (o->sp || tpr == 0))
+		for (m = 0; m < E->M; m++) {
+			int g = dpr * E->M + m;
+			if ((rc = xfer(E, q, E->dxs[m], n, K->host)))
+				return rc;
+			snprintf(name, sizeof(name), "input gradient of micro-batch %d (rank %d)", g, q);
+			if (E->wrank == 0)
+				compare(K, 1, K->host, K->dx[g] + (size_t)row0 * E->h, E->Tl, E->h, E->h, name);
+		}
+	for (i = 0; i < nl; i++)
+		for (w = 0; w < TPP_W__COUNT; w++) {
+			int rows, cols, lr, lc;
+			const float *dev = NULL;
+			tpp_exec_wdims(&o->shape, (enum tpp_exec_w)w, &rows, &cols);
+			lr = (w == TPP_W_PROJ || w == TPP_W_FC2) ? rows / tp : rows;
+			lc = (w == TPP_W_QKV || w == TPP_W_FC1) ? cols / tp : cols;
+			if (E->wrank == q)
+				dev = E->dWsum + (E->dW[i][w] - E->dWall);
+			if ((rc = xfer(E, q, dev, (size_t)lr * lc, K->host)))
+				return rc;
+			snprintf(name, sizeof(name), "gradient of %s, layer %d (rank %d)",
+				 tpp_exec_w_names[w], l0 + i, q);
+			if (E->wrank == 0)
+				compare(K, 2, K->host,
+					K->dW[(l0 + i) * 4 + w] + (size_t)(lr != rows ? tpr * lr : 0) * cols +
+						(lc != cols ? tpr * lc : 0),
+					lr, lc, cols, name);
+		}
+	return TPP_OK;
+}
+
+static int check(struct ex *E, struct tpp_exec_result *res)
+{
+	struct chk K;
+	int rc = TPP_OK, q, i, G = E->o->dp * E->M;
+	size_t maxn = (size_t)E->T * (E->h > E->f ? E->h : E->f) * 3;
+	memset(&K, 0, sizeof(K));
+	K.L = E->o->layers;
+	K.G = G;
+	K.host = malloc(sizeof(float) * maxn);
+	K.out = calloc((size_t)G, sizeof(double *));
+	K.dx = calloc((size_t)G, sizeof(double *));
+	if (!K.host || !K.out || !K.dx)
+		rc = tpp_err_set(E->err, TPP_E_SYSTEM, NULL, 0, 0, "out of memory");
+	{
+		size_t wmax = (size_t)E->h * 3 * E->h;
+		size_t f2 = (size_t)E->h * E->f;
+		if (!rc && (wmax > maxn || f2 > maxn)) {
+			float *nh = realloc(K.host, sizeof(float) * (wmax > f2 ? wmax : f2));
+			if (!nh)
+				rc = tpp_err_set(E->err, TPP_E_SYSTEM, NULL, 0, 0, "out of memory");
+			else
+				K.host = nh;
+		}
+	}
+	if (!rc && E->wrank == 0)
+		rc = reference(E, &K);
+	rc = agree(E, rc);
+	for (q = 0; !rc && q < E->wsize; q++)
+		rc = agree(E, walk(E, &K, q));
+	if (!rc && E->wrank == 0) {
+		res->checked = 1;
+		res->err_out = K.err[0];
+		res->err_dx = K.err[1];
+		res->err_dw = K.err[2];
+		res->tol = tpp_exec_tolerance(E->o->prec);
+		tpp_strlcpy(res->worst, K.worst_name, sizeof(res->worst));
+	}
+	for (i = 0; i < K.L * 4; i++) {
+		free(K.W[i]);
+		free(K.dW[i]);
+	}
+	for (i = 0; i < G; i++) {
+		if (K.out)
+			free(K.out[i]);
+		if (K.dx)
+			free(K.dx[i]);
+	}
+	free(K.out);
+	free(K.dx);
+	free(K.host);
+	return rc;
+}
+
+/* ---- the run -------------------------------------------------------------------------- */
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+int tpp_exec_run(const struct tpp_exec_opts *o, struct tpp_exec_result *res,
+		 struct tpp_err *err)
+{
+	struct ex E;
+	int rc, it, p, i;
+	double *times = NULL, med[TPP_PH__COUNT], medmax[TPP_PH__COUNT];
+	int cntmax[TPP_PH__COUNT];
+	const char *die = getenv("TPP_EXEC_TEST_DIE");
+	MPI_Comm world = MPI_COMM_WORLD;
+
+	memset(&E, 0, sizeof(E));
+	memset(res, 0, sizeof(*res));
+	E.o = o;
+	E.err = err;
+	E.die_rank = die && *die ? atoi(die) : -1;
+	MPI_Comm_rank(MPI_COMM_WORLD, &E.wrank);
+	MPI_Comm_size(MPI_COMM_WORLD, &E.wsize);
+	res->ranks = E.wsize;
+	rc = check_opts(o, E.wsize, err);
+	if (rc)
+		return rc; /* same on every rank */
+	wd_arm(&E, "set-up");
+	rc = tpp_backend_new(o->backend, &world, &E.b, err);
+	rc = agree(&E, rc);
+	if (rc)
+		goto out;
+	if (!rc && (!tpp_backend_has(E.b, TPP_BK_OP_GEMM_EX) || !tpp_backend_has(E.b, TPP_BK_OP_ELEMWISE) ||
+		    !tpp_backend_has(E.b, TPP_BK_OP_P2P)))
+		rc = tpp_err_set(err, TPP_E_USAGE, NULL, 0, 0,
+				 "backend %s lacks what exec needs (GEMM with transposes, element-wise kernels, send/recv)",
+				 o->backend);
+	if (!rc)
+		rc = setup(&E);
+	rc = agree(&E, rc);
+	times = calloc((size_t)(o->iters > 0 ? o->iters : 1) * TPP_PH__COUNT, sizeof(double));
+	if (!rc && !times)
+		rc = tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0, "out of memory");
+	for (it = 0; !rc && it < o->warmup + o->iters; it++) {
+		char what[64];
+		snprintf(what, sizeof(what), "step %d", it + 1);
+		wd_arm(&E, what);
+		MPI_Barrier(MPI_COMM_WORLD);
+		rc = step(&E, it == o->warmup);
+		if (!rc && it >= o->warmup)
+			for (p = 0; p < TPP_PH__COUNT; p++)
+				times[(size_t)p * o->iters + (it - o->warmup)] = E.acc[p];
+		rc = agree(&E, rc);
+	}
+	if (!rc) {
+		for (p = 0; p < TPP_PH__COUNT; p++) {
+			double *v = &times[(size_t)p * o->iters];
+			qsort(v, (size_t)o->iters, sizeof(double), cmp_double);
+			med[p] = o->iters % 2 ? v[o->iters / 2]
+					      : 0.5 * (v[o->iters / 2 - 1] + v[o->iters / 2]);
+		}
+		MPI_Reduce(med, medmax, TPP_PH__COUNT, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+		MPI_Reduce(E.cnt, cntmax, TPP_PH__COUNT, MPI_INT, MPI_MAX, 0, MPI_COMM_WORLD);
+		if (E.wrank == 0)
+			for (p = 0; p < TPP_PH__COUNT; p++) {
+				res->measured_s[p] = medmax[p];
+				res->count[p] = cntmax[p];
+			}
+	}
+	if (!rc && o->check) {
+		wd_arm(&E, "the numerics check");
+		rc = check(&E, res);
+		if (!rc && E.wrank == 0 &&
+		    !(res->err_out <= res->tol && res->err_dx <= res->tol && res->err_dw <= res->tol))
+			rc = tpp_err_set(err, TPP_E_INFEASIBLE, NULL, 0, 0,
+					 "numerics check failed: %s is off by %.3g relative (tolerance %.3g for %s)",
+					 res->worst, fmax(res->err_out, fmax(res->err_dx, res->err_dw)),
+					 res->tol, tpp_prec_names[o->prec]);
+		rc = agree(&E, rc);
+	}
+out:
+	wd_disarm(&E);
+	free(times);
+	if (E.b) {
+		for (i = 0; i < E.nbufs; i++)
+			tpp_backend_release(E.b, E.bufs[i]);
+		tpp_backend_comm_free(E.b, E.tpc);
+		tpp_backend_comm_free(E.b, E.dpc);
+		tpp_backend_comm_free(E.b, E.ppc);
+		tpp_backend_free(E.b);
+	}
+	free(E.bufs);
+	free(E.lc);
+	free(E.xs);
+	free(E.dxs);
+	free(E.dys);
+	return rc;
+}

@@ -1,0 +1,181 @@
+#!/bin/sh
+# test_exec_mpi.sh TPPLAN REPO_ROOT - `tpplan exec --backend cpu` under
+# mpiexec on a scaled-down layer (hidden 64, heads 4, ffn 256, seq 32):
+# TP 1 / 2 / 4, PP 2 x TP 2, sequence parallelism, DP; the numerics check
+# passes (exit 0); --wrong-shard fails it (exit 1 with a message); a rank
+# that dies mid-run (TPP_EXEC_TEST_DIE=R makes rank R _exit(9)) ends the
+# run non-zero within --timeout plus a few seconds; with a cpu calibration
+# the step prediction and its error are printed; --json; usage errors.
+# Prints "N passed, M failed"; exits 0 only if all passed.  About 20-40 s
+# on 2 cores.  Environment: see test_calibrate_mpi.sh.
+set -u
+tpplan=${1:?usage: test_exec_mpi.sh TPPLAN REPO_ROOT}
+root=${2:?usage: test_exec_mpi.sh TPPLAN REPO_ROOT}
+[ -d "$root" ] || { echo "no repository at $root"; exit 1; }
+
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl_vader_single_copy_mechanism=none
+export OMPI_MCA_rmaps_base_oversubscribe=1
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+export OPENBLAS_NUM_THREADS=1
+
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); echo "ok:   $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL: $1"; }
+
+dir=$(mktemp -d "${TMPDIR:-/tmp}/tpp-execmpi.XXXXXX") || exit 1
+trap 'rm -rf "$dir"' EXIT INT TERM
+
+if ! command -v mpiexec >/dev/null 2>&1; then
+	echo "mpiexec not found"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+mpiflags=""
+if mpiexec --version 2>&1 | grep -q -e "Open MPI" -e OpenRTE; then
+	mpiflags="--allow-run-as-root --oversubscribe"
+fi
+
+small="--hidden 64 --heads 4 --ffn 256 --seq 32 --layers 2 --iters 2 --warmup 1"
+
+# run NP NAME ARGS...: exec under mpiexec, output in $dir/NAME.txt, exit in $rc
+run() {
+	np=$1
+	name=$2
+	shift 2
+	# shellcheck disable=SC2086
+	timeout 60 mpiexec $mpiflags -np "$np" "$tpplan" exec $small "$@" \
+		>"$dir/$name.txt" 2>&1
+	rc=$?
+}
+
+# ---- numerics pass on 1, 2 and 4 ranks ----------------------------------------------
+numerics() {
+	np=$1
+	name=$2
+	shift 2
+	run "$np" "$name" "$@"
+	if [ "$rc" -eq 0 ] && grep -q "numerics vs fp64 reference.*: pass" "$dir/$name.txt"; then
+		ok "-np $np $*: numerics pass"
+	else
+		bad "-np $np $*: exit $rc ($(tail -n 3 "$dir/$name.txt" | tr '\n' ' '))"
+	fi
+}
+numerics 1 tp1 --layout tp=1
+numerics 2 tp2 --layout tp=2
+numerics 4 tp4 --layout tp=4
+numerics 4 pp2tp2 --layout tp=2,pp=2 --layers 4 --microbatches 3
+numerics 4 sp --layout tp=4,sp=1
+numerics 4 dp --layout tp=2,dp=2,sp=1,mbs=2
+
+for ph in "tp all_reduce" "layer fwd" "step"; do
+	if grep -q "^$ph " "$dir/tp2.txt"; then
+		ok "tp 2: phase '$ph' in the table"
+	else
+		bad "tp 2: no phase '$ph'"
+	fi
+done
+if grep -q "^pp send/recv " "$dir/pp2tp2.txt"; then
+	ok "pp 2 x tp 2: pp send/recv timed"
+else
+	bad "pp 2 x tp 2: no pp send/recv phase"
+fi
+if grep -q "^tp all_gather " "$dir/sp.txt" && grep -q "^tp reduce_scatter " "$dir/sp.txt" &&
+	! grep -q "^tp all_reduce " "$dir/sp.txt"; then
+	ok "sp: all-gather / reduce-scatter instead of all-reduce"
+else
+	bad "sp: wrong collectives"
+fi
+if grep -q "^dp all_reduce " "$dir/dp.txt"; then
+	ok "dp 2: gradient all-reduce timed"
+else
+	bad "dp 2: no dp all_reduce phase"
+fi
+
+# ---- a deliberately wrong sharding is caught -----------------------------------------
+for np in 1 2; do
+	run "$np" wrong$np --layout tp=$np --wrong-shard
+	if [ "$rc" -eq 1 ] && grep -q "numerics check failed" "$dir/wrong$np.txt"; then
+		ok "-np $np --wrong-shard: exit 1, check failed"
+	else
+		bad "-np $np --wrong-shard: exit $rc ($(tail -n 2 "$dir/wrong$np.txt" | tr '\n' ' '))"
+	fi
+done
+
+# ---- layout from a plan file ---------------------------------------------------------
+printf '{"layouts": [{"layout": {}, "layout_arg": "tp=2,pp=1,dp=1,cp=1,mbs=1,vp=1,sp=1"}]}\n' >"$dir/plan.json"
+numerics 2 plan --plan "$dir/plan.json"
+if grep -q "tp=2,pp=1,dp=1,sp=1" "$dir/plan.txt"; then
+	ok "--plan: layout_arg taken"
+else
+	bad "--plan: layout not taken"
+fi
+
+# ---- a rank that dies ends the run within --timeout ------------------------------------
+start=$(date +%s)
+TPP_EXEC_TEST_DIE=1 run 2 die --layout tp=2 --timeout 5 --iters 3
+elapsed=$(($(date +%s) - start))
+if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && [ "$elapsed" -le 12 ]; then
+	ok "kill rank 1: exit $rc after ${elapsed} s"
+else
+	bad "kill rank 1: exit $rc after ${elapsed} s"
+fi
+start=$(date +%s)
+TPP_EXEC_TEST_DIE=3 run 4 die4 --layout tp=2,pp=2 --timeout 5 --iters 3
+elapsed=$(($(date +%s) - start))
+if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && [ "$elapsed" -le 12 ]; then
+	ok "kill rank 3 of pp 2 x tp 2: exit $rc after ${elapsed} s"
+else
+	bad "kill rank 3 of pp 2 x tp 2: exit $rc after ${elapsed} s"
+fi
+
+# ---- predictions with a cpu calibration; --json ------------------------------------------
+# shellcheck disable=SC2086
+if timeout 60 mpiexec $mpiflags -np 2 "$tpplan" calibrate --quick \
+	--collectives all_reduce,all_gather,reduce_scatter,send_recv \
+	--out "$dir/cal.yaml" >"$dir/cal.txt" 2>&1; then
+	run 2 pred --layout tp=2 --calibration "$dir/cal.yaml"
+	if [ "$rc" -eq 0 ] && grep -Eq "^step +1 .*[-+][0-9.]+%" "$dir/pred.txt" &&
+		grep -Eq "^tp all_reduce .*[-+][0-9.]+%" "$dir/pred.txt"; then
+		ok "cpu calibration: step and all-reduce predictions with their error"
+	else
+		bad "cpu calibration: no step prediction ($(grep -E '^step|note' "$dir/pred.txt" | tr '\n' ' '))"
+	fi
+	run 2 json --layout tp=2 --calibration "$dir/cal.yaml" --json
+	if [ "$rc" -eq 0 ] && grep -q '"schema": "tpplan.exec/v1"' "$dir/json.txt" &&
+		grep -q '"pass": true' "$dir/json.txt" &&
+		grep -q '"phase": "step", "count": 1, "measured_s": [0-9.e+-]*, "predicted_s": [0-9]' "$dir/json.txt"; then
+		ok "--json: schema, check and step prediction"
+	else
+		bad "--json: $(head -c 300 "$dir/json.txt" | tr '\n' ' ')"
+	fi
+else
+	bad "calibrate for the predictions failed ($(tail -n 2 "$dir/cal.txt" | tr '\n' ' '))"
+fi
+
+# ---- usage errors (exit 2, before MPI) ------------------------------------------------------
+usage() {
+	what=$1
+	shift
+	"$tpplan" exec "$@" >/dev/null 2>"$dir/usage.txt"
+	rc=$?
+	if [ "$rc" -eq 2 ] && [ -s "$dir/usage.txt" ]; then
+		ok "usage: $what: exit 2"
+	else
+		bad "usage: $what: exit $rc"
+	fi
+}
+usage "--layout and --plan" --layout tp=2 --plan "$dir/plan.json"
+usage "bad --layout key" --layout tq=2
+usage "cpu in bf16" --precision bf16
+usage "bad --backend" --backend gpu
+run 2 wrongnp --layout tp=4
+if [ "$rc" -eq 2 ] && grep -q "needs tp\*pp\*dp" "$dir/wrongnp.txt"; then
+	ok "tp=4 on 2 ranks: exit 2 naming the rank count"
+else
+	bad "tp=4 on 2 ranks: exit $rc"
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
