@@ -57,8 +57,10 @@ static int split_tabs(char *line, char **fields, int max)
 	return n;
 }
 
-/* Parse an integer field; blank gives `blank`. */
-static int field_int(const char *v, int blank, int lo, int hi, int *out)
+/* Parse integer column `name`; blank gives `blank`.  On a bad value the
+ * reason names the column, the value and the range. */
+static int field_int(const char *v, const char *name, int blank, int lo,
+		     int hi, int *out, char *reason, size_t rsize)
 {
 	char *end;
 	long x;
@@ -68,8 +70,11 @@ static int field_int(const char *v, int blank, int lo, int hi, int *out)
 	}
 	errno = 0;
 	x = strtol(v, &end, 10);
-	if (end == v || *end || errno || x < lo || x > hi)
+	if (end == v || *end || errno || x < lo || x > hi) {
+		snprintf(reason, rsize, "column '%s': '%.40s' is not an integer in [%d, %d]",
+			 name, v, lo, hi);
 		return -1;
+	}
 	*out = (int)x;
 	return 0;
 }
@@ -104,19 +109,19 @@ static int predict_row(char **fv, const int *col, const char *dir,
 	char *end;
 
 #define F(c) (col[c] >= 0 ? fv[col[c]] : "")
+#define FI(c, blank, lo, hi, out) \
+	field_int(F(c), col_names[c], blank, lo, hi, out, r->reason, sizeof(r->reason))
 	memset(model, 0, sizeof(*model));
 	tpp_strlcpy(model->name, F(C_ID), sizeof(model->name));
 	tpp_strlcpy(model->desc, F(C_SOURCE), sizeof(model->desc));
-	if (field_int(F(C_LAYERS), 0, 1, 100000, &model->layers) ||
-	    field_int(F(C_HIDDEN), 0, 1, 1 << 22, &model->hidden) ||
-	    field_int(F(C_HEADS), 0, 1, 1 << 20, &model->heads) ||
-	    field_int(F(C_KV), model->heads, 1, 1 << 20, &model->kv_heads) ||
-	    field_int(F(C_VOCAB), 0, 1, 1 << 24, &model->vocab) ||
-	    field_int(F(C_SEQ), 0, 1, 1 << 22, &model->seq) ||
-	    field_int(F(C_FFN), 4 * model->hidden, 1, 1 << 24, &model->ffn)) {
-		snprintf(r->reason, sizeof(r->reason), "bad model shape field");
+	if (FI(C_LAYERS, 0, 1, 100000, &model->layers) ||
+	    FI(C_HIDDEN, 0, 1, 1 << 22, &model->hidden) ||
+	    FI(C_HEADS, 0, 1, 1 << 20, &model->heads) ||
+	    FI(C_KV, model->heads, 1, 1 << 20, &model->kv_heads) ||
+	    FI(C_VOCAB, 0, 1, 1 << 24, &model->vocab) ||
+	    FI(C_SEQ, 0, 1, 1 << 22, &model->seq) ||
+	    FI(C_FFN, 4 * model->hidden, 1, 1 << 24, &model->ffn))
 		return -1;
-	}
 	if (!strcmp(F(C_MLP), "swiglu"))
 		model->mlp = TPP_MLP_SWIGLU;
 	else if (!*F(C_MLP) || !strcmp(F(C_MLP), "gelu"))
@@ -129,11 +134,9 @@ static int predict_row(char **fv, const int *col, const char *dir,
 	/* GPT-style (GeLU) models train with dropout; Llama-style do not. */
 	model->dropout = model->mlp == TPP_MLP_GELU;
 	model->tied = model->mlp == TPP_MLP_GELU;
-	if (field_int(F(C_GBS), 0, 1, 1 << 24, &gbs) ||
-	    field_int(F(C_GPUS), 0, 1, 1 << 24, &gpus)) {
-		snprintf(r->reason, sizeof(r->reason), "bad gbs or gpus");
+	if (FI(C_GBS, 0, 1, 1 << 24, &gbs) ||
+	    FI(C_GPUS, 0, 1, 1 << 24, &gpus))
 		return -1;
-	}
 	model->global_batch = gbs;
 	if ((rc = tpp_model_check(model, NULL, &err))) {
 		snprintf(r->reason, sizeof(r->reason), "model: %s", err.msg);
@@ -172,16 +175,14 @@ static int predict_row(char **fv, const int *col, const char *dir,
 
 	tpp_search_default(&s, gpus, gbs);
 	s.top_k = 1;
-	if (field_int(F(C_TP), TPP_FREE, 1, 1 << 20, &s.tp) ||
-	    field_int(F(C_PP), TPP_FREE, 1, 1 << 20, &s.pp) ||
-	    field_int(F(C_DP), TPP_FREE, 1, 1 << 24, &s.dp) ||
-	    field_int(F(C_CP), TPP_FREE, 1, 1 << 20, &s.cp) ||
-	    field_int(F(C_MBS), TPP_FREE, 1, 1 << 20, &s.mbs) ||
-	    field_int(F(C_VP), TPP_FREE, 1, 1 << 16, &s.vp) ||
-	    field_int(F(C_ZERO), TPP_FREE, 0, 3, &s.zero)) {
-		snprintf(r->reason, sizeof(r->reason), "bad layout field");
+	if (FI(C_TP, TPP_FREE, 1, 1 << 20, &s.tp) ||
+	    FI(C_PP, TPP_FREE, 1, 1 << 20, &s.pp) ||
+	    FI(C_DP, TPP_FREE, 1, 1 << 24, &s.dp) ||
+	    FI(C_CP, TPP_FREE, 1, 1 << 20, &s.cp) ||
+	    FI(C_MBS, TPP_FREE, 1, 1 << 20, &s.mbs) ||
+	    FI(C_VP, TPP_FREE, 1, 1 << 16, &s.vp) ||
+	    FI(C_ZERO, TPP_FREE, 0, 3, &s.zero))
 		return -1;
-	}
 	if (!*F(C_SP))
 		s.sp = TPP_FREE;
 	else if (!strcmp(F(C_SP), "yes"))
@@ -227,6 +228,7 @@ static int predict_row(char **fv, const int *col, const char *dir,
 	r->err = (r->predicted_s - r->measured_s) / r->measured_s;
 	return 0;
 #undef F
+#undef FI
 }
 
 int tpp_cmd_validate(int argc, char **argv)
