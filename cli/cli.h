@@ -57,5 +57,6 @@ int tpp_cmd_models(int argc, char **argv);
 int tpp_cmd_validate(int argc, char **argv);
 int tpp_cmd_calibrate(int argc, char **argv);
 int tpp_cmd_exec(int argc, char **argv);
+int tpp_cmd_report(int argc, char **argv);
 
 #endif

@@ -18,6 +18,7 @@ static const struct subcmd cmds[] = {
 	{"models", tpp_cmd_models, "list the built-in model presets"},
 	{"validate", tpp_cmd_validate, "predict published training runs and report the error"},
 	{"calibrate", tpp_cmd_calibrate, "measure collectives and GEMMs (under mpiexec) or import nccl-tests output"},
+	{"report", tpp_cmd_report, "write an HTML + Markdown report with gnuplot figures into a directory"},
 	{"exec", tpp_cmd_exec, "run a layout's layers sharded under mpiexec; check numerics, time vs prediction"},
 };
 

@@ -1,0 +1,361 @@
+/*
+ * cmd_report.c - `tpplan report`: plan a problem as `tpplan` does, then
+ * rerun the search for a scaling curve (GPU counts doubling up to twice
+ * the requested one) and for the inter-node bandwidth halved and doubled,
+ * read optional `tpplan exec --json` results, and hand everything to
+ * report.c, which writes DIR/index.html, DIR/report.md and the figures.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+struct optdoc {
+	struct option opt;
+	const char *arg, *help;
+};
+
+enum {
+	O_MODEL = 'm', O_CLUSTER = 'c', O_OUT = 'o', O_HELP = 'h',
+	O_GPUS = 1000, O_NODES, O_GBS, O_SEQ, O_PREC, O_TOP, O_CALIBRATION,
+	O_EXEC, O_NO_PLOTS,
+};
+
+static const struct optdoc opts[] = {
+	{{"model", required_argument, 0, O_MODEL}, "NAME|FILE", "model preset (see `tpplan models`) or model YAML"},
+	{{"cluster", required_argument, 0, O_CLUSTER}, "NAME|FILE", "cluster YAML path, or a preset name in topologies/"},
+	{{"gpus", required_argument, 0, O_GPUS}, "N", "plan for N GPUs instead of the cluster's size"},
+	{{"nodes", required_argument, 0, O_NODES}, "N", "plan for N nodes instead of the cluster's size"},
+	{{"global-batch", required_argument, 0, O_GBS}, "B", "global batch in sequences (default: the model's)"},
+	{{"seq", required_argument, 0, O_SEQ}, "S", "sequence length (default: the model's)"},
+	{{"precision", required_argument, 0, O_PREC}, "P", "bf16 (default), fp16 or fp8"},
+	{{"top", required_argument, 0, O_TOP}, "K", "report the K best layouts (default 5)"},
+	{{"calibration", required_argument, 0, O_CALIBRATION}, "FILE", "use (and plot) the figures measured by `tpplan calibrate`"},
+	{{"exec", required_argument, 0, O_EXEC}, "FILE", "add measured vs predicted per phase from `tpplan exec --json` output"},
+	{{"out", required_argument, 0, O_OUT}, "DIR", "write DIR/index.html, DIR/report.md and the figures (required; created if missing)"},
+	{{"no-plots", no_argument, 0, O_NO_PLOTS}, NULL, "tables only: do not run gnuplot"},
+	{{"help", no_argument, 0, O_HELP}, NULL, "this help"},
+};
+
+static void report_usage(FILE *f)
+{
+	size_t i;
+	fprintf(f, "usage: tpplan report --model NAME|FILE --cluster NAME|FILE -o DIR [options]\n\n"
+		"Writes DIR/index.html and DIR/report.md: the best layouts with their\n"
+		"Megatron-LM arguments, step-time and memory breakdowns, the simulated\n"
+		"schedule of the best layout, a scaling curve, the sensitivity to the\n"
+		"inter-node bandwidth, and with --calibration / --exec the measured\n"
+		"figures.  Plots are PNGs drawn by gnuplot from NAME.gp and NAME.dat\n"
+		"kept in DIR; without gnuplot the report has tables only.\n\n");
+	for (i = 0; i < TPP_ARRAY_LEN(opts); i++) {
+		char left[64];
+		snprintf(left, sizeof(left), "%s--%s%s%s", opts[i].opt.val == O_OUT ? "-o, " : "",
+			 opts[i].opt.name, opts[i].arg ? " " : "", opts[i].arg ? opts[i].arg : "");
+		fprintf(f, "  %-26s %s\n", left, opts[i].help);
+	}
+	fprintf(f, "\nexit codes: 0 ok, 1 no feasible layout, 2 usage, 3 input error,\n"
+		"4 system error (e.g. DIR cannot be written)\n");
+}
+
+static void long_opts(struct option *lo)
+{
+	size_t i;
+	for (i = 0; i < TPP_ARRAY_LEN(opts); i++)
+		lo[i] = opts[i].opt;
+	memset(&lo[i], 0, sizeof(lo[i]));
+}
+
+/* Best layout of `s` (top_k 1) on cluster `c`: 1 found, 0 none, <0 error. */
+static int best_of(const struct tpp_model *m, const struct tpp_cluster *c,
+		   const struct tpp_cost_opts *co, const struct tpp_search *s,
+		   struct tpp_plan *tmp, struct tpp_eval *out)
+{
+	struct tpp_search s1 = *s;
+	struct tpp_err err;
+	int rc;
+	s1.top_k = 1;
+	rc = tpp_plan_search(m, c, co, &s1, tmp, &err);
+	if (rc == TPP_OK) {
+		*out = tmp->top[0];
+		return 1;
+	}
+	if (rc == TPP_E_INFEASIBLE)
+		return 0;
+	fprintf(stderr, "tpplan: report: %s\n", err.msg);
+	return -1;
+}
+
+/* Every tier beyond the first: datasheet and measured bandwidths x f. */
+static void scale_outer_tiers(struct tpp_cluster *c, double f)
+{
+	int i, k, j;
+	for (i = 1; i < c->ntiers; i++) {
+		struct tpp_tier *t = &c->tiers[i];
+		t->bw_Bps *= f;
+		for (k = 0; k < TPP_COLL__COUNT; k++) {
+			t->busbw_Bps[k] *= f;
+			for (j = 0; j < t->curve_n[k] && j < TPP_CURVE_MAX; j++)
+				t->curve_busbw_Bps[k][j] *= f;
+		}
+	}
+}
+
+/* GPU counts of the scaling curve: 2*gpus halving while whole nodes, down
+ * to one node (or gpus when smaller), the largest 8; ascending. */
+static int scale_counts(int gpus, int gpn, int *out)
+{
+	int tmp[64], n = 0, g, i, lo = gpus < gpn ? gpus : gpn, first;
+	for (g = 2 * gpus; g >= lo && n < 63; g /= 2) {
+		if (g > gpn && g % gpn)
+			break;
+		tmp[n++] = g;
+		if (g % 2)
+			break;
+	}
+	if (tmp[n - 1] != lo && tmp[n - 1] > lo)
+		tmp[n++] = lo;
+	first = n > TPP_REPORT_SCALE_MAX ? n - TPP_REPORT_SCALE_MAX : 0;
+	for (i = 0; i + first < n; i++)
+		out[i] = tmp[n - 1 - i];
+	return n - first;
+}
+
+int tpp_cmd_report(int argc, char **argv)
+{
+	struct option lo[TPP_ARRAY_LEN(opts) + 1];
+	const char *model_arg = NULL, *cluster_arg = NULL, *calibration = NULL;
+	const char *exec_arg = NULL, *out_dir = NULL;
+	int gpus = 0, nodes = 0, gbs = 0, seq = 0, top = 5, plots = 1, ch, rc, i;
+	int counts[TPP_REPORT_SCALE_MAX];
+	char cal_path[512];
+	struct tpp_model model;
+	struct tpp_cluster *cluster = NULL, *alt = NULL;
+	struct tpp_calibration *cal = NULL;
+	struct tpp_cost_opts co;
+	struct tpp_search s;
+	struct tpp_plan *plan = NULL, *tmp = NULL;
+	struct tpp_report *r = NULL;
+	struct tpp_err err;
+	struct tpp_plan_ctx x;
+
+	tpp_cost_opts_default(&co);
+	long_opts(lo);
+	optind = 1;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":m:c:o:h", lo, NULL)) != -1) {
+		rc = TPP_OK;
+		switch (ch) {
+		case O_MODEL: model_arg = optarg; break;
+		case O_CLUSTER: cluster_arg = optarg; break;
+		case O_OUT: out_dir = optarg; break;
+		case O_GPUS: rc = tpp_cli_int("--gpus", optarg, 1, 1 << 24, &gpus); break;
+		case O_NODES: rc = tpp_cli_int("--nodes", optarg, 1, 1 << 22, &nodes); break;
+		case O_GBS: rc = tpp_cli_int("--global-batch", optarg, 1, 1 << 24, &gbs); break;
+		case O_SEQ: rc = tpp_cli_int("--seq", optarg, 1, 1 << 22, &seq); break;
+		case O_TOP: rc = tpp_cli_int("--top", optarg, 1, TPP_TOP_MAX, &top); break;
+		case O_CALIBRATION: calibration = optarg; break;
+		case O_EXEC: exec_arg = optarg; break;
+		case O_NO_PLOTS: plots = 0; break;
+		case O_PREC: {
+			int p = tpp_prec_parse(optarg);
+			if (p < 0 || p == TPP_PREC_FP32 || p == TPP_PREC_TF32) {
+				fprintf(stderr, "tpplan: --precision: expected bf16, fp16 or fp8, got '%s'\n", optarg);
+				rc = TPP_E_USAGE;
+			} else {
+				co.prec = (enum tpp_prec)p;
+			}
+			break;
+		}
+		case O_HELP: report_usage(stdout); return TPP_OK;
+		case ':':
+			fprintf(stderr, "tpplan: option %s needs a value\n", argv[optind - 1]);
+			return TPP_E_USAGE;
+		default:
+			fprintf(stderr, "tpplan: unknown option '%s' (try `tpplan report --help`)\n",
+				argv[optind - 1]);
+			return TPP_E_USAGE;
+		}
+		if (rc)
+			return rc;
+	}
+	if (optind < argc) {
+		fprintf(stderr, "tpplan: unexpected argument '%s'\n", argv[optind]);
+		return TPP_E_USAGE;
+	}
+	if (!model_arg || !cluster_arg || !out_dir) {
+		fprintf(stderr, "tpplan: report: --model, --cluster and -o DIR are required (try `tpplan report --help`)\n");
+		return TPP_E_USAGE;
+	}
+	if (!out_dir[0]) {
+		fprintf(stderr, "tpplan: report: -o: empty directory name\n");
+		return TPP_E_USAGE;
+	}
+	if (gpus && nodes) {
+		fprintf(stderr, "tpplan: give --gpus or --nodes, not both\n");
+		return TPP_E_USAGE;
+	}
+
+	if ((rc = tpp_model_load(model_arg, &model, &err))) {
+		tpp_err_print(stderr, &err);
+		return rc;
+	}
+	if (seq) {
+		model.seq = seq;
+		if ((rc = tpp_model_check(&model, NULL, &err))) {
+			fprintf(stderr, "tpplan: --seq: %s\n", err.msg);
+			return TPP_E_USAGE;
+		}
+	}
+	cluster = malloc(sizeof(*cluster));
+	alt = malloc(sizeof(*alt));
+	plan = malloc(sizeof(*plan));
+	tmp = malloc(sizeof(*tmp));
+	r = calloc(1, sizeof(*r));
+	if (!cluster || !alt || !plan || !tmp || !r) {
+		fprintf(stderr, "tpplan: out of memory\n");
+		rc = TPP_E_SYSTEM;
+		goto out;
+	}
+	if (exec_arg && (rc = tpp_report_read_exec(exec_arg, r)))
+		goto out;
+	if ((rc = tpp_cluster_load(cluster_arg, NULL, cluster, &err))) {
+		tpp_err_print(stderr, &err);
+		goto out;
+	}
+	if (!calibration && cluster->calibration[0])
+		calibration = cluster->calibration;
+	if (calibration) {
+		cal = malloc(sizeof(*cal));
+		if (!cal) {
+			fprintf(stderr, "tpplan: out of memory\n");
+			rc = TPP_E_SYSTEM;
+			goto out;
+		}
+		tpp_strlcpy(cal_path, calibration, sizeof(cal_path));
+		if ((rc = tpp_cal_load(cal_path, cal, &err))) {
+			tpp_err_print(stderr, &err);
+			goto out;
+		}
+		tpp_cal_apply(cal, cal_path, cluster);
+	}
+	if (nodes) {
+		long long total = (long long)nodes * cluster->gpus_per_node;
+		if (total > (1 << 24)) {
+			fprintf(stderr, "tpplan: --nodes %d: %lld GPUs is more than %d\n",
+				nodes, total, 1 << 24);
+			rc = TPP_E_USAGE;
+			goto out;
+		}
+		gpus = (int)total;
+	}
+	if (gpus)
+		tpp_cluster_resize(cluster, gpus);
+	else
+		gpus = tpp_cluster_gpus(cluster);
+	if (gpus % cluster->gpus_per_node && gpus > cluster->gpus_per_node) {
+		fprintf(stderr, "tpplan: --gpus %d is not a whole number of %d-GPU nodes\n",
+			gpus, cluster->gpus_per_node);
+		rc = TPP_E_USAGE;
+		goto out;
+	}
+	if (cluster->gpu.peak_flops[co.prec] <= 0) {
+		fprintf(stderr, "tpplan: --precision %s: %s has no %s peak in %s\n",
+			tpp_prec_names[co.prec], cluster->gpu.name,
+			tpp_prec_names[co.prec], cluster->path);
+		rc = TPP_E_USAGE;
+		goto out;
+	}
+	tpp_search_default(&s, gpus, gbs ? gbs : model.global_batch);
+	s.top_k = top;
+	x.model = &model;
+	x.cluster = cluster;
+	x.opts = &co;
+	x.search = &s;
+	rc = tpp_plan_search(&model, cluster, &co, &s, plan, &err);
+	if (rc) {
+		fprintf(stderr, "tpplan: %s\n", err.msg);
+		if (rc == TPP_E_INFEASIBLE)
+			fprintf(stderr, "tpplan: report: no layout is feasible; nothing to report (see `tpplan plan`)\n");
+		goto out;
+	}
+
+	/* scaling curve */
+	r->nscale = scale_counts(gpus, cluster->gpus_per_node, counts);
+	for (i = 0; i < r->nscale; i++) {
+		struct tpp_report_scale *sc = &r->scale[i];
+		struct tpp_search s2 = s;
+		struct tpp_eval e;
+		int found;
+		sc->gpus = counts[i];
+		if (counts[i] == gpus) {
+			e = plan->top[0];
+			found = 1;
+		} else {
+			*alt = *cluster;
+			tpp_cluster_resize(alt, counts[i]);
+			s2.gpus = counts[i];
+			found = best_of(&model, alt, &co, &s2, tmp, &e);
+		}
+		if (found < 0) {
+			rc = TPP_E_SYSTEM;
+			goto out;
+		}
+		if ((sc->ok = found)) {
+			sc->step_s = e.step_s;
+			sc->tokens_per_s = e.tokens_per_s;
+			sc->mfu = e.mfu;
+			tpp_layout_format(&e.layout, sc->layout, sizeof(sc->layout));
+		}
+	}
+
+	/* sensitivity to the inter-node bandwidth */
+	{
+		static const double factors[3] = {0.5, 1, 2};
+		r->nsens = 3;
+		for (i = 0; i < 3; i++) {
+			struct tpp_report_sens *se = &r->sens[i];
+			struct tpp_eval e;
+			int found;
+			se->factor = factors[i];
+			if (factors[i] == 1) {
+				e = plan->top[0];
+				found = 1;
+			} else {
+				*alt = *cluster;
+				scale_outer_tiers(alt, factors[i]);
+				found = best_of(&model, alt, &co, &s, tmp, &e);
+			}
+			if (found < 0) {
+				rc = TPP_E_SYSTEM;
+				goto out;
+			}
+			if ((se->ok = found)) {
+				se->step_s = e.step_s;
+				se->tokens_per_s = e.tokens_per_s;
+				tpp_layout_format(&e.layout, se->layout, sizeof(se->layout));
+			}
+		}
+	}
+
+	r->x = &x;
+	r->plan = plan;
+	r->model_arg = model_arg;
+	r->cluster_arg = cluster_arg;
+	r->cal_path = calibration ? cal_path : NULL;
+	r->cal = cal;
+	r->exec_path = exec_arg;
+	r->plots = plots;
+	if ((rc = tpp_report_write(out_dir, r)))
+		goto out;
+	printf("tpplan report: wrote %s/index.html and %s/report.md (%d layouts)\n",
+	       out_dir, out_dir, plan->n_top);
+out:
+	free(r);
+	free(tmp);
+	free(plan);
+	free(alt);
+	free(cal);
+	free(cluster);
+	return rc;
+}

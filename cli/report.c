@@ -1,0 +1,1261 @@
+/*
+ * report.c - the writers of `tpplan report`: index.html and report.md (the
+ * same content through one small document writer with an HTML and a
+ * Markdown back end), the tab-separated data (*.dat) and gnuplot scripts
+ * (*.gp) of every figure, and gnuplot itself, run as a separate program
+ * (fork + exec, in DIR) so a user can restyle a script and redraw it with
+ * `gnuplot NAME.gp`.  Every file goes to a temporary name first and is
+ * renamed into place.
+ *
+ * Data flow: struct tpp_report (filled by cmd_report.c) --> the files in DIR.
+ * Megatron-LM flags follow Megatron-LM's megatron/training/arguments.py.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "report.h"
+#include "sim.h"
+
+#define GIB TPP_GiB
+#define PATH_LEN 4096
+
+/* ---- atomic files ---------------------------------------------------------- */
+
+struct afile {
+	FILE *f;
+	char tmp[PATH_LEN], path[PATH_LEN];
+};
+
+/* Open DIR/NAME.tmp.PID for writing; TPP_E_SYSTEM with a message. */
+static int af_open(struct afile *a, const char *dir, const char *name)
+{
+	int w = snprintf(a->path, sizeof(a->path), "%s/%s", dir, name);
+	int w2 = snprintf(a->tmp, sizeof(a->tmp), "%s/%s.tmp.%ld", dir, name,
+			  (long)getpid());
+	a->f = NULL;
+	if (w < 0 || (size_t)w >= sizeof(a->path) || w2 < 0 ||
+	    (size_t)w2 >= sizeof(a->tmp)) {
+		fprintf(stderr, "tpplan: report: path too long: %s/%s\n", dir, name);
+		return TPP_E_SYSTEM;
+	}
+	a->f = fopen(a->tmp, "w");
+	if (!a->f) {
+		fprintf(stderr, "tpplan: report: %s: %s\n", a->tmp, strerror(errno));
+		return TPP_E_SYSTEM;
+	}
+	return TPP_OK;
+}
+
+/* Close and rename into place; on failure remove the temporary file. */
+static int af_close(struct afile *a)
+{
+	int bad = fflush(a->f) || ferror(a->f);
+	int e = errno;
+	if (fclose(a->f))
+		bad = 1, e = errno;
+	a->f = NULL;
+	if (bad) {
+		fprintf(stderr, "tpplan: report: %s: write failed: %s\n", a->path, strerror(e));
+		remove(a->tmp);
+		return TPP_E_SYSTEM;
+	}
+	if (rename(a->tmp, a->path)) {
+		fprintf(stderr, "tpplan: report: %s: %s\n", a->path, strerror(errno));
+		remove(a->tmp);
+		return TPP_E_SYSTEM;
+	}
+	return TPP_OK;
+}
+
+/* ---- Megatron-LM arguments ------------------------------------------------- */
+
+#define APP(buf, size, n, ...)                                                   \
+	((n) += (size_t)snprintf((buf) + ((n) < (size) ? (n) : (size)),         \
+				 (n) < (size) ? (size) - (n) : 0, __VA_ARGS__))
+
+void tpp_report_megatron_args(const struct tpp_model *m, enum tpp_prec p,
+			      const struct tpp_eval *e, char *args,
+			      size_t args_size, char *note, size_t note_size)
+{
+	const struct tpp_layout *l = &e->layout;
+	size_t n = 0, k = 0;
+	int chunks = l->pp * l->vp;
+
+	TPP_ASSERT(args_size > 0 && note_size > 0);
+	args[0] = note[0] = '\0';
+	APP(args, args_size, n, "--tensor-model-parallel-size %d --pipeline-model-parallel-size %d",
+	    l->tp, l->pp);
+	if (l->vp > 1)
+		APP(args, args_size, n, " --num-layers-per-virtual-pipeline-stage %d",
+		    m->layers / chunks);
+	APP(args, args_size, n, " --context-parallel-size %d --micro-batch-size %d --global-batch-size %d",
+	    l->cp, l->mbs, l->gbs);
+	if (l->sp)
+		APP(args, args_size, n, " --sequence-parallel");
+	if (l->tp_overlap)
+		APP(args, args_size, n, " --tp-comm-overlap");
+	if (l->recompute == TPP_RECOMPUTE_SELECTIVE)
+		APP(args, args_size, n, " --recompute-granularity selective");
+	else if (l->recompute == TPP_RECOMPUTE_FULL)
+		APP(args, args_size, n, " --recompute-granularity full --recompute-method uniform --recompute-num-layers 1");
+	if (l->zero >= 1)
+		APP(args, args_size, n, " --use-distributed-optimizer");
+	if (p == TPP_PREC_FP16)
+		APP(args, args_size, n, " --fp16");
+	else if (p == TPP_PREC_FP8)
+		APP(args, args_size, n, " --bf16 --fp8-format hybrid");
+	else
+		APP(args, args_size, n, " --bf16");
+	APP(args, args_size, n, " --num-layers %d --hidden-size %d --num-attention-heads %d",
+	    m->layers, m->hidden, m->heads);
+	if (m->kv_heads != m->heads)
+		APP(args, args_size, n, " --group-query-attention --num-query-groups %d", m->kv_heads);
+	if (m->head_dim > 0 && m->head_dim * m->heads != m->hidden)
+		APP(args, args_size, n, " --kv-channels %d", m->head_dim);
+	APP(args, args_size, n, " --ffn-hidden-size %d --seq-length %d --max-position-embeddings %d",
+	    m->ffn, m->seq, m->seq);
+	if (m->mlp == TPP_MLP_SWIGLU)
+		APP(args, args_size, n, " --swiglu");
+	if (!m->tied)
+		APP(args, args_size, n, " --untie-embeddings-and-output-weights");
+
+	if (m->layers % chunks)
+		APP(note, note_size, k, "%suneven split: %d layers over %d pipeline chunks (tpplan gives the middle chunks one more); Megatron-LM needs the layers divisible by pp*vp, so this split has no exact flag.",
+		    k ? " " : "", m->layers, chunks);
+	if (l->zb)
+		APP(note, note_size, k, "%sThe ZB-H1 zero-bubble schedule has no Megatron-LM flag (the arguments give plain 1F1B).",
+		    k ? " " : "");
+	if (l->zero >= 2)
+		APP(note, note_size, k, "%sZeRO-%d (sharded gradients%s) has no Megatron-LM flag; --use-distributed-optimizer shards the optimizer states only (ZeRO-1).",
+		    k ? " " : "", l->zero, l->zero >= 3 ? " and parameters" : "");
+}
+
+/* ---- document writer: one call sequence, HTML or Markdown ------------------ */
+
+enum doc_kind { DOC_HTML, DOC_MD };
+
+struct doc {
+	FILE *f;
+	enum doc_kind kind;
+	int in_row, col;
+};
+
+static void esc(struct doc *d, const char *s)
+{
+	for (; *s; s++) {
+		if (d->kind == DOC_HTML) {
+			switch (*s) {
+			case '&': fputs("&amp;", d->f); break;
+			case '<': fputs("&lt;", d->f); break;
+			case '>': fputs("&gt;", d->f); break;
+			case '"': fputs("&quot;", d->f); break;
+			default: fputc(*s, d->f);
+			}
+		} else {
+			if (*s == '|' || *s == '*' || *s == '<' || *s == '[' || *s == ']')
+				fputc('\\', d->f);
+			fputc(*s == '\n' ? ' ' : *s, d->f);
+		}
+	}
+}
+
+static void vesc(struct doc *d, const char *fmt, va_list ap)
+{
+	char buf[4096];
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	esc(d, buf);
+}
+
+static void d_h(struct doc *d, int level, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (d->kind == DOC_HTML) {
+		fprintf(d->f, "<h%d>", level);
+		vesc(d, fmt, ap);
+		fprintf(d->f, "</h%d>\n", level);
+	} else {
+		fprintf(d->f, "\n%.*s ", level, "######");
+		vesc(d, fmt, ap);
+		fputs("\n\n", d->f);
+	}
+	va_end(ap);
+}
+
+static void d_p(struct doc *d, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputs(d->kind == DOC_HTML ? "<p>" : "", d->f);
+	vesc(d, fmt, ap);
+	fputs(d->kind == DOC_HTML ? "</p>\n" : "\n\n", d->f);
+	va_end(ap);
+}
+
+/* A warning / note box (HTML) or a quoted paragraph (Markdown). */
+static void d_note(struct doc *d, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputs(d->kind == DOC_HTML ? "<p class=\"note\">" : "> ", d->f);
+	vesc(d, fmt, ap);
+	fputs(d->kind == DOC_HTML ? "</p>\n" : "\n\n", d->f);
+	va_end(ap);
+}
+
+static void d_table(struct doc *d, const char *const *heads, int n)
+{
+	int i;
+	if (d->kind == DOC_HTML) {
+		fputs("<div class=\"wide\"><table>\n<tr>", d->f);
+		for (i = 0; i < n; i++) {
+			fputs("<th>", d->f);
+			esc(d, heads[i]);
+			fputs("</th>", d->f);
+		}
+		fputs("</tr>\n", d->f);
+	} else {
+		fputc('|', d->f);
+		for (i = 0; i < n; i++) {
+			fputc(' ', d->f);
+			esc(d, heads[i]);
+			fputs(" |", d->f);
+		}
+		fputs("\n|", d->f);
+		for (i = 0; i < n; i++)
+			fputs("---|", d->f);
+		fputc('\n', d->f);
+	}
+}
+
+static void d_row(struct doc *d)
+{
+	if (d->in_row)
+		fputs(d->kind == DOC_HTML ? "</tr>\n" : "\n", d->f);
+	fputs(d->kind == DOC_HTML ? "<tr>" : "|", d->f);
+	d->in_row = 1;
+}
+
+static void d_end_table(struct doc *d)
+{
+	if (d->in_row)
+		fputs(d->kind == DOC_HTML ? "</tr>\n" : "\n", d->f);
+	d->in_row = 0;
+	fputs(d->kind == DOC_HTML ? "</table></div>\n" : "\n", d->f);
+}
+
+/* A table cell of text (printf format), right-aligned when numeric. */
+static void d_td(struct doc *d, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputs(d->kind == DOC_HTML ? "<td>" : " ", d->f);
+	vesc(d, fmt, ap);
+	fputs(d->kind == DOC_HTML ? "</td>" : " |", d->f);
+	va_end(ap);
+}
+
+/* A table cell holding code (class names it for scripts), then an
+ * optional note in italics. */
+static void d_td_code(struct doc *d, const char *cls, const char *code,
+		      const char *note)
+{
+	if (d->kind == DOC_HTML) {
+		fprintf(d->f, "<td><code class=\"%s\">", cls);
+		esc(d, code);
+		fputs("</code>", d->f);
+		if (note && note[0]) {
+			fputs("<br><em>", d->f);
+			esc(d, note);
+			fputs("</em>", d->f);
+		}
+		fputs("</td>", d->f);
+	} else {
+		fprintf(d->f, " `%s`", code); /* never holds a backtick or '|' */
+		if (note && note[0]) {
+			fputs(" _", d->f);
+			esc(d, note);
+			fputc('_', d->f);
+		}
+		fputs(" |", d->f);
+	}
+}
+
+static void d_img(struct doc *d, const char *file, const char *caption)
+{
+	if (d->kind == DOC_HTML) {
+		fprintf(d->f, "<figure><img src=\"%s\" alt=\"", file);
+		esc(d, caption);
+		fputs("\"><figcaption>", d->f);
+		esc(d, caption);
+		fputs("</figcaption></figure>\n", d->f);
+	} else {
+		fputs("![", d->f);
+		esc(d, caption);
+		fprintf(d->f, "](%s)\n\n", file);
+	}
+}
+
+/* ---- figures ------------------------------------------------------------- */
+
+enum fig {
+	FIG_BREAKDOWN, FIG_MEMORY, FIG_TIMELINE, FIG_SCALING, FIG_SENS,
+	FIG_CAL, FIG_EXEC, FIG__COUNT
+};
+
+static const char *const fig_names[FIG__COUNT] = {
+	[FIG_BREAKDOWN] = "breakdown",
+	[FIG_MEMORY] = "memory",
+	[FIG_TIMELINE] = "timeline",
+	[FIG_SCALING] = "scaling",
+	[FIG_SENS] = "sensitivity",
+	[FIG_CAL] = "calibration",
+	[FIG_EXEC] = "exec",
+};
+
+struct figs {
+	char gnuplot[PATH_LEN]; /* "" when not found or --no-plots */
+	int wanted[FIG__COUNT]; /* data and script written */
+	int drawn[FIG__COUNT];  /* PNG in place */
+	int failed;             /* some figure failed to draw */
+};
+
+/* gnuplot's path from $PATH into buf; 0 when not found. */
+static int find_gnuplot(char *buf, size_t size)
+{
+	const char *path = getenv("PATH");
+	const char *p = path;
+	while (p && *p) {
+		const char *q = strchr(p, ':');
+		size_t len = q ? (size_t)(q - p) : strlen(p);
+		int w = snprintf(buf, size, "%.*s/gnuplot", (int)len, len ? p : ".");
+		if (w > 0 && (size_t)w < size && access(buf, X_OK) == 0)
+			return 1;
+		p = q ? q + 1 : NULL;
+	}
+	buf[0] = '\0';
+	return 0;
+}
+
+/* Header of every script: PNG terminal (pngcairo when available), output
+ * to `outfile` (set by tpplan to a temporary name) or NAME.png. */
+static void gp_head_size(FILE *f, const char *name, const char *what, int h)
+{
+	fprintf(f, "# tpplan %s: %s\n"
+		"# Written by `tpplan report` from %s*.dat in this directory;\n"
+		"# restyle and redraw with: gnuplot %s.gp\n",
+		tpp_version, what, name, name);
+	fprintf(f, "if (!exists(\"outfile\")) outfile = \"%s.png\"\n", name);
+	fprintf(f, "if (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n"
+	      "  set terminal pngcairo size 1000,%d noenhanced font \",10\"\n"
+	      "} else {\n"
+	      "  set terminal png size 1000,%d noenhanced\n"
+	      "}\n"
+	      "set output outfile\n"
+	      "set datafile separator \"\\t\"\n"
+	      "set datafile missing \"?\"\n"
+	      "set key outside right top\n"
+	      "set grid ytics\n", h, h);
+}
+
+static void gp_head(FILE *f, const char *name, const char *what)
+{
+	gp_head_size(f, name, what, 500);
+}
+
+/* Bar charts of the top layouts: labels that fit under the bars. */
+static void gp_bars(FILE *f, int n)
+{
+	fprintf(f, "set xrange [-0.6:%g]\nset xtics rotate by -12 left\nset bmargin 5\n", n - 0.4);
+}
+
+static int png_ok(const char *path)
+{
+	static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', 0x0d, 0x0a, 0x1a, 0x0a};
+	unsigned char b[8];
+	FILE *f = fopen(path, "rb");
+	int ok = f && fread(b, 1, 8, f) == 8 && !memcmp(b, sig, 8);
+	if (f)
+		fclose(f);
+	return ok;
+}
+
+/* Run `gnuplot -e "outfile='NAME.png.tmp.PID'" NAME.gp` in dir, output to
+ * dir/gnuplot.log; rename the PNG into place when it is valid. */
+static int draw(struct figs *fg, const char *dir, enum fig which)
+{
+	const char *name = fig_names[which];
+	char outarg[160], script[64], tmp[PATH_LEN], png[PATH_LEN];
+	char *argv[5];
+	pid_t pid;
+	int status = 0;
+
+	snprintf(outarg, sizeof(outarg), "outfile='%s.png.tmp.%ld'", name, (long)getpid());
+	snprintf(script, sizeof(script), "%s.gp", name);
+	snprintf(tmp, sizeof(tmp), "%s/%s.png.tmp.%ld", dir, name, (long)getpid());
+	snprintf(png, sizeof(png), "%s/%s.png", dir, name);
+	argv[0] = "gnuplot";
+	argv[1] = "-e";
+	argv[2] = outarg;
+	argv[3] = script;
+	argv[4] = NULL;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "tpplan: report: warning: cannot start gnuplot: %s\n", strerror(errno));
+		return 0;
+	}
+	if (pid == 0) {
+		int fd;
+		if (chdir(dir))
+			_exit(127);
+		fd = open("gnuplot.log", O_WRONLY | O_CREAT | O_APPEND, 0644);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+			close(fd);
+		}
+		execv(fg->gnuplot, argv);
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR) {
+			status = -1;
+			break;
+		}
+	if (status != 0 || !png_ok(tmp) || rename(tmp, png)) {
+		fprintf(stderr, "tpplan: report: warning: gnuplot could not draw %s (see %s/gnuplot.log)\n",
+			script, dir);
+		remove(tmp);
+		return 0;
+	}
+	return 1;
+}
+
+static const char *const kind_colors[TPP_EV__COUNT] = {
+	[TPP_EV_F] = "#4e79a7", [TPP_EV_B] = "#f28e2b", [TPP_EV_W] = "#59a14f",
+	[TPP_EV_BW] = "#e15759", [TPP_EV_DP] = "#76b7b2", [TPP_EV_OPT] = "#b07aa1",
+};
+
+static void short_label(const struct tpp_eval *e, int rank, char *buf, size_t size)
+{
+	const struct tpp_layout *l = &e->layout;
+	size_t n = 0;
+	APP(buf, size, n, "%d: tp%d pp%d dp%d", rank, l->tp, l->pp, l->dp);
+	if (l->cp > 1)
+		APP(buf, size, n, " cp%d", l->cp);
+	APP(buf, size, n, " mbs%d", l->mbs);
+	if (l->vp > 1)
+		APP(buf, size, n, " vp%d", l->vp);
+}
+
+static int fig_breakdown(const char *dir, const struct tpp_report *r)
+{
+	const struct tpp_plan *p = r->plan;
+	struct afile a;
+	char lb[96];
+	int i, k, rc;
+	if ((rc = af_open(&a, dir, "breakdown.dat")))
+		return rc;
+	fputs("layout", a.f);
+	for (k = 0; k < TPP_TIME_PARTS; k++)
+		fprintf(a.f, "\t%s", tpp_time_part_names[k]);
+	fputc('\n', a.f);
+	for (i = 0; i < p->n_top; i++) {
+		short_label(&p->top[i], i + 1, lb, sizeof(lb));
+		fputs(lb, a.f);
+		for (k = 0; k < TPP_TIME_PARTS; k++)
+			fprintf(a.f, "\t%.9g", tpp_time_part(&p->top[i].t, k));
+		fputc('\n', a.f);
+	}
+	if ((rc = af_close(&a)) || (rc = af_open(&a, dir, "breakdown.gp")))
+		return rc;
+	gp_head(a.f, "breakdown", "step-time breakdown of the top layouts");
+	gp_bars(a.f, p->n_top);
+	fprintf(a.f, "set title \"Step time by cause, top %d layouts (%s)\"\n"
+		"set ylabel \"seconds per step\"\nset yrange [0:*]\n"
+		"set style data histograms\nset style histogram rowstacked\n"
+		"set style fill solid 0.85 border -1\nset boxwidth 0.6\n"
+		"plot for [i=2:%d] \"breakdown.dat\" using i:xtic(1) title columnheader(i)\n",
+		p->n_top, p->top[0].simulated ? "simulated" : "analytic",
+		TPP_TIME_PARTS + 1);
+	return af_close(&a);
+}
+
+static int fig_memory(const char *dir, const struct tpp_report *r)
+{
+	const struct tpp_plan *p = r->plan;
+	double cap = r->x->cluster->gpu.hbm_bytes / GIB, top = cap;
+	struct afile a;
+	char lb[96];
+	int i, rc;
+	if ((rc = af_open(&a, dir, "memory.dat")))
+		return rc;
+	fputs("layout\tweights\tgrads\toptimizer\tactivations\tother\treserve\n", a.f);
+	for (i = 0; i < p->n_top; i++) {
+		const struct tpp_mem_breakdown *m = &p->top[i].mem;
+		short_label(&p->top[i], i + 1, lb, sizeof(lb));
+		fprintf(a.f, "%s\t%.6f\t%.6f\t%.6f\t%.6f\t%.6f\t%.6f\n", lb,
+			m->weights_bytes / GIB, m->grads_bytes / GIB, m->optim_bytes / GIB,
+			m->act_bytes / GIB, m->other_bytes / GIB, m->reserve_bytes / GIB);
+		if (m->total_bytes / GIB > top)
+			top = m->total_bytes / GIB;
+	}
+	if ((rc = af_close(&a)) || (rc = af_open(&a, dir, "memory.gp")))
+		return rc;
+	gp_head(a.f, "memory", "memory per GPU of the top layouts against the GPU's capacity");
+	gp_bars(a.f, p->n_top);
+	fprintf(a.f, "cap = %.6f\n"
+		"set title \"Memory per GPU (most-loaded stage), %s\"\n"
+		"set ylabel \"GiB\"\nset yrange [0:%.3f]\n"
+		"set style data histograms\nset style histogram rowstacked\n"
+		"set style fill solid 0.85 border -1\nset boxwidth 0.6\n"
+		"plot for [i=2:7] \"memory.dat\" using i:xtic(1) title columnheader(i), \\\n"
+		"     cap with lines lw 2 dt 2 lc rgb \"#d62728\" title sprintf(\"capacity %%.0f GiB\", cap)\n",
+		cap, r->x->cluster->gpu.name, top * 1.12);
+	return af_close(&a);
+}
+
+/* The simulated schedule of the best layout.  Returns TPP_OK, or
+ * TPP_E_INFEASIBLE when it cannot be simulated (no figure then). */
+static int fig_timeline(const char *dir, const struct tpp_report *r,
+			double *step_s, size_t *nevents)
+{
+	const struct tpp_eval *e = &r->plan->top[0];
+	const struct tpp_layout *l = &e->layout;
+	size_t cap = (size_t)3 * e->microbatches * l->vp * l->pp + l->pp + 8, i;
+	struct tpp_sim_event *ev = malloc(cap * sizeof(*ev));
+	struct tpp_sim_result sr;
+	struct tpp_err err;
+	struct afile a;
+	int present[TPP_EV__COUNT] = {0};
+	double first_b = 0, zoom;
+	int rc, k, pass;
+
+	if (!ev) {
+		fprintf(stderr, "tpplan: report: out of memory\n");
+		return TPP_E_SYSTEM;
+	}
+	rc = tpp_sim_run(r->x->model, r->x->cluster, r->x->opts, l, e, &sr, ev, cap, &err);
+	if (rc) {
+		fprintf(stderr, "tpplan: report: warning: no timeline: %s\n", err.msg);
+		free(ev);
+		return rc == TPP_E_SYSTEM ? rc : TPP_E_INFEASIBLE;
+	}
+	TPP_ASSERT(sr.nevents <= cap);
+	*step_s = sr.step_s;
+	*nevents = sr.nevents;
+	if ((rc = af_open(&a, dir, "timeline.dat"))) {
+		free(ev);
+		return rc;
+	}
+	fprintf(a.f, "# tpplan %s: simulated schedule of the best layout; rank %d = optimizer\n"
+		"# row\tkind_index\tkind\tchunk\tmicrobatch\tstart_s\tend_s\n", tpp_version, l->pp);
+	for (i = 0; i < sr.nevents; i++) {
+		present[ev[i].kind] = 1;
+		if (ev[i].rank == 0 && (ev[i].kind == TPP_EV_B || ev[i].kind == TPP_EV_BW) &&
+		    (first_b == 0 || ev[i].start_s < first_b))
+			first_b = ev[i].start_s;
+		fprintf(a.f, "%d\t%d\t%s\t%d\t%d\t%.9f\t%.9f\n",
+			ev[i].rank < 0 ? l->pp : ev[i].rank, (int)ev[i].kind,
+			tpp_ev_names[ev[i].kind], ev[i].chunk, ev[i].mb,
+			ev[i].start_s, ev[i].end_s);
+	}
+	free(ev);
+	if ((rc = af_close(&a)) || (rc = af_open(&a, dir, "timeline.gp")))
+		return rc;
+	zoom = first_b > 0 && 2 * first_b < 0.5 * sr.step_s ? 2 * first_b : 0;
+	gp_head_size(a.f, "timeline", "simulated pipeline schedule of the best layout (Gantt chart per stage)",
+		     zoom > 0 ? 800 : 500);
+	fprintf(a.f, "set xlabel \"time in the step (s)\"\nset ylabel \"pipeline rank\"\n"
+		"set yrange [%g:-0.6]\nset grid noytics xtics\n", l->pp + 0.6);
+	if (l->pp <= 64) {
+		fputs("set ytics (", a.f);
+		for (k = 0; k < l->pp; k++)
+			fprintf(a.f, "\"%d\" %d, ", k, k);
+		fprintf(a.f, "\"optimizer\" %d)\n", l->pp);
+	}
+	if (zoom > 0)
+		fputs("set multiplot layout 2,1\n", a.f);
+	for (pass = 0; pass < (zoom > 0 ? 2 : 1); pass++) {
+		int first = 1;
+		if (pass == 0)
+			fprintf(a.f, "set title \"Simulated schedule of the best layout, step %.3f s (%s)\"\nset xrange [0:%.9g]\n",
+				sr.step_s, tpp_sched_names[tpp_layout_sched(l)], sr.step_s);
+		else
+			fprintf(a.f, "set title \"The first %.3g s (pipeline fill)\"\nset xrange [0:%.9g]\n",
+				zoom, zoom);
+		/* thousands of boxes: borders only where they can be told apart */
+		fprintf(a.f, "set style fill solid 0.9 %s\nplot ", pass ? "border rgb \"white\"" : "noborder");
+		for (k = 0; k < TPP_EV__COUNT; k++) {
+			if (!present[k])
+				continue;
+			/* DP reductions overlap the backward: a thin bar above it */
+			fprintf(a.f, "%s\"timeline.dat\" using (($6+$7)/2):($2==%d ? $1%s : 1/0):(($7-$6)/2):(%s) with boxxyerror lc rgb \"%s\" title \"%s\"",
+				first ? "" : ", \\\n     ", k, k == TPP_EV_DP ? "-0.32" : "",
+				k == TPP_EV_DP ? "0.07" : "0.3", kind_colors[k], tpp_ev_names[k]);
+			first = 0;
+		}
+		fputc('\n', a.f);
+	}
+	if (zoom > 0)
+		fputs("unset multiplot", a.f);
+	fputc('\n', a.f);
+	return af_close(&a);
+}
+
+static int fig_scaling(const char *dir, const struct tpp_report *r)
+{
+	struct afile a;
+	int i, rc, first = 1;
+	if ((rc = af_open(&a, dir, "scaling.dat")))
+		return rc;
+	fputs("# gpus\ttokens_per_s\tmfu_percent\tstep_s\n", a.f);
+	for (i = 0; i < r->nscale; i++)
+		if (r->scale[i].ok)
+			fprintf(a.f, "%d\t%.6g\t%.4f\t%.6g\n", r->scale[i].gpus,
+				r->scale[i].tokens_per_s, 100 * r->scale[i].mfu,
+				r->scale[i].step_s);
+	if ((rc = af_close(&a)) || (rc = af_open(&a, dir, "scaling.gp")))
+		return rc;
+	gp_head(a.f, "scaling", "predicted throughput and MFU of the best layout as the GPU count grows");
+	fprintf(a.f, "set title \"Best layout per GPU count: throughput and MFU (global batch %d)\"\n"
+		"set logscale x 2\nset xlabel \"GPUs\"\nset ylabel \"tokens/s\"\n"
+		"set y2label \"MFU (%%)\"\nset ytics nomirror\nset y2tics\n"
+		"set yrange [0:*]\nset y2range [0:100]\nset xtics (",
+		r->x->search->gbs);
+	for (i = 0; i < r->nscale; i++)
+		if (r->scale[i].ok) {
+			fprintf(a.f, "%s%d", first ? "" : ", ", r->scale[i].gpus);
+			first = 0;
+		}
+	fputs(")\nset offsets graph 0.05, graph 0.05, 0, 0\n"
+	      "plot \"scaling.dat\" using 1:2 with linespoints lw 2 pt 7 axes x1y1 title \"tokens/s\", \\\n"
+	      "     \"\" using 1:3 with linespoints lw 2 pt 5 dt 2 axes x1y2 title \"MFU (%)\"\n", a.f);
+	return af_close(&a);
+}
+
+static int fig_sens(const char *dir, const struct tpp_report *r)
+{
+	struct afile a;
+	int i, rc;
+	if ((rc = af_open(&a, dir, "sensitivity.dat")))
+		return rc;
+	fputs("# inter-node bandwidth\tbest step_s\n", a.f);
+	for (i = 0; i < r->nsens; i++)
+		fprintf(a.f, "%gx inter-node bandwidth\t%s%.6g\n", r->sens[i].factor,
+			r->sens[i].ok ? "" : "?", r->sens[i].ok ? r->sens[i].step_s : 0.0);
+	if ((rc = af_close(&a)) || (rc = af_open(&a, dir, "sensitivity.gp")))
+		return rc;
+	gp_head(a.f, "sensitivity", "best step time if the inter-node bandwidth halves or doubles");
+	fputs("set title \"Best step time vs inter-node bandwidth (tiers beyond the first scaled)\"\n"
+	      "set ylabel \"seconds per step\"\nset yrange [0:*]\nset key off\n"
+	      "set style data histograms\nset style fill solid 0.85 border -1\nset boxwidth 0.5\n"
+	      "plot \"sensitivity.dat\" using 2:xtic(1) lc rgb \"#4e79a7\", \\\n"
+	      "     \"\" using 0:2:(sprintf(\"%.4g s\", $2)) with labels offset 0,1\n", a.f);
+	return af_close(&a);
+}
+
+/* Tables of a calibration with points, at most 16. */
+static int cal_tables(const struct tpp_calibration *cal, int *idx, int cap)
+{
+	int i, n = 0;
+	for (i = 0; i < cal->ncoll && n < cap; i++)
+		if (cal->coll[i].npoints > 0)
+			idx[n++] = i;
+	return n;
+}
+
+static double cal_busbw(const struct tpp_cal_coll *t, double bytes, double s)
+{
+	return s > 0 ? bytes * tpp_cal_bus_factor(t->op, t->group) / s : 0;
+}
+
+static int fig_cal(const char *dir, const struct tpp_report *r)
+{
+	const struct tpp_calibration *cal = r->cal;
+	const struct tpp_cluster *c = r->x->cluster;
+	int idx[16], n = cal_tables(cal, idx, 16), i, j, rc;
+	struct afile a;
+	if ((rc = af_open(&a, dir, "calibration.dat")))
+		return rc;
+	fputs("# one block per measured table: bytes, bus bandwidth GB/s at the median, p90 and p10 time\n", a.f);
+	for (i = 0; i < n; i++) {
+		const struct tpp_cal_coll *t = &cal->coll[idx[i]];
+		fprintf(a.f, "%s# %s tier %d group %d\n", i ? "\n\n" : "",
+			tpp_coll_names[t->op], t->tier, t->group);
+		for (j = 0; j < t->npoints; j++) {
+			const struct tpp_cal_point *pt = &t->pts[j];
+			fprintf(a.f, "%.9g\t%.6g\t%.6g\t%.6g\n", pt->bytes,
+				cal_busbw(t, pt->bytes, pt->median_s) / 1e9,
+				cal_busbw(t, pt->bytes, pt->p90_s) / 1e9,
+				cal_busbw(t, pt->bytes, pt->p10_s) / 1e9);
+		}
+	}
+	if ((rc = af_close(&a)) || (rc = af_open(&a, dir, "calibration.gp")))
+		return rc;
+	gp_head(a.f, "calibration", "measured collective points and fitted latency-bandwidth curves per tier and collective");
+	fputs("set title \"Calibration: measured bus bandwidth (points, p10-p90 bars) and fits (lines)\"\n"
+	      "set logscale x 2\nset format x \"%.0b%B\"\nset xlabel \"message size (bytes, nccl-tests convention)\"\n"
+	      "set ylabel \"bus bandwidth (GB/s)\"\nset yrange [0:*]\nset samples 400\nplot ", a.f);
+	for (i = 0; i < n; i++) {
+		const struct tpp_cal_coll *t = &cal->coll[idx[i]];
+		const char *tier = t->tier >= 0 && t->tier < c->ntiers ? c->tiers[t->tier].name : "?";
+		fprintf(a.f, "%s\"calibration.dat\" index %d using 1:2:3:4 with yerrorbars pt 7 lc %d title \"%s, %s, %d ranks\"",
+			i ? ", \\\n     " : "", i, i + 1, tpp_coll_names[t->op], tier, t->group);
+		if (t->fit.valid && t->fit.busbw_Bps > 0) {
+			double fct = tpp_cal_bus_factor(t->op, t->group);
+			fprintf(a.f, ", \\\n     (x*%.9g/(%.9g + x*%.9g/%.9g))/1e9 with lines lw 2 lc %d title \"fit: alpha %.3g us, busbw %.1f GB/s\"",
+				fct, t->fit.alpha_s, fct, t->fit.busbw_Bps, i + 1,
+				t->fit.alpha_s * 1e6, t->fit.busbw_Bps / 1e9);
+		}
+	}
+	fputc('\n', a.f);
+	return af_close(&a);
+}
+
+static int fig_exec(const char *dir, const struct tpp_report *r)
+{
+	struct afile a;
+	int i, rc;
+	if ((rc = af_open(&a, dir, "exec.dat")))
+		return rc;
+	fputs("# phase\tmeasured_ms\tpredicted_ms\n", a.f);
+	for (i = 0; i < r->nphase; i++) {
+		const struct tpp_report_phase *ph = &r->phase[i];
+		fprintf(a.f, "%s\t", ph->name);
+		if (ph->measured_s > 0)
+			fprintf(a.f, "%.6g\t", ph->measured_s * 1e3);
+		else
+			fputs("?\t", a.f);
+		if (ph->predicted_s > 0)
+			fprintf(a.f, "%.6g\n", ph->predicted_s * 1e3);
+		else
+			fputs("?\n", a.f);
+	}
+	if ((rc = af_close(&a)) || (rc = af_open(&a, dir, "exec.gp")))
+		return rc;
+	gp_head(a.f, "exec", "measured vs predicted time per phase of `tpplan exec`");
+	fputs("set title \"tpplan exec: measured vs predicted per phase\"\n"
+	      "set logscale y\nset ylabel \"ms per step (slowest rank)\"\n"
+	      "set xtics rotate by -35\nset offsets 0.5, 0.5, 0, 0\n"
+	      "plot \"exec.dat\" using 0:2:xtic(1) with points pt 7 ps 1.6 title \"measured\", \\\n"
+	      "     \"\" using 0:3 with points pt 6 ps 2 lw 2 title \"predicted\"\n", a.f);
+	return af_close(&a);
+}
+
+/* ---- the document ---------------------------------------------------------- */
+
+static void figure(struct doc *d, const struct figs *fg, enum fig which,
+		   const char *caption)
+{
+	char file[64];
+	if (!fg->wanted[which])
+		return;
+	snprintf(file, sizeof(file), "%s.png", fig_names[which]);
+	if (fg->drawn[which])
+		d_img(d, file, caption);
+	else
+		d_note(d, "Figure not drawn (%s); its data and gnuplot script are %s.dat and %s.gp.",
+		       fg->gnuplot[0] ? "gnuplot failed" : "no gnuplot", fig_names[which],
+		       fig_names[which]);
+}
+
+static const char css[] =
+	"body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:2em auto;max-width:1500px;padding:0 1em;color:#222;line-height:1.4}\n"
+	"h1{font-size:1.6em;border-bottom:2px solid #4e79a7;padding-bottom:.2em}\n"
+	"h2{font-size:1.25em;margin-top:1.8em;color:#2b4a6f}\n"
+	"table{border-collapse:collapse;margin:.6em 0;font-size:.88em}\n"
+	"th,td{border:1px solid #ccd;padding:.25em .5em;text-align:left;vertical-align:top}\n"
+	"th{background:#eef2f7}\n"
+	"tr:nth-child(even) td{background:#fafbfd}\n"
+	"code{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.92em;overflow-wrap:anywhere}\n"
+	"td code.layout-arg{display:block;min-width:15em}\n"
+	"td code.megatron{display:block;min-width:28em;max-width:40em}\n"
+	".wide{overflow-x:auto}\n"
+	"figure{margin:1em 0}img{max-width:100%;border:1px solid #dde}\n"
+	"figcaption{font-size:.85em;color:#555}\n"
+	".note{background:#fff6e0;border-left:4px solid #f0b030;padding:.4em .8em}\n";
+
+static void write_doc(struct doc *d, const struct tpp_report *r,
+		      const struct figs *fg, double tl_step_s, size_t tl_events,
+		      int have_timeline, const char *when)
+{
+	const struct tpp_plan_ctx *x = r->x;
+	const struct tpp_model *m = x->model;
+	const struct tpp_cluster *c = x->cluster;
+	const struct tpp_plan *p = r->plan;
+	const struct tpp_eval *best = &p->top[0];
+	const struct tpp_gpu *g = &c->gpu;
+	enum tpp_prec prec = x->opts->prec;
+	char args[2048], note[1024], lb[200];
+	int i, k, any_drawn = 0;
+
+	for (i = 0; i < FIG__COUNT; i++)
+		any_drawn |= fg->drawn[i];
+	if (d->kind == DOC_HTML) {
+		fprintf(d->f, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>");
+		esc(d, "tpplan report: ");
+		esc(d, m->name);
+		fprintf(d->f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n", css);
+	}
+	d_h(d, 1, "tpplan report: %s on %s, %d GPUs", m->name, c->name, x->search->gpus);
+	d_p(d, "Generated by tpplan %s on %s. Step times are %s; every figure below is %s.",
+	    tpp_version, when,
+	    best->simulated ? "simulated event by event" : "from the analytic model",
+	    r->cal_path ? "priced with the measured calibration where it has a figure, datasheet / published figures elsewhere"
+			: "priced from datasheet and published figures (no calibration)");
+	if (!fg->gnuplot[0] && r->plots)
+		d_note(d, "gnuplot was not found: this report has tables only. Install gnuplot (Debian: gnuplot-nox) and rerun, or run `gnuplot NAME.gp` in this directory.");
+	else if (!r->plots)
+		d_note(d, "Written with --no-plots: tables only.");
+	else if (fg->failed)
+		d_note(d, "Some figures could not be drawn; see gnuplot.log in this directory.");
+
+	/* inputs */
+	d_h(d, 2, "Inputs");
+	{
+		static const char *const h[] = {"input", "value"};
+		d_table(d, h, 2);
+	}
+	d_row(d), d_td(d, "tpplan version"), d_td(d, "%s", tpp_version);
+	d_row(d), d_td(d, "model"), d_td(d, "%s (%s): %d layers, hidden %d, %d heads (%d KV), FFN %d, %s, vocab %d (--model %s)",
+					  m->name, m->desc, m->layers, m->hidden, m->heads, m->kv_heads,
+					  m->ffn, tpp_mlp_names[m->mlp], m->vocab, r->model_arg);
+	d_row(d), d_td(d, "cluster"), d_td(d, "%s (%s)", c->name, c->path[0] ? c->path : r->cluster_arg);
+	d_row(d), d_td(d, "GPUs"), d_td(d, "%d (%d per node, %s, %.0f GiB)", x->search->gpus,
+					 c->gpus_per_node, g->name, g->hbm_bytes / GIB);
+	d_row(d), d_td(d, "global batch"), d_td(d, "%d sequences x %d tokens", x->search->gbs, m->seq);
+	d_row(d), d_td(d, "precision, attention"), d_td(d, "%s, %s", tpp_prec_names[prec], tpp_attn_names[x->opts->attn]);
+	d_row(d), d_td(d, "figures"), d_td(d, "%s", r->cal_path ? "measured (calibration) where available" : "datasheet / published figures");
+	d_row(d), d_td(d, "calibration"), d_td(d, "%s", r->cal_path ? r->cal_path : "none");
+	d_row(d), d_td(d, "exec results"), d_td(d, "%s", r->exec_path ? r->exec_path : "none");
+	d_row(d), d_td(d, "search"), d_td(d, "%llu layouts considered, %llu valid and fit, %llu simulated",
+					   p->considered, p->feasible, p->simulated);
+	d_end_table(d);
+
+	d_h(d, 3, "Where the figures come from");
+	{
+		static const char *const h[] = {"figure", "value", "origin"};
+		d_table(d, h, 3);
+	}
+	d_row(d), d_td(d, "%s %s peak", g->name, tpp_prec_names[prec]),
+		d_td(d, "%.1f TFLOP/s", g->peak_flops[prec] / TPP_TFLOPS), d_td(d, "datasheet");
+	d_row(d), d_td(d, "GEMM ceiling");
+	if (g->gemm_flops[prec] > 0)
+		d_td(d, "%.1f TFLOP/s", g->gemm_flops[prec] / TPP_TFLOPS),
+			d_td(d, "%s: %s", tpp_src_names[g->gemm_src[prec]],
+			     g->gemm_src[prec] == TPP_SRC_CALIBRATION ? c->calibration : g->gemm_source);
+	else
+		d_td(d, "80%% of peak"), d_td(d, "assumed (no measurement)");
+	d_row(d), d_td(d, "HBM"), d_td(d, "%.0f GB at %.2f TB/s", g->hbm_bytes / 1e9, g->hbm_Bps / 1e12),
+		d_td(d, "datasheet");
+	for (i = 0; i < c->ntiers; i++) {
+		const struct tpp_tier *t = &c->tiers[i];
+		d_row(d), d_td(d, "tier %s (%s), per GPU", t->name, tpp_tier_kind_names[t->kind]),
+			d_td(d, "%.1f GB/s", t->bw_Bps / 1e9), d_td(d, "datasheet");
+		for (k = 0; k < TPP_COLL__COUNT; k++)
+			if (t->busbw_Bps[k] > 0 || t->curve_n[k] > 1) {
+				double bw = t->busbw_Bps[k] > 0 ? t->busbw_Bps[k]
+					  : t->curve_busbw_Bps[k][t->curve_n[k] - 1];
+				d_row(d), d_td(d, "tier %s %s bus bandwidth", t->name, tpp_coll_names[k]),
+					d_td(d, "%.1f GB/s%s", bw / 1e9, t->curve_n[k] > 1 ? " + size curve" : ""),
+					d_td(d, "%s: %s", tpp_src_names[t->busbw_src[k]], t->measured_source);
+			}
+	}
+	d_end_table(d);
+
+	/* 1. the top layouts */
+	d_h(d, 2, "Best layouts");
+	d_p(d, "Fastest first; m = micro-batches per step; memory is the most-loaded GPU. The last column gives Megatron-LM launch arguments that reproduce the layout (data-parallel size follows from the GPU count).");
+	{
+		static const char *const h[] = {"#", "tp", "pp", "dp", "cp", "mbs", "vp", "schedule", "sp", "recompute",
+			"zero", "m", "step (s)", "tokens/s", "MFU", "mem/GPU (GiB)", "layout", "Megatron-LM arguments"};
+		d_table(d, h, (int)TPP_ARRAY_LEN(h));
+	}
+	for (i = 0; i < p->n_top; i++) {
+		const struct tpp_eval *e = &p->top[i];
+		const struct tpp_layout *l = &e->layout;
+		tpp_layout_format(l, lb, sizeof(lb));
+		tpp_report_megatron_args(m, prec, e, args, sizeof(args), note, sizeof(note));
+		d_row(d);
+		d_td(d, "%d", i + 1), d_td(d, "%d", l->tp), d_td(d, "%d", l->pp), d_td(d, "%d", l->dp),
+			d_td(d, "%d", l->cp), d_td(d, "%d", l->mbs), d_td(d, "%d", l->vp),
+			d_td(d, "%s", tpp_sched_names[tpp_layout_sched(l)]),
+			d_td(d, "%s", l->tp_overlap ? "yes+overlap" : l->sp ? "yes" : "no"),
+			d_td(d, "%s", tpp_recompute_names[l->recompute]), d_td(d, "%d", l->zero),
+			d_td(d, "%d", e->microbatches), d_td(d, "%.3f", e->step_s),
+			d_td(d, "%.0f", e->tokens_per_s), d_td(d, "%.1f%%", 100 * e->mfu),
+			d_td(d, "%.1f", e->mem.total_bytes / GIB);
+		d_td_code(d, "layout-arg", lb, NULL);
+		d_td_code(d, "megatron", args, note);
+	}
+	d_end_table(d);
+
+	/* 2. breakdown */
+	d_h(d, 2, "Step-time breakdown");
+	figure(d, fg, FIG_BREAKDOWN, "Step time of the top layouts, stacked by cause (s per step)");
+	{
+		const char *h[TPP_TIME_PARTS + 2];
+		h[0] = "#";
+		for (k = 0; k < TPP_TIME_PARTS; k++)
+			h[k + 1] = tpp_time_part_names[k];
+		h[TPP_TIME_PARTS + 1] = "step (s)";
+		d_table(d, h, TPP_TIME_PARTS + 2);
+	}
+	for (i = 0; i < p->n_top; i++) {
+		d_row(d), d_td(d, "%d", i + 1);
+		for (k = 0; k < TPP_TIME_PARTS; k++)
+			d_td(d, "%.3f", tpp_time_part(&p->top[i].t, k));
+		d_td(d, "%.3f", p->top[i].step_s);
+	}
+	d_end_table(d);
+
+	/* 3. memory */
+	d_h(d, 2, "Memory per GPU");
+	figure(d, fg, FIG_MEMORY, "Memory per GPU of the top layouts by kind, against the GPU's capacity (GiB)");
+	{
+		static const char *const h[] = {"#", "weights", "grads", "optimizer", "activations", "other", "reserve", "total", "capacity"};
+		d_table(d, h, (int)TPP_ARRAY_LEN(h));
+	}
+	for (i = 0; i < p->n_top; i++) {
+		const struct tpp_mem_breakdown *mb = &p->top[i].mem;
+		d_row(d), d_td(d, "%d", i + 1), d_td(d, "%.2f", mb->weights_bytes / GIB),
+			d_td(d, "%.2f", mb->grads_bytes / GIB), d_td(d, "%.2f", mb->optim_bytes / GIB),
+			d_td(d, "%.2f", mb->act_bytes / GIB), d_td(d, "%.2f", mb->other_bytes / GIB),
+			d_td(d, "%.2f", mb->reserve_bytes / GIB), d_td(d, "%.2f", mb->total_bytes / GIB),
+			d_td(d, "%.2f", g->hbm_bytes / GIB);
+	}
+	d_end_table(d);
+
+	/* 4. timeline */
+	d_h(d, 2, "Simulated schedule of the best layout");
+	if (have_timeline) {
+		d_p(d, "%s schedule, %d pipeline ranks, %d micro-batches: %zu operations, step %.3f s. F forward, B input gradient, W weight gradient, BW whole backward, DP gradient reduction (thin bar), OPT optimizer. The data is timeline.dat (the format of `tpplan --timeline`, with the optimizer on row %d).",
+		    tpp_sched_names[tpp_layout_sched(&best->layout)], best->layout.pp,
+		    best->microbatches, tl_events, tl_step_s, best->layout.pp);
+		figure(d, fg, FIG_TIMELINE, "Simulated pipeline schedule of the best layout (Gantt chart per pipeline rank)");
+	} else {
+		d_note(d, "The best layout's pipeline is too large to play out event by event; no timeline.");
+	}
+
+	/* 5. scaling */
+	d_h(d, 2, "Scaling");
+	d_p(d, "The best layout found for each GPU count at the same global batch (%d sequences).", x->search->gbs);
+	figure(d, fg, FIG_SCALING, "Predicted throughput (tokens/s) and MFU of the best layout as the GPU count grows");
+	{
+		static const char *const h[] = {"GPUs", "step (s)", "tokens/s", "MFU", "best layout"};
+		d_table(d, h, 5);
+	}
+	for (i = 0; i < r->nscale; i++) {
+		const struct tpp_report_scale *s = &r->scale[i];
+		d_row(d), d_td(d, "%d%s", s->gpus, s->gpus == x->search->gpus ? " (requested)" : "");
+		if (s->ok)
+			d_td(d, "%.3f", s->step_s), d_td(d, "%.0f", s->tokens_per_s),
+				d_td(d, "%.1f%%", 100 * s->mfu), d_td(d, "%s", s->layout);
+		else
+			d_td(d, "-"), d_td(d, "-"), d_td(d, "-"), d_td(d, "no layout fits");
+	}
+	d_end_table(d);
+
+	/* 6. sensitivity */
+	d_h(d, 2, "Sensitivity to the inter-node bandwidth");
+	if (c->ntiers < 2)
+		d_note(d, "The cluster has a single network tier; scaling the tiers beyond the first changes nothing.");
+	d_p(d, "Every tier beyond the first (datasheet bandwidth, measured bus bandwidths and their size curves) scaled by the factor, then the search rerun.");
+	figure(d, fg, FIG_SENS, "Best step time if the inter-node bandwidth halves or doubles");
+	{
+		static const char *const h[] = {"inter-node bandwidth", "best step (s)", "change", "tokens/s", "best layout"};
+		d_table(d, h, 5);
+	}
+	for (i = 0; i < r->nsens; i++) {
+		const struct tpp_report_sens *s = &r->sens[i];
+		d_row(d), d_td(d, "%gx", s->factor);
+		if (s->ok)
+			d_td(d, "%.3f", s->step_s), d_td(d, "%+.1f%%", 100 * (s->step_s / best->step_s - 1)),
+				d_td(d, "%.0f", s->tokens_per_s), d_td(d, "%s", s->layout);
+		else
+			d_td(d, "-"), d_td(d, "-"), d_td(d, "-"), d_td(d, "no layout fits");
+	}
+	d_end_table(d);
+
+	/* 7. calibration */
+	if (r->cal) {
+		const struct tpp_calibration *cal = r->cal;
+		d_h(d, 2, "Calibration");
+		d_p(d, "%s: backend %s, %d ranks (%d per node), device %s, taken %s%s%s.", r->cal_path,
+		    cal->backend, cal->ranks, cal->ranks_per_node, cal->device[0] ? cal->device : "-",
+		    cal->created_utc[0] ? cal->created_utc : "-", cal->source[0] ? ", from " : "", cal->source);
+		figure(d, fg, FIG_CAL, "Measured collective points and fitted latency-bandwidth curves per tier and collective");
+		{
+			static const char *const h[] = {"collective", "tier", "ranks", "points", "fit alpha (us)", "fit busbw (GB/s)", "held-out error"};
+			d_table(d, h, (int)TPP_ARRAY_LEN(h));
+		}
+		for (i = 0; i < cal->ncoll; i++) {
+			const struct tpp_cal_coll *t = &cal->coll[i];
+			d_row(d), d_td(d, "%s", tpp_coll_names[t->op]),
+				d_td(d, "%s", t->tier >= 0 && t->tier < c->ntiers ? c->tiers[t->tier].name : "?"),
+				d_td(d, "%d%s", t->group, t->concurrent > 1 ? " (concurrent groups)" : ""),
+				d_td(d, "%d", t->npoints);
+			if (t->fit.valid)
+				d_td(d, "%.2f +- %.2f", t->fit.alpha_s * 1e6, t->fit.alpha_err_s * 1e6),
+					d_td(d, "%.1f +- %.1f", t->fit.busbw_Bps / 1e9, t->fit.busbw_err_Bps / 1e9),
+					d_td(d, "%.1f%%", 100 * t->fit.mape_heldout);
+			else
+				d_td(d, "-"), d_td(d, "-"), d_td(d, "no fit (too few points)");
+		}
+		d_end_table(d);
+		for (k = 0; k < TPP_PREC__COUNT; k++)
+			if (cal->gemm[k].valid && cal->gemm[k].npoints)
+				d_p(d, "GEMM %s: %d shapes measured, best %.1f TFLOP/s.", tpp_prec_names[k],
+				    cal->gemm[k].npoints, cal->gemm[k].best_flops_per_s / TPP_TFLOPS);
+	}
+
+	/* 8. exec */
+	if (r->exec_path) {
+		d_h(d, 2, "Measured vs predicted (tpplan exec)");
+		d_p(d, "%s: layout %s; time per step on the slowest rank.", r->exec_path,
+		    r->exec_layout[0] ? r->exec_layout : "?");
+		figure(d, fg, FIG_EXEC, "Measured vs predicted time per phase (ms, log scale)");
+		{
+			static const char *const h[] = {"phase", "count", "measured (ms)", "predicted (ms)", "error"};
+			d_table(d, h, 5);
+		}
+		for (i = 0; i < r->nphase; i++) {
+			const struct tpp_report_phase *ph = &r->phase[i];
+			d_row(d), d_td(d, "%s", ph->name), d_td(d, "%d", ph->count),
+				d_td(d, "%.4g", ph->measured_s * 1e3);
+			if (ph->predicted_s >= 0 && ph->measured_s > 0)
+				d_td(d, "%.4g", ph->predicted_s * 1e3),
+					d_td(d, "%+.1f%%", 100 * (ph->predicted_s - ph->measured_s) / ph->measured_s);
+			else
+				d_td(d, "-"), d_td(d, "-");
+		}
+		d_end_table(d);
+	}
+
+	d_h(d, 2, "Files");
+	d_p(d, "%s", any_drawn
+	    ? "Each figure NAME.png was drawn by gnuplot from NAME.gp and NAME.dat in this directory; edit a script and run `gnuplot NAME.gp` here to restyle it."
+	    : "The gnuplot scripts NAME.gp and data NAME.dat are in this directory; run `gnuplot NAME.gp` here to draw a figure.");
+	d_p(d, "FLOP convention: %s", tpp_cost_flops_doc);
+	if (d->kind == DOC_HTML)
+		fputs("</body>\n</html>\n", d->f);
+}
+
+/* mkdir -p */
+static int make_dir(const char *dir)
+{
+	char buf[PATH_LEN];
+	size_t i, n = strlen(dir);
+	if (n == 0 || n >= sizeof(buf))
+		return -1;
+	memcpy(buf, dir, n + 1);
+	for (i = 1; i <= n; i++)
+		if (buf[i] == '/' || buf[i] == '\0') {
+			char ch = buf[i];
+			buf[i] = '\0';
+			if (mkdir(buf, 0777) && errno != EEXIST)
+				return -1;
+			buf[i] = ch;
+		}
+	return 0;
+}
+
+int tpp_report_write(const char *dir, const struct tpp_report *r)
+{
+	struct figs fg;
+	struct afile a;
+	struct doc d;
+	char when[64], log[PATH_LEN];
+	double tl_step = 0;
+	size_t tl_events = 0;
+	int rc, have_tl = 0, i;
+	struct stat st;
+	time_t now = time(NULL);
+	struct tm tmv;
+
+	TPP_ASSERT(r->plan->n_top >= 1);
+	memset(&fg, 0, sizeof(fg));
+	if (make_dir(dir) || stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "tpplan: report: cannot create directory %s: %s\n", dir, strerror(errno));
+		return TPP_E_SYSTEM;
+	}
+	if (gmtime_r(&now, &tmv))
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tmv);
+	else
+		tpp_strlcpy(when, "?", sizeof(when));
+
+	if ((rc = fig_breakdown(dir, r)) || (rc = fig_memory(dir, r)))
+		return rc;
+	fg.wanted[FIG_BREAKDOWN] = fg.wanted[FIG_MEMORY] = 1;
+	rc = fig_timeline(dir, r, &tl_step, &tl_events);
+	if (rc == TPP_E_SYSTEM)
+		return rc;
+	have_tl = fg.wanted[FIG_TIMELINE] = rc == TPP_OK;
+	for (i = 0; i < r->nscale; i++)
+		fg.wanted[FIG_SCALING] |= r->scale[i].ok;
+	if (fg.wanted[FIG_SCALING] && (rc = fig_scaling(dir, r)))
+		return rc;
+	if (r->nsens && (rc = fig_sens(dir, r)))
+		return rc;
+	fg.wanted[FIG_SENS] = r->nsens > 0;
+	if (r->cal) {
+		int idx[16];
+		fg.wanted[FIG_CAL] = cal_tables(r->cal, idx, 16) > 0;
+		if (fg.wanted[FIG_CAL] && (rc = fig_cal(dir, r)))
+			return rc;
+	}
+	if (r->exec_path && r->nphase) {
+		if ((rc = fig_exec(dir, r)))
+			return rc;
+		fg.wanted[FIG_EXEC] = 1;
+	}
+
+	if (r->plots) {
+		if (!find_gnuplot(fg.gnuplot, sizeof(fg.gnuplot)))
+			fprintf(stderr, "tpplan: report: warning: gnuplot not found in PATH; writing tables only (install gnuplot, e.g. Debian's gnuplot-nox)\n");
+		snprintf(log, sizeof(log), "%s/gnuplot.log", dir);
+		remove(log);
+		for (i = 0; fg.gnuplot[0] && i < FIG__COUNT; i++)
+			if (fg.wanted[i]) {
+				fg.drawn[i] = draw(&fg, dir, (enum fig)i);
+				fg.failed |= !fg.drawn[i];
+			}
+		if (!fg.failed && stat(log, &st) == 0 && st.st_size == 0)
+			remove(log);
+	}
+
+	d.in_row = 0;
+	d.col = 0;
+	if ((rc = af_open(&a, dir, "index.html")))
+		return rc;
+	d.f = a.f;
+	d.kind = DOC_HTML;
+	write_doc(&d, r, &fg, tl_step, tl_events, have_tl, when);
+	if ((rc = af_close(&a)) || (rc = af_open(&a, dir, "report.md")))
+		return rc;
+	d.f = a.f;
+	d.kind = DOC_MD;
+	d.in_row = 0;
+	write_doc(&d, r, &fg, tl_step, tl_events, have_tl, when);
+	return af_close(&a);
+}
+
+/* ---- exec results ------------------------------------------------------------ */
+
+/* The value of "key" in [p, end): a string into sbuf, or a number into
+ * *num (null: *num = -1).  Returns 1 found string, 2 number, 0 none. */
+static int json_field(const char *p, const char *end, const char *key,
+		      char *sbuf, size_t ssize, double *num)
+{
+	char pat[64];
+	const char *q;
+	snprintf(pat, sizeof(pat), "\"%s\"", key);
+	for (q = p; q && q < end; q++) {
+		q = strstr(q, pat);
+		if (!q || q >= end)
+			return 0;
+		q += strlen(pat);
+		while (q < end && (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r'))
+			q++;
+		if (q >= end || *q != ':')
+			continue;
+		q++;
+		while (q < end && (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r'))
+			q++;
+		if (q < end && *q == '"') {
+			const char *e = memchr(q + 1, '"', (size_t)(end - q - 1));
+			size_t n;
+			if (!e)
+				return 0;
+			n = (size_t)(e - q - 1);
+			if (n >= ssize)
+				n = ssize - 1;
+			memcpy(sbuf, q + 1, n);
+			sbuf[n] = '\0';
+			return 1;
+		}
+		if (q < end && !strncmp(q, "null", 4)) {
+			*num = -1;
+			return 2;
+		}
+		{
+			char *e;
+			*num = strtod(q, &e);
+			return e != q ? 2 : 0;
+		}
+	}
+	return 0;
+}
+
+int tpp_report_read_exec(const char *path, struct tpp_report *r)
+{
+	FILE *f = fopen(path, "rb");
+	char *text = NULL, sbuf[200];
+	const char *p, *end;
+	long n;
+	double num;
+	int rc = TPP_E_INPUT;
+
+	r->nphase = 0;
+	r->exec_layout[0] = '\0';
+	if (!f) {
+		fprintf(stderr, "tpplan: --exec %s: %s\n", path, strerror(errno));
+		return TPP_E_INPUT;
+	}
+	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0)
+		text = malloc((size_t)n + 1);
+	else
+		n = -1;
+	if (!text || fread(text, 1, (size_t)n, f) != (size_t)n) {
+		fprintf(stderr, "tpplan: --exec %s: cannot read\n", path);
+		goto out;
+	}
+	text[n] = '\0';
+	end = text + n;
+	if (json_field(text, end, "schema", sbuf, sizeof(sbuf), &num) != 1 ||
+	    strcmp(sbuf, "tpplan.exec/v1")) {
+		fprintf(stderr, "tpplan: --exec %s: not `tpplan exec --json` output (schema tpplan.exec/v1)\n", path);
+		goto out;
+	}
+	if (json_field(text, end, "layout_arg", sbuf, sizeof(sbuf), &num) == 1)
+		tpp_strlcpy(r->exec_layout, sbuf, sizeof(r->exec_layout));
+	p = strstr(text, "\"phases\"");
+	p = p ? strchr(p, '[') : NULL;
+	while (p && r->nphase < TPP_REPORT_PHASE_MAX) {
+		const char *ob = strchr(p, '{'), *cb, *close = strchr(p, ']');
+		struct tpp_report_phase *ph = &r->phase[r->nphase];
+		if (!ob || (close && close < ob))
+			break;
+		cb = strchr(ob, '}');
+		if (!cb)
+			break;
+		if (json_field(ob, cb, "phase", ph->name, sizeof(ph->name), &num) == 1 &&
+		    json_field(ob, cb, "measured_s", sbuf, sizeof(sbuf), &ph->measured_s) == 2) {
+			ph->count = json_field(ob, cb, "count", sbuf, sizeof(sbuf), &num) == 2 ? (int)num : 0;
+			if (json_field(ob, cb, "predicted_s", sbuf, sizeof(sbuf), &ph->predicted_s) != 2)
+				ph->predicted_s = -1;
+			if (ph->count > 0 || ph->measured_s > 0)
+				r->nphase++;
+		}
+		p = cb + 1;
+	}
+	if (!r->nphase) {
+		fprintf(stderr, "tpplan: --exec %s: no phases with measured times\n", path);
+		goto out;
+	}
+	rc = TPP_OK;
+out:
+	free(text);
+	fclose(f);
+	return rc;
+}

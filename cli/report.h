@@ -1,0 +1,88 @@
+/*
+ * report.h - `tpplan report`: a directory with index.html, report.md, the
+ * gnuplot scripts (*.gp) and data (*.dat) behind every figure, and the
+ * figures (*.png) gnuplot draws from them.
+ *
+ * Data flow: cmd_report.c loads the inputs and runs the searches (the
+ * plan, the scaling curve, the bandwidth sensitivity) into struct
+ * tpp_report --tpp_report_write--> the files.  gnuplot runs as a separate
+ * program from DIR, one script per figure; without it the report holds
+ * tables only and says so.
+ */
+#ifndef TPP_REPORT_H
+#define TPP_REPORT_H
+
+#include "calibration.h"
+#include "cli.h"
+
+#define TPP_REPORT_SCALE_MAX 8
+#define TPP_REPORT_PHASE_MAX 32
+
+/* One point of the scaling curve: the best layout for `gpus` GPUs. */
+struct tpp_report_scale {
+	int gpus;
+	int ok;                /* a layout fits (else the rest is unset) */
+	double step_s, tokens_per_s, mfu;
+	char layout[200];      /* its layout_arg */
+};
+
+/* One row of the bandwidth sensitivity table. */
+struct tpp_report_sens {
+	double factor;         /* scale of the inter-node tiers (0.5, 1, 2) */
+	int ok;
+	double step_s, tokens_per_s;
+	char layout[200];
+};
+
+/* One phase of `tpplan exec --json` (schema tpplan.exec/v1). */
+struct tpp_report_phase {
+	char name[48];
+	int count;
+	double measured_s;
+	double predicted_s;    /* < 0: no prediction */
+};
+
+struct tpp_report {
+	const struct tpp_plan_ctx *x;   /* model, cluster (calibration applied), options, search */
+	const struct tpp_plan *plan;    /* n_top >= 1 */
+	const char *model_arg, *cluster_arg;
+	const char *cal_path;           /* NULL: datasheet / published figures */
+	const struct tpp_calibration *cal; /* NULL without a calibration */
+	const char *exec_path;          /* NULL without --exec */
+	char exec_layout[200];
+	int nphase;
+	struct tpp_report_phase phase[TPP_REPORT_PHASE_MAX];
+	int nscale;
+	struct tpp_report_scale scale[TPP_REPORT_SCALE_MAX];
+	int nsens;
+	struct tpp_report_sens sens[3];
+	int plots;                      /* 1: try to draw the figures */
+};
+
+/*
+ * Read the per-phase measured / predicted times of a `tpplan exec --json`
+ * file into r->phase (tolerant scanner: keys in any order, unknown keys
+ * ignored).  Returns TPP_OK, or TPP_E_INPUT with a message on stderr when
+ * the file cannot be read or holds no phases.
+ */
+int tpp_report_read_exec(const char *path, struct tpp_report *r);
+
+/*
+ * Megatron-LM launch arguments reproducing layout `e` of model `m` at
+ * precision `p`, into args; what Megatron-LM cannot express (ZB-H1,
+ * ZeRO-2/3, uneven layer splits) into note ("" when nothing).
+ */
+void tpp_report_megatron_args(const struct tpp_model *m, enum tpp_prec p,
+			      const struct tpp_eval *e, char *args,
+			      size_t args_size, char *note, size_t note_size);
+
+/*
+ * Write the report into `dir` (created with its parents if missing).
+ * Every file is written to a temporary name and renamed.  Figures that
+ * gnuplot cannot draw are left out with a warning on stderr; the report
+ * says which.  Returns TPP_OK, or TPP_E_SYSTEM with a message on stderr
+ * when a file cannot be written.
+ */
+int tpp_report_write(const char *dir, const struct tpp_report *r);
+
+#endif

@@ -1,0 +1,196 @@
+#!/bin/sh
+# test_report.sh - end-to-end tests of `tpplan report`: for 22b on 8 GPUs
+# of dgx-a100, every image index.html and report.md reference exists and is
+# a PNG (or SVG); the layouts the HTML and the Markdown list (layout_arg)
+# are exactly those of `tpplan --json` for the same problem; --no-plots and
+# a missing gnuplot write tables only; --calibration adds the calibration
+# figure, --exec the measured-vs-predicted one; exit codes for a missing
+# -o (2), a bad --exec file (3) and an unwritable directory (4, non-root).
+#
+# usage: sh tests/cli/test_report.sh PATH/TO/tpplan REPO_ROOT
+# Needs jq; the figure checks need gnuplot (scripts/deps.sh installs both)
+# and are skipped, saying so, without it.  Exits 1 if any case failed.
+set -u
+
+if [ $# -ne 2 ]; then
+	echo "usage: $0 TPPLAN REPO_ROOT" >&2
+	exit 2
+fi
+BIN=$1
+ROOT=$2
+case $BIN in /*) ;; *) BIN=$(pwd)/$BIN ;; esac
+case $ROOT in /*) ;; *) ROOT=$(pwd)/$ROOT ;; esac
+[ -x "$BIN" ] || { echo "test_report: $BIN is not executable" >&2; exit 2; }
+command -v jq >/dev/null 2>&1 ||
+	{ echo "test_report: jq not found (sh scripts/deps.sh installs it)" >&2; exit 1; }
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/tpplan-report.XXXXXX") || exit 2
+trap 'chmod -R u+w "$TMP" 2>/dev/null; rm -rf "$TMP"' EXIT HUP INT TERM
+fails=0
+PROBLEM="--model 22b --cluster dgx-a100 --gpus 8"
+
+fail() {
+	fails=$((fails + 1))
+	echo "FAIL: $*" >&2
+}
+ok() { echo "ok: $*"; }
+
+# images FILE: the image files FILE references (<img src> or ![](...)).
+images() {
+	case $1 in
+	*.html) grep -o '<img src="[^"]*"' "$1" | sed 's/^<img src="//; s/"$//' ;;
+	*) grep -o '!\[[^]]*\]([^)]*)' "$1" | sed 's/.*](//; s/)$//' ;;
+	esac
+}
+
+# check_images DIR NAME: every image of index.html and report.md exists
+# and is a PNG (signature) or an SVG; prints how many.
+check_images() {
+	n=0
+	for doc in "$1/index.html" "$1/report.md"; do
+		for img in $(images "$doc"); do
+			n=$((n + 1))
+			f=$1/$img
+			if [ ! -s "$f" ]; then
+				fail "$2: $doc references $img, which is missing or empty"
+				continue
+			fi
+			sig=$(od -An -tx1 -N8 "$f" | tr -s ' \n' ' ' | sed 's/^ //; s/ $//')
+			if [ "$sig" != "89 50 4e 47 0d 0a 1a 0a" ] && ! head -c 512 "$f" | grep -q '<svg'; then
+				fail "$2: $img is neither PNG nor SVG (starts: $sig)"
+			fi
+		done
+	done
+	echo "$n"
+}
+
+# layouts: the sorted layout_arg set of index.html / report.md / JSON.
+html_layouts() { grep -o '<code class="layout-arg">[^<]*' "$1" | sed 's/.*>//' | sort; }
+md_layouts() { grep -o '`tp=[^`]*`' "$1" | tr -d '`' | sort; }
+
+have_gnuplot=1
+command -v gnuplot >/dev/null 2>&1 || have_gnuplot=0
+
+# ---- usage and errors ------------------------------------------------------------
+"$BIN" report $PROBLEM >/dev/null 2>"$TMP/err"
+rc=$?
+if [ $rc -eq 2 ] && grep -q -- "-o DIR" "$TMP/err"; then ok missing-out; else fail "missing -o: exit $rc, expected 2"; fi
+"$BIN" report --help >"$TMP/out" 2>&1
+if [ $? -eq 0 ] && grep -q -- "--no-plots" "$TMP/out"; then ok help; else fail "report --help"; fi
+"$BIN" report $PROBLEM --bogus -o "$TMP/x" >/dev/null 2>&1
+[ $? -eq 2 ] && ok unknown-option || fail "unknown option: expected exit 2"
+echo '{"schema": "something/else"}' >"$TMP/bad-exec.json"
+"$BIN" report $PROBLEM --exec "$TMP/bad-exec.json" -o "$TMP/x" >/dev/null 2>"$TMP/err"
+rc=$?
+if [ $rc -eq 3 ] && grep -q "tpplan.exec/v1" "$TMP/err"; then ok bad-exec; else fail "bad --exec: exit $rc, expected 3"; fi
+if [ "$(id -u)" -ne 0 ]; then
+	mkdir "$TMP/ro" && chmod a-w "$TMP/ro"
+	"$BIN" report $PROBLEM --no-plots -o "$TMP/ro/sub" >/dev/null 2>&1
+	rc=$?
+	[ $rc -eq 4 ] && ok unwritable || fail "unwritable dir: exit $rc, expected 4"
+	"$BIN" report $PROBLEM --no-plots -o "$TMP/ro" >/dev/null 2>&1
+	rc=$?
+	[ $rc -eq 4 ] && ok unwritable-existing || fail "unwritable existing dir: exit $rc, expected 4"
+else
+	echo "skip: unwritable-dir check (running as root)"
+fi
+
+# ---- the layouts match `tpplan --json` ---------------------------------------------
+"$BIN" $PROBLEM --json >"$TMP/plan.json" || fail "tpplan --json failed"
+jq -r '.layouts[].layout_arg' "$TMP/plan.json" | sort >"$TMP/want"
+[ -s "$TMP/want" ] || fail "no layouts in tpplan --json"
+
+# ---- tables only: --no-plots, and no gnuplot on PATH ----------------------------------
+for mode in no-plots no-gnuplot; do
+	D=$TMP/$mode
+	if [ $mode = no-plots ]; then
+		"$BIN" report $PROBLEM --no-plots -o "$D" >/dev/null 2>"$TMP/err"
+	else
+		PATH=/nonexistent "$BIN" report $PROBLEM -o "$D" >/dev/null 2>"$TMP/err"
+	fi
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		fail "$mode: exit $rc"; sed 's/^/    /' "$TMP/err" >&2
+		continue
+	fi
+	[ -s "$D/index.html" ] && [ -s "$D/report.md" ] || fail "$mode: index.html / report.md missing"
+	[ -z "$(images "$D/index.html")$(images "$D/report.md")" ] || fail "$mode: references images"
+	ls "$D"/*.png >/dev/null 2>&1 && fail "$mode: wrote PNGs"
+	[ -s "$D/breakdown.gp" ] && [ -s "$D/breakdown.dat" ] || fail "$mode: scripts / data not kept"
+	html_layouts "$D/index.html" | cmp -s - "$TMP/want" || fail "$mode: HTML layouts differ from tpplan --json"
+	md_layouts "$D/report.md" | cmp -s - "$TMP/want" || fail "$mode: Markdown layouts differ from tpplan --json"
+	if [ $mode = no-gnuplot ]; then
+		grep -q "gnuplot not found" "$TMP/err" || fail "no-gnuplot: no warning on stderr"
+		grep -q "gnuplot was not found" "$D/index.html" || fail "no-gnuplot: the report does not say so"
+	fi
+	ls "$D" | grep -q '\.tmp\.' && fail "$mode: temporary files left"
+	ok "$mode"
+done
+
+if [ $have_gnuplot -eq 0 ]; then
+	echo "skip: figure checks (gnuplot not installed; sh scripts/deps.sh installs gnuplot-nox)"
+else
+	# ---- full report -------------------------------------------------------------
+	D=$TMP/full
+	if "$BIN" report $PROBLEM -o "$D" >/dev/null 2>"$TMP/err"; then
+		n=$(check_images "$D" full | tail -n 1)
+		# breakdown, memory, timeline, scaling, sensitivity in both documents
+		[ "$n" -ge 10 ] || fail "full: $n images referenced, expected >= 10"
+		for f in breakdown memory timeline scaling sensitivity; do
+			grep -q "src=\"$f.png\"" "$D/index.html" || fail "full: index.html lacks $f.png"
+			grep -q "($f.png)" "$D/report.md" || fail "full: report.md lacks $f.png"
+			[ -s "$D/$f.gp" ] || fail "full: $f.gp not kept"
+		done
+		html_layouts "$D/index.html" | cmp -s - "$TMP/want" || {
+			fail "full: HTML layouts differ from tpplan --json"
+			html_layouts "$D/index.html" | diff - "$TMP/want" >&2
+		}
+		md_layouts "$D/report.md" | cmp -s - "$TMP/want" || fail "full: Markdown layouts differ from tpplan --json"
+		grep -q "tpplan $("$BIN" --version | sed 's/^tpplan //')" "$D/index.html" || fail "full: no version"
+		grep -q "datasheet / published figures" "$D/report.md" || fail "full: provenance not stated"
+		grep -q -- "--tensor-model-parallel-size" "$D/report.md" || fail "full: no Megatron-LM arguments"
+		grep -q "ZeRO-2" "$D/index.html" || fail "full: zero=2 layouts lack the no-Megatron-flag note"
+		# the scripts redraw as the report says
+		(cd "$D" && rm -f memory.png && gnuplot memory.gp 2>/dev/null && [ -s memory.png ]) ||
+			fail "full: gnuplot memory.gp does not redraw memory.png"
+		ok "full ($n images)"
+	else
+		fail "full: exit $?"; sed 's/^/    /' "$TMP/err" >&2
+	fi
+
+	# ---- with a calibration and exec results -----------------------------------------
+	D=$TMP/cal
+	"$BIN" calibrate --import "$ROOT/tests/data/nccl-tests/all_reduce_perf.txt" --group 8 \
+		--out "$TMP/cal.yaml" >/dev/null 2>&1 || fail "calibrate --import failed"
+	cat >"$TMP/exec.json" <<'EOF'
+{
+  "schema": "tpplan.exec/v1",
+  "status": "ok",
+  "layout_arg": "tp=2,pp=1,dp=1,sp=0,mbs=1",
+  "phases": [
+    {"phase": "gemm_qkv", "count": 4, "measured_s": 1.25e-03, "predicted_s": 1.10e-03, "error": -0.12},
+    {"phase": "tp_allreduce", "count": 8, "measured_s": 3.5e-04, "predicted_s": null, "error": null},
+    {"phase": "step", "count": 1, "measured_s": 2.0e-02, "predicted_s": 1.8e-02, "error": -0.1}
+  ],
+  "check": null
+}
+EOF
+	if "$BIN" report $PROBLEM --calibration "$TMP/cal.yaml" --exec "$TMP/exec.json" -o "$D" \
+		>/dev/null 2>"$TMP/err"; then
+		check_images "$D" cal >/dev/null
+		grep -q 'src="calibration.png"' "$D/index.html" || fail "cal: no calibration figure in index.html"
+		grep -q '(calibration.png)' "$D/report.md" || fail "cal: no calibration figure in report.md"
+		grep -q 'src="exec.png"' "$D/index.html" || fail "cal: no exec figure"
+		grep -q "tp_allreduce" "$D/report.md" || fail "cal: exec phases not listed"
+		grep -q "cal.yaml" "$D/index.html" || fail "cal: calibration file not named"
+		ok "calibration + exec"
+	else
+		fail "cal: exit $?"; sed 's/^/    /' "$TMP/err" >&2
+	fi
+fi
+
+if [ $fails -ne 0 ]; then
+	echo "test_report: $fails failed" >&2
+	exit 1
+fi
+echo "test_report: all passed"
