@@ -32,6 +32,7 @@
  */
 #include "sim.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -250,6 +251,82 @@ static int play(struct sim *s, struct tpp_sim_event *ev, size_t cap,
  * always advances the rank whose next operation starts first, so every
  * decision sees all earlier completions.
  */
+/* Rank r's next zero-bubble operation and its start time: a B whose input
+ * has arrived, else an F whose input has arrived (at most p - r ahead of
+ * the backwards), else its oldest pending W, else the earliest known input
+ * arrival; ck[r] = -1 when it must wait for another rank. */
+static void zb_next(struct sim *s, int r, const int *nf, const int *nb,
+		    const int *nw, int *ck, int *cm, double *ct)
+{
+	int p = s->p, m = s->m;
+	double t0 = s->free_at[r], tb = -1, tf = -1;
+	struct op o;
+	ck[r] = -1;
+	if (nb[r] < nf[r]) {
+		o.kind = TPP_EV_B; o.chunk = r; o.mb = nb[r];
+		tb = ready(s, &o);
+	}
+	if (nf[r] < m && nf[r] - nb[r] < p - r) {
+		o.kind = TPP_EV_F; o.chunk = r; o.mb = nf[r];
+		tf = ready(s, &o);
+	}
+	if (tb >= 0 && tb <= t0) {
+		ck[r] = TPP_EV_B; cm[r] = nb[r]; ct[r] = t0;
+	} else if (tf >= 0 && tf <= t0) {
+		ck[r] = TPP_EV_F; cm[r] = nf[r]; ct[r] = t0;
+	} else if (nw[r] < nb[r]) {
+		ck[r] = TPP_EV_W; cm[r] = nw[r]; ct[r] = t0;
+	} else if (tb >= 0 && (tf < 0 || tb <= tf)) {
+		ck[r] = TPP_EV_B; cm[r] = nb[r]; ct[r] = tb;
+	} else if (tf >= 0) {
+		ck[r] = TPP_EV_F; cm[r] = nf[r]; ct[r] = tf;
+	}
+}
+
+/* Indexed min-heap of ranks by their next operation's start (ties: lower
+ * rank first; a rank with nothing it can start is keyed +inf). */
+struct rheap {
+	int n, *h, *pos;
+	const double *ct;
+	const int *ck;
+};
+
+static int rh_less(const struct rheap *q, int a, int b)
+{
+	double ka = q->ck[a] >= 0 ? q->ct[a] : HUGE_VAL;
+	double kb = q->ck[b] >= 0 ? q->ct[b] : HUGE_VAL;
+	return ka < kb || (ka == kb && a < b);
+}
+
+static void rh_swap(struct rheap *q, int i, int j)
+{
+	int t = q->h[i];
+	q->h[i] = q->h[j];
+	q->h[j] = t;
+	q->pos[q->h[i]] = i;
+	q->pos[q->h[j]] = j;
+}
+
+static void rh_fix(struct rheap *q, int r)
+{
+	int i = q->pos[r];
+	while (i > 0 && rh_less(q, q->h[i], q->h[(i - 1) / 2])) {
+		rh_swap(q, i, (i - 1) / 2);
+		i = (i - 1) / 2;
+	}
+	for (;;) {
+		int l = 2 * i + 1, c = i;
+		if (l < q->n && rh_less(q, q->h[l], q->h[c]))
+			c = l;
+		if (l + 1 < q->n && rh_less(q, q->h[l + 1], q->h[c]))
+			c = l + 1;
+		if (c == i)
+			break;
+		rh_swap(q, i, c);
+		i = c;
+	}
+}
+
 static int play_zb(struct sim *s, struct tpp_sim_event *ev, size_t cap,
 		   size_t *nev)
 {
@@ -260,54 +337,37 @@ static int play_zb(struct sim *s, struct tpp_sim_event *ev, size_t cap,
 	 * neighbour (whose output it consumes) has moved */
 	int *ck = malloc(sizeof(int) * (size_t)p), *cm = malloc(sizeof(int) * (size_t)p);
 	double *ct = malloc(sizeof(double) * (size_t)p);
-	char *dirty = malloc((size_t)p);
+	int *h = malloc(sizeof(int) * (size_t)p), *pos = malloc(sizeof(int) * (size_t)p);
+	struct rheap q;
 	int rc = 0;
 	size_t cells = (size_t)s->n * s->m;
 
-	if (!nf || !nb || !nw || !ck || !cm || !ct || !dirty) {
+	if (!nf || !nb || !nw || !ck || !cm || !ct || !h || !pos) {
 		rc = -2;
 		goto out;
 	}
 	for (i = 0; i < 3; i++)
 		for (size_t c = 0; c < cells; c++)
 			s->done[i][c] = -1;
+	q.n = p;
+	q.h = h;
+	q.pos = pos;
+	q.ct = ct;
+	q.ck = ck;
 	for (r = 0; r < p; r++) {
 		s->free_at[r] = 0;
-		dirty[r] = 1;
+		ck[r] = -1;
+		h[r] = r;
+		pos[r] = r;
 	}
 	*nev = 0;
+	for (r = 0; r < p; r++) {
+		zb_next(s, r, nf, nb, nw, ck, cm, ct);
+		rh_fix(&q, r);
+	}
 	while (left) {
-		int best_r = -1;
-		for (r = 0; r < p; r++) {
-			if (dirty[r]) {
-				double t0 = s->free_at[r], tb = -1, tf = -1;
-				struct op o;
-				dirty[r] = 0;
-				ck[r] = -1;
-				if (nb[r] < nf[r]) {
-					o.kind = TPP_EV_B; o.chunk = r; o.mb = nb[r];
-					tb = ready(s, &o);
-				}
-				if (nf[r] < m && nf[r] - nb[r] < p - r) {
-					o.kind = TPP_EV_F; o.chunk = r; o.mb = nf[r];
-					tf = ready(s, &o);
-				}
-				if (tb >= 0 && tb <= t0) {
-					ck[r] = TPP_EV_B; cm[r] = nb[r]; ct[r] = t0;
-				} else if (tf >= 0 && tf <= t0) {
-					ck[r] = TPP_EV_F; cm[r] = nf[r]; ct[r] = t0;
-				} else if (nw[r] < nb[r]) {
-					ck[r] = TPP_EV_W; cm[r] = nw[r]; ct[r] = t0;
-				} else if (tb >= 0 && (tf < 0 || tb <= tf)) {
-					ck[r] = TPP_EV_B; cm[r] = nb[r]; ct[r] = tb;
-				} else if (tf >= 0) {
-					ck[r] = TPP_EV_F; cm[r] = nf[r]; ct[r] = tf;
-				}
-			}
-			if (ck[r] >= 0 && (best_r < 0 || ct[r] < ct[best_r]))
-				best_r = r;
-		}
-		if (best_r < 0) {
+		int best_r = h[0], d;
+		if (ck[best_r] < 0) {
 			rc = -1;
 			goto out;
 		}
@@ -334,11 +394,14 @@ static int play_zb(struct sim *s, struct tpp_sim_event *ev, size_t cap,
 			}
 			(*nev)++;
 			left--;
-			dirty[best_r] = 1;
-			if (best_r > 0)
-				dirty[best_r - 1] = 1;
-			if (best_r + 1 < p)
-				dirty[best_r + 1] = 1;
+		}
+		/* the rank and the neighbours that consume its output */
+		for (d = -1; d <= 1; d++) {
+			int rr = best_r + d;
+			if (rr < 0 || rr >= p)
+				continue;
+			zb_next(s, rr, nf, nb, nw, ck, cm, ct);
+			rh_fix(&q, rr);
 		}
 	}
 out:
@@ -348,7 +411,8 @@ out:
 	free(ck);
 	free(cm);
 	free(ct);
-	free(dirty);
+	free(h);
+	free(pos);
 	return rc;
 }
 
