@@ -30,6 +30,7 @@ enum {
 	O_MODEL = 1000, O_CLUSTER, O_CALIBRATION, O_LAYOUT, O_PLAN, O_LAYERS,
 	O_MICRO, O_SCALE, O_HIDDEN, O_HEADS, O_FFN, O_SEQ, O_PREC, O_BACKEND,
 	O_ITERS, O_WARMUP, O_TIMEOUT, O_JSON, O_WRONG, O_NO_CHECK, O_SEED,
+	O_SCHEDULE,
 };
 
 static const struct optdoc opts[] = {
@@ -40,6 +41,7 @@ static const struct optdoc opts[] = {
 	{{"plan", required_argument, 0, O_PLAN}, "FILE", "take the layout from `tpplan --json` output (.layouts[0].layout_arg)"},
 	{{"layers", required_argument, 0, O_LAYERS}, "N", "transformer layers run in all (default 2; >= pp)"},
 	{{"microbatches", required_argument, 0, O_MICRO}, "N", "micro-batches per DP replica per step (default 2)"},
+	{{"schedule", required_argument, 0, O_SCHEDULE}, "S", "pipeline schedule: 1f1b (default; Megatron-LM's) or gpipe (all forwards, then all backwards)"},
 	{{"scale-down", required_argument, 0, O_SCALE}, "F", "divide the model's hidden, ffn and sequence by F (heads kept) to fit a small machine"},
 	{{"hidden", required_argument, 0, O_HIDDEN}, "H", "override the hidden size"},
 	{{"heads", required_argument, 0, O_HEADS}, "A", "override the attention heads"},
@@ -63,9 +65,9 @@ static void exec_usage(FILE *f)
 	fprintf(f,
 		"usage: mpiexec -np N tpplan exec [--model M] [--layout L | --plan FILE] [options]\n\n"
 		"Runs transformer layers sharded as the layout says (Megatron tensor\n"
-		"parallelism, sequence parallelism with sp=1, pipeline stages run all\n"
-		"forwards then all backwards, DP gradient all-reduce), checks outputs and\n"
-		"gradients against an unsharded fp64 run on rank 0, and prints each phase's\n"
+		"parallelism, sequence parallelism with sp=1, pipeline stages in the 1F1B\n"
+		"schedule, DP gradient all-reduce), checks outputs and gradients against\n"
+		"an unsharded fp64 run on rank 0, and prints each phase's\n"
 		"measured time (median over --iters steps, slowest rank) beside the cost\n"
 		"model's prediction.  N must equal tp*pp*dp.\n\n");
 	for (i = 0; i < TPP_ARRAY_LEN(opts); i++) {
@@ -125,7 +127,7 @@ int tpp_cmd_exec(int argc, char **argv)
 	const char *layout_arg = NULL, *plan_arg = NULL, *backend = "cpu";
 	int layers = 2, micro = 2, hidden = 0, heads = 0, ffn = 0, seq = 0;
 	int prec = -1, iters = 5, warmup = 2, timeout = 120, json = 0, wrong = 0;
-	int check = 1, seed = 1, ch, rc = TPP_OK;
+	int check = 1, seed = 1, sched = 0, ch, rc = TPP_OK;
 	double scale = 1;
 	char planbuf[512];
 	struct tpp_search s;
@@ -167,6 +169,16 @@ int tpp_cmd_exec(int argc, char **argv)
 		case O_WRONG: wrong = 1; break;
 		case O_NO_CHECK: check = 0; break;
 		case O_SEED: rc = tpp_cli_int("--seed", optarg, 0, 1 << 30, &seed); break;
+		case O_SCHEDULE:
+			if (!strcmp(optarg, "1f1b")) {
+				sched = 0;
+			} else if (!strcmp(optarg, "gpipe")) {
+				sched = 1;
+			} else {
+				fprintf(stderr, "tpplan: --schedule: expected 1f1b or gpipe, got '%s'\n", optarg);
+				rc = TPP_E_USAGE;
+			}
+			break;
 		case O_HELP: exec_usage(stdout); return TPP_OK;
 		case ':':
 			fprintf(stderr, "tpplan: option %s needs a value\n", argv[optind - 1]);
@@ -212,10 +224,22 @@ int tpp_cmd_exec(int argc, char **argv)
 			layout_arg);
 		return TPP_E_USAGE;
 	}
+	if (s.sched == TPP_SCHED_ZB_H1 || s.tp_overlap == 1) {
+		/* exec runs neither; run and predict the layout without them, so
+		 * measured and predicted describe the same thing */
+		fprintf(stderr, "tpplan: exec: note: %s%s%s not run by exec; running and predicting the layout without\n",
+			s.sched == TPP_SCHED_ZB_H1 ? "schedule=zb-h1" : "",
+			s.sched == TPP_SCHED_ZB_H1 && s.tp_overlap == 1 ? " and " : "",
+			s.tp_overlap == 1 ? "tp_overlap=1" : "");
+		if (s.sched == TPP_SCHED_ZB_H1)
+			s.sched = TPP_SCHED_1F1B;
+		s.tp_overlap = 0;
+	}
 #ifndef TPP_HAVE_EXEC
 	(void)model_arg; (void)cluster_arg; (void)cal_arg; (void)layers; (void)micro;
 	(void)scale; (void)hidden; (void)heads; (void)ffn; (void)seq; (void)iters;
 	(void)warmup; (void)timeout; (void)json; (void)wrong; (void)check; (void)seed;
+	(void)sched;
 	fprintf(stderr, "tpplan was built without MPI; exec is not available\n");
 	return TPP_E_SYSTEM;
 #else
@@ -264,6 +288,7 @@ int tpp_cmd_exec(int argc, char **argv)
 		o.shape.mbs = s.mbs == TPP_FREE ? 1 : s.mbs;
 		o.layers = layers;
 		o.microbatches = micro;
+		o.sched = sched ? TPP_EXEC_SCHED_GPIPE : TPP_EXEC_SCHED_1F1B;
 		o.iters = iters;
 		o.warmup = warmup;
 		o.timeout_s = timeout;
@@ -323,7 +348,8 @@ int tpp_cmd_exec(int argc, char **argv)
 				       rc ? "check_failed" : "ok");
 				printf("  \"backend\": \"%s\",\n  \"precision\": \"%s\",\n  \"ranks\": %d,\n",
 				       o.backend, tpp_prec_names[o.prec], res.ranks);
-				printf("  \"layout_arg\": \"%s\",\n", lb);
+				printf("  \"layout_arg\": \"%s\",\n  \"schedule\": \"%s\",\n", lb,
+				       tpp_exec_sched_names[o.sched]);
 				printf("  \"shape\": {\"hidden\": %d, \"heads\": %d, \"ffn\": %d, \"seq\": %d, \"mbs\": %d, \"layers\": %d, \"microbatches\": %d},\n",
 				       o.shape.hidden, o.shape.heads, o.shape.ffn, o.shape.seq,
 				       o.shape.mbs, o.layers, o.microbatches);
@@ -356,9 +382,11 @@ int tpp_cmd_exec(int argc, char **argv)
 				printf("tpplan exec: %s on %d rank%s (%s), backend %s, %s\n", lb, res.ranks,
 				       res.ranks == 1 ? "" : "s", "TP innermost, then DP, then PP",
 				       o.backend, tpp_prec_names[o.prec]);
-				printf("layers: %d x (hidden %d, heads %d, ffn %d, seq %d), %d micro-batch%s of %d per replica, all-forward-then-all-backward\n",
+				printf("layers: %d x (hidden %d, heads %d, ffn %d, seq %d), %d micro-batch%s of %d per replica, schedule %s\n",
 				       o.layers, o.shape.hidden, o.shape.heads, o.shape.ffn, o.shape.seq,
-				       o.microbatches, o.microbatches == 1 ? "" : "es", o.shape.mbs);
+				       o.microbatches, o.microbatches == 1 ? "" : "es", o.shape.mbs,
+				       o.sched == TPP_EXEC_SCHED_GPIPE ? "gpipe (all forwards, then all backwards)"
+								       : "1f1b (PipeDream-flush, as Megatron-LM)");
 				printf("predictions: %s%s%s; times per step on the slowest rank, median of %d after %d warm-up\n\n",
 				       cluster->name, cal_arg ? " with " : "", cal_arg ? cal_arg : "",
 				       o.iters, o.warmup);

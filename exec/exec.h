@@ -14,12 +14,24 @@
  * Weights and inputs are drawn from a seed by position (every rank builds
  * its shard, rank 0 the whole), the backward starts from a random output
  * gradient, gradients are summed over micro-batches and DP replicas.
- * Pipeline schedule: all forwards, then all backwards (GPipe order).
+ * Pipeline schedule: 1F1B (PipeDream-flush, as Megatron-LM's
+ * non-interleaved schedule): pipeline rank r runs min(pp - r - 1, m)
+ * warm-up forwards, then one forward and one backward in turn, then the
+ * remaining backwards; or GPipe (all forwards, then all backwards).
  */
 #ifndef TPP_EXEC_H
 #define TPP_EXEC_H
 
 #include "cost.h"
+
+/* Pipeline schedule of `tpplan exec`. */
+enum tpp_exec_sched {
+	TPP_EXEC_SCHED_1F1B,   /* PipeDream-flush, Megatron non-interleaved (default) */
+	TPP_EXEC_SCHED_GPIPE,  /* all forwards, then all backwards */
+	TPP_EXEC_SCHED__COUNT
+};
+/* "1f1b", "gpipe" (the --schedule values) */
+extern const char *const tpp_exec_sched_names[TPP_EXEC_SCHED__COUNT];
 
 /* Shape of the layers that are run. */
 struct tpp_exec_shape {
@@ -33,14 +45,15 @@ struct tpp_exec_opts {
 	int tp, pp, dp, sp;      /* world size must be tp*pp*dp */
 	int layers;              /* transformer layers in all (>= pp) */
 	int microbatches;        /* per DP replica per step */
+	enum tpp_exec_sched sched; /* pipeline schedule */
 	int iters, warmup;       /* timed and untimed steps */
 	int timeout_s;           /* abort the job when a step stalls; 0 never */
 	int check;               /* compare with the fp64 reference */
 	int wrong_shard;         /* test hook: shard fc1 wrongly (must fail) */
 	unsigned long long seed;
 };
-/* Defaults: cpu, fp32, tp=pp=dp=1, 2 layers, 2 micro-batches, 5 timed
- * steps after 2 warm-up, timeout 120 s, check on, seed 1. */
+/* Defaults: cpu, fp32, tp=pp=dp=1, 2 layers, 2 micro-batches, 1F1B, 5
+ * timed steps after 2 warm-up, timeout 120 s, check on, seed 1. */
 void tpp_exec_opts_default(struct tpp_exec_opts *o);
 
 enum tpp_exec_phase {

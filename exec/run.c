@@ -3,8 +3,9 @@
  * DP, then PP, as Megatron orders them; communicators by MPI_Comm_split),
  * the sharded GPT block forward and backward on a backend (Megatron-LM,
  * Shoeybi et al. 2019 s3; sequence parallelism, Korthikanti et al. 2022
- * s4.2.2), pipeline stages with point-to-point transfers (all forwards
- * then all backwards), the DP gradient all-reduce, per-phase timing, the
+ * s4.2.2), pipeline stages with point-to-point transfers in the 1F1B
+ * schedule (PipeDream-flush, Narayanan et al. 2021; or GPipe order with
+ * --schedule gpipe), the DP gradient all-reduce, per-phase timing, the
  * watchdog, and the comparison with the fp64 reference (ref.c) on rank 0.
  *
  * Every backend call is timed on its own (tpp_backend_time_begin/end,
@@ -20,6 +21,11 @@
 
 #include "backend_impl.h"
 #include "exec_impl.h"
+
+const char *const tpp_exec_sched_names[TPP_EXEC_SCHED__COUNT] = {
+	[TPP_EXEC_SCHED_1F1B] = "1f1b",
+	[TPP_EXEC_SCHED_GPIPE] = "gpipe",
+};
 
 const char *const tpp_exec_phase_names[TPP_PH__COUNT] = {
 	[TPP_PH_GEMM_QKV] = "gemm qkv (fwd)",
@@ -49,6 +55,7 @@ void tpp_exec_opts_default(struct tpp_exec_opts *o)
 	o->tp = o->pp = o->dp = 1;
 	o->layers = 2;
 	o->microbatches = 2;
+	o->sched = TPP_EXEC_SCHED_1F1B;
 	o->iters = 5;
 	o->warmup = 2;
 	o->timeout_s = 120;
@@ -77,11 +84,16 @@ struct ex {
 	struct tpp_err *err;
 	int wrank, wsize, tpr, ppr, dpr;
 	struct tpp_bk_comm *tpc, *dpc, *ppc;
+	/* 1F1B: two-rank communicators with the next / previous stage for
+	 * the paired transfers (NULL: none, or the backend has no send_recv;
+	 * then the pair is ordered on ppc, see exchange()) */
+	struct tpp_bk_comm *pnext, *pprev;
 	int T, Tl, h, f, a, d, hl, fl, al, S, M;
 	int l0, nl;
 	float *W[64][TPP_W__COUNT], *dW[64][TPP_W__COUNT], *dWall, *dWsum;
 	size_t wn[TPP_W__COUNT], dWn;
-	struct lcache *lc;    /* [nl * M] */
+	int nslots;           /* activation slots: micro-batches in flight at most */
+	struct lcache *lc;    /* [nl * nslots]; micro-batch m in slot m % nslots */
 	float **xs;           /* [M * (nl + 1)]: stage input, layer outputs */
 	float **dxs;          /* [M]: gradient wrt the stage input */
 	float **dys;          /* [M]: gradient wrt the stage output */
@@ -351,6 +363,8 @@ static int check_opts(const struct tpp_exec_opts *o, int wsize, struct tpp_err *
 				   o->layers, o->pp);
 	if (o->prec == TPP_PREC_FP8)
 		return tpp_err_set(err, TPP_E_USAGE, NULL, 0, 0, "exec does not run fp8");
+	if ((unsigned)o->sched >= TPP_EXEC_SCHED__COUNT)
+		return tpp_err_set(err, TPP_E_USAGE, NULL, 0, 0, "unknown pipeline schedule %d", (int)o->sched);
 	return TPP_OK;
 }
 
@@ -398,15 +412,43 @@ static int upload_act(struct ex *E, uint64_t tag, int row0, float *dst)
 	return rc;
 }
 
+/* Collective over the world; color MPI_UNDEFINED: no communicator (*out NULL). */
 static int comm_split(struct ex *E, int color, int key, struct tpp_bk_comm **out)
 {
 	MPI_Comm c;
 	int rc = MPI_Comm_split(MPI_COMM_WORLD, color, key, &c);
+	*out = NULL;
 	if (rc != MPI_SUCCESS)
 		return tpp_bk_mpi_err(E->err, rc, "MPI_Comm_split");
+	if (c == MPI_COMM_NULL)
+		return TPP_OK;
 	rc = tpp_backend_comm_new(E->b, &c, out, E->err);
 	MPI_Comm_free(&c);
 	return rc;
+}
+
+/*
+ * 1F1B: a two-rank communicator for each pair of neighbouring stages
+ * (q, q+1) of a pipeline (same TP and DP rank), stage q its rank 0.  Two
+ * splits, even q then odd q, since a rank is in two pairs.  Every rank
+ * takes part in both (MPI_Comm_split is collective over the world).
+ */
+static int pair_comms(struct ex *E)
+{
+	int pp = E->o->pp, line = E->dpr * E->o->tp + E->tpr, par, rc;
+	for (par = 0; par < 2; par++) {
+		struct tpp_bk_comm *c;
+		/* the pair (q, q+1) with q of parity par that holds this stage */
+		int q = E->ppr % 2 == par ? E->ppr : E->ppr - 1;
+		int ok = q >= 0 && q + 1 < pp;
+		if ((rc = comm_split(E, ok ? line * pp + q : MPI_UNDEFINED, E->ppr, &c)))
+			return rc;
+		if (c && q == E->ppr)
+			E->pnext = c;
+		else if (c)
+			E->pprev = c;
+	}
+	return TPP_OK;
 }
 
 static int setup(struct ex *E)
@@ -436,6 +478,17 @@ static int setup(struct ex *E)
 	    (rc = comm_split(E, E->ppr * tp + E->tpr, E->dpr, &E->dpc)) ||
 	    (rc = comm_split(E, E->dpr * tp + E->tpr, E->ppr, &E->ppc)))
 		return rc;
+	/* the same on every rank: the backend and the options are */
+	if (o->pp > 1 && o->sched == TPP_EXEC_SCHED_1F1B &&
+	    tpp_backend_has(E->b, (enum tpp_bk_op)(TPP_BK_OP_COLL + TPP_COLL_SEND_RECV)) &&
+	    (rc = pair_comms(E)))
+		return rc;
+	/* 1F1B: stage r holds at most pp - r micro-batches between their
+	 * forward and backward (warm-up pp - r - 1, plus the one of the
+	 * steady state); GPipe holds all of them */
+	E->nslots = E->M;
+	if (o->sched == TPP_EXEC_SCHED_1F1B && o->pp - E->ppr < E->M)
+		E->nslots = o->pp - E->ppr;
 	T = (size_t)E->T; Tl = (size_t)E->Tl; h = (size_t)E->h;
 	hl = (size_t)E->hl; fl = (size_t)E->fl;
 	P = (size_t)o->shape.mbs * E->al * E->S * E->S;
@@ -460,7 +513,7 @@ static int setup(struct ex *E)
 				p += E->wn[w];
 			}
 	}
-	E->lc = calloc((size_t)E->nl * E->M, sizeof(*E->lc));
+	E->lc = calloc((size_t)E->nl * E->nslots, sizeof(*E->lc));
 	E->xs = calloc((size_t)E->M * (E->nl + 1), sizeof(*E->xs));
 	E->dxs = calloc((size_t)E->M, sizeof(*E->dxs));
 	E->dys = calloc((size_t)E->M, sizeof(*E->dys));
@@ -481,8 +534,8 @@ static int setup(struct ex *E)
 		    (rc = upload_act(E, tpp_exec_tag_dout(gmb), o->sp ? E->tpr * E->Tl : 0,
 				     E->dys[m])))
 			return rc;
-		for (i = 0; i < E->nl; i++) {
-			struct lcache *c = &E->lc[i * E->M + m];
+		for (i = 0; m < E->nslots && i < E->nl; i++) {
+			struct lcache *c = &E->lc[i * E->nslots + m];
 			if ((rc = balloc(E, T * h, &c->ln1)) || (rc = balloc(E, Tl, &c->mu1)) ||
 			    (rc = balloc(E, Tl, &c->rs1)) || (rc = balloc(E, T * 3 * hl, &c->qkv)) ||
 			    (rc = balloc(E, P, &c->p)) || (rc = balloc(E, T * hl, &c->ctx)) ||
@@ -503,50 +556,183 @@ static int setup(struct ex *E)
 
 /* ---- one step ------------------------------------------------------------------ */
 
+/*
+ * Point-to-point transfers between neighbouring stages (same TP and DP
+ * rank), one activation [Tl, h] each.  Sends may block until the peer
+ * receives (MPI_Send of a large message; ncclSend), so the schedule
+ * issues them in an order that cannot deadlock: every transfer meets its
+ * partner at the same position of both stages' sequences (checked in
+ * step_1f1b), and the 1F1B steady state pairs a forward send with a
+ * backward receive as one exchange, as Megatron-LM's
+ * send_forward_recv_backward / send_backward_recv_forward do.
+ */
+static int p2p(struct ex *E, int send, float *buf, int peer)
+{
+	int rc;
+	size_t n = (size_t)E->Tl * E->h;
+	if (send)
+		OP(E, TPP_PH_PP_P2P, tpp_backend_send(E->b, E->ppc, buf, n, peer, E->err));
+	else
+		OP(E, TPP_PH_PP_P2P, tpp_backend_recv(E->b, E->ppc, buf, n, peer, E->err));
+	return TPP_OK;
+}
+
+/*
+ * Send `out` to the neighbour `peer` (ppr + 1 or ppr - 1) and receive `in`
+ * from it, the neighbour doing the same at the same time.  On the pair's
+ * two-rank communicator a send_recv (MPI_Sendrecv; NCCL send and receive
+ * in one group) moves both at once; without one the lower stage sends
+ * first and the upper receives first, so the two meet either way.
+ */
+static int exchange(struct ex *E, const float *out, float *in, int peer)
+{
+	struct tpp_bk_comm *pair = peer > E->ppr ? E->pnext : E->pprev;
+	int rc;
+	if (pair) {
+		OP(E, TPP_PH_PP_P2P, tpp_backend_coll(E->b, pair, TPP_COLL_SEND_RECV, out, in,
+						      (size_t)E->Tl * E->h, E->err));
+		return TPP_OK;
+	}
+	if (peer > E->ppr)
+		return (rc = p2p(E, 1, (float *)out, peer)) ? rc : p2p(E, 0, in, peer);
+	return (rc = p2p(E, 0, in, peer)) ? rc : p2p(E, 1, (float *)out, peer);
+}
+
+/* The stage's layers forward for micro-batch m (input xs[m][0] in place). */
+static int fwd_mb(struct ex *E, int m, int timed_first)
+{
+	float **xs = &E->xs[m * (E->nl + 1)];
+	int i, rc;
+	double t;
+	for (i = 0; i < E->nl; i++) {
+		t = MPI_Wtime();
+		if ((rc = layer_fwd(E, i, xs[i], xs[i + 1], &E->lc[i * E->nslots + m % E->nslots])))
+			return rc;
+		E->acc[TPP_PH_LAYER_FWD] += MPI_Wtime() - t;
+		E->cnt[TPP_PH_LAYER_FWD]++;
+	}
+	if (timed_first && E->die_rank == E->wrank) {
+		fprintf(stderr, "tpplan: exec: rank %d: TPP_EXEC_TEST_DIE: exiting now\n", E->wrank);
+		_exit(9);
+	}
+	return TPP_OK;
+}
+
+/* The stage's layers backward for micro-batch m (output gradient dys[m]
+ * in place; input gradient into dxs[m]); the first of the step overwrites
+ * the weight gradients, the others add to them. */
+static int bwd_mb(struct ex *E, int m, int *first)
+{
+	float **xs = &E->xs[m * (E->nl + 1)];
+	const float *dy = E->dys[m];
+	int i, rc;
+	double t;
+	for (i = E->nl - 1; i >= 0; i--) {
+		float *dx = i == 0 ? E->dxs[m] : (dy == E->gA ? E->gB : E->gA);
+		t = MPI_Wtime();
+		if ((rc = layer_bwd(E, i, xs[i], &E->lc[i * E->nslots + m % E->nslots], dy, dx,
+				    *first ? 0.0f : 1.0f)))
+			return rc;
+		E->acc[TPP_PH_LAYER_BWD] += MPI_Wtime() - t;
+		E->cnt[TPP_PH_LAYER_BWD]++;
+		dy = dx;
+	}
+	*first = 0;
+	return TPP_OK;
+}
+
+/* GPipe: all forwards, then all backwards (last micro-batch first). */
+static int step_gpipe(struct ex *E, int timed_first)
+{
+	int m, rc, first = 1, last = E->ppr == E->o->pp - 1;
+	for (m = 0; m < E->M; m++) {
+		if ((E->ppr > 0 && (rc = p2p(E, 0, E->xs[m * (E->nl + 1)], E->ppr - 1))) ||
+		    (rc = fwd_mb(E, m, timed_first)) ||
+		    (!last && (rc = p2p(E, 1, E->xs[m * (E->nl + 1) + E->nl], E->ppr + 1))))
+			return rc;
+	}
+	for (m = E->M - 1; m >= 0; m--) {
+		if ((!last && (rc = p2p(E, 0, E->dys[m], E->ppr + 1))) ||
+		    (rc = bwd_mb(E, m, &first)) ||
+		    (E->ppr > 0 && (rc = p2p(E, 1, E->dxs[m], E->ppr - 1))))
+			return rc;
+	}
+	return TPP_OK;
+}
+
+/*
+ * 1F1B (PipeDream-flush; Megatron-LM forward_backward_pipelining_without_
+ * interleaving): stage r of p runs w = min(p - r - 1, m) warm-up forwards,
+ * then m - w times one forward and one backward, then w backwards;
+ * micro-batches go backward in forward order.
+ *
+ * Why the transfers meet.  Stage r with the next stage r+1 (w' = its
+ * warm-up): if m >= p - r - 1, w' = w - 1 and r sends w activations alone
+ * (warm-up), exchanges m - w times (activation out, gradient in), receives
+ * w gradients alone (cool-down); r+1 receives w' + 1 = w activations alone
+ * (warm-up and the one before the steady state), exchanges m - w' - 1 =
+ * m - w times (gradient out, activation in), and sends 1 + w' = w
+ * gradients alone (the last steady backward and the cool-down).  If
+ * m < p - r - 1, w = w' = m and neither has a steady state: m activations,
+ * then m gradients.  So position k of r's sequence with r+1 is position k
+ * of r+1's with r, with the same kind; a rank's sequence interleaves its
+ * two neighbours in the order the data dependences impose, so no cycle
+ * of waits can form.
+ */
+static int step_1f1b(struct ex *E, int timed_first)
+{
+	int p = E->o->pp, r = E->ppr, M = E->M, rc, first = 1, k;
+	int w = p - r - 1 < M ? p - r - 1 : M, steady = M - w;
+	int nf = 0, nb = 0; /* next micro-batch forward, backward */
+	int has_prev = r > 0, has_next = r < p - 1;
+#define XIN(m) (E->xs[(m) * (E->nl + 1)])
+#define XOUT(m) (E->xs[(m) * (E->nl + 1) + E->nl])
+	for (k = 0; k < w; k++, nf++)
+		if ((has_prev && (rc = p2p(E, 0, XIN(nf), r - 1))) ||
+		    (rc = fwd_mb(E, nf, timed_first)) ||
+		    (has_next && (rc = p2p(E, 1, XOUT(nf), r + 1))))
+			return rc;
+	if (steady > 0 && has_prev && (rc = p2p(E, 0, XIN(nf), r - 1)))
+		return rc;
+	for (k = 0; k < steady; k++, nb++) {
+		/* forward of nf, its activation out and nb's gradient in */
+		if ((rc = fwd_mb(E, nf, timed_first)) ||
+		    (has_next && (rc = exchange(E, XOUT(nf), E->dys[nb], r + 1))))
+			return rc;
+		nf++;
+		if ((rc = bwd_mb(E, nb, &first)))
+			return rc;
+		/* nb's input gradient out and, but for the last, nf's input in */
+		if (has_prev) {
+			if (k == steady - 1)
+				rc = p2p(E, 1, E->dxs[nb], r - 1);
+			else
+				rc = exchange(E, E->dxs[nb], XIN(nf), r - 1);
+			if (rc)
+				return rc;
+		}
+	}
+	for (k = 0; k < w; k++, nb++)
+		if ((has_next && (rc = p2p(E, 0, E->dys[nb], r + 1))) ||
+		    (rc = bwd_mb(E, nb, &first)) ||
+		    (has_prev && (rc = p2p(E, 1, E->dxs[nb], r - 1))))
+			return rc;
+#undef XIN
+#undef XOUT
+	return TPP_OK;
+}
+
 static int step(struct ex *E, int timed_first)
 {
 	const struct tpp_exec_opts *o = E->o;
-	int m, i, rc, first = 1;
-	size_t nl = (size_t)E->Tl * E->h;
-	double t0 = MPI_Wtime(), t;
+	int rc;
+	double t0 = MPI_Wtime();
 	memset(E->acc, 0, sizeof(E->acc));
 	memset(E->cnt, 0, sizeof(E->cnt));
-	for (m = 0; m < E->M; m++) {
-		float **xs = &E->xs[m * (E->nl + 1)];
-		if (E->ppr > 0)
-			OP(E, TPP_PH_PP_P2P, tpp_backend_recv(E->b, E->ppc, xs[0], nl, E->ppr - 1, E->err));
-		for (i = 0; i < E->nl; i++) {
-			t = MPI_Wtime();
-			if ((rc = layer_fwd(E, i, xs[i], xs[i + 1], &E->lc[i * E->M + m])))
-				return rc;
-			E->acc[TPP_PH_LAYER_FWD] += MPI_Wtime() - t;
-			E->cnt[TPP_PH_LAYER_FWD]++;
-		}
-		if (timed_first && E->die_rank == E->wrank) {
-			fprintf(stderr, "tpplan: exec: rank %d: TPP_EXEC_TEST_DIE: exiting now\n", E->wrank);
-			_exit(9);
-		}
-		if (E->ppr < o->pp - 1)
-			OP(E, TPP_PH_PP_P2P, tpp_backend_send(E->b, E->ppc, xs[E->nl], nl, E->ppr + 1, E->err));
-	}
-	for (m = E->M - 1; m >= 0; m--) {
-		float **xs = &E->xs[m * (E->nl + 1)];
-		const float *dy = E->dys[m];
-		if (E->ppr < o->pp - 1)
-			OP(E, TPP_PH_PP_P2P, tpp_backend_recv(E->b, E->ppc, E->dys[m], nl, E->ppr + 1, E->err));
-		for (i = E->nl - 1; i >= 0; i--) {
-			float *dx = i == 0 ? E->dxs[m] : (dy == E->gA ? E->gB : E->gA);
-			t = MPI_Wtime();
-			if ((rc = layer_bwd(E, i, xs[i], &E->lc[i * E->M + m], dy, dx, first ? 0.0f : 1.0f)))
-				return rc;
-			E->acc[TPP_PH_LAYER_BWD] += MPI_Wtime() - t;
-			E->cnt[TPP_PH_LAYER_BWD]++;
-			dy = dx;
-		}
-		first = 0;
-		if (E->ppr > 0)
-			OP(E, TPP_PH_PP_P2P, tpp_backend_send(E->b, E->ppc, E->dxs[m], nl, E->ppr - 1, E->err));
-	}
+	rc = o->sched == TPP_EXEC_SCHED_GPIPE ? step_gpipe(E, timed_first)
+					      : step_1f1b(E, timed_first);
+	if (rc)
+		return rc;
 	if (o->dp > 1)
 		OP(E, TPP_PH_DP_AR, tpp_backend_coll(E->b, E->dpc, TPP_COLL_ALL_REDUCE, E->dWall, E->dWsum, E->dWn, E->err));
 	if ((rc = tpp_backend_sync(E->b, E->err)))
@@ -891,6 +1077,8 @@ out:
 		tpp_backend_comm_free(E.b, E.tpc);
 		tpp_backend_comm_free(E.b, E.dpc);
 		tpp_backend_comm_free(E.b, E.ppc);
+		tpp_backend_comm_free(E.b, E.pnext);
+		tpp_backend_comm_free(E.b, E.pprev);
 		tpp_backend_free(E.b);
 	}
 	free(E.bufs);

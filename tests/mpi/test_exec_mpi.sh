@@ -1,8 +1,10 @@
 #!/bin/sh
 # test_exec_mpi.sh TPPLAN REPO_ROOT - `tpplan exec --backend cpu` under
 # mpiexec on a scaled-down layer (hidden 64, heads 4, ffn 256, seq 32):
-# TP 1 / 2 / 4, PP 2 x TP 2, sequence parallelism, DP; the numerics check
-# passes (exit 0); --wrong-shard fails it (exit 1 with a message); a rank
+# TP 1 / 2 / 4, PP 2 x TP 2, PP 2 and PP 4 with more micro-batches than
+# stages (the 1F1B steady state) and the same under --schedule gpipe,
+# sequence parallelism, DP; the numerics check passes (exit 0) and the
+# output names the schedule; --wrong-shard fails it (exit 1 with a message); a rank
 # that dies mid-run (TPP_EXEC_TEST_DIE=R makes rank R _exit(9)) ends the
 # run non-zero within --timeout plus a few seconds; with a cpu calibration
 # the step prediction and its error are printed; --json; usage errors.
@@ -66,6 +68,10 @@ numerics 1 tp1 --layout tp=1
 numerics 2 tp2 --layout tp=2
 numerics 4 tp4 --layout tp=4
 numerics 4 pp2tp2 --layout tp=2,pp=2 --layers 4 --microbatches 3
+numerics 2 pp2m4 --layout pp=2 --microbatches 4
+numerics 4 pp4 --layout pp=4 --layers 4 --microbatches 6
+numerics 4 pp4gpipe --layout pp=4 --layers 4 --microbatches 6 --schedule gpipe
+numerics 4 pp2dp2 --layout pp=2,dp=2 --microbatches 3
 numerics 4 sp --layout tp=4,sp=1
 numerics 4 dp --layout tp=2,dp=2,sp=1,mbs=2
 
@@ -80,6 +86,18 @@ if grep -q "^pp send/recv " "$dir/pp2tp2.txt"; then
 	ok "pp 2 x tp 2: pp send/recv timed"
 else
 	bad "pp 2 x tp 2: no pp send/recv phase"
+fi
+for name in pp2tp2 pp2m4 pp4; do
+	if grep -q "schedule 1f1b" "$dir/$name.txt" && grep -q "^pp send/recv " "$dir/$name.txt"; then
+		ok "$name: 1f1b schedule named, pp send/recv timed"
+	else
+		bad "$name: no '1f1b' schedule or pp send/recv in the output"
+	fi
+done
+if grep -q "schedule gpipe" "$dir/pp4gpipe.txt"; then
+	ok "--schedule gpipe: named in the output"
+else
+	bad "--schedule gpipe: not named in the output"
 fi
 if grep -q "^tp all_gather " "$dir/sp.txt" && grep -q "^tp reduce_scatter " "$dir/sp.txt" &&
 	! grep -q "^tp all_reduce " "$dir/sp.txt"; then
@@ -147,6 +165,7 @@ if timeout 60 mpiexec $mpiflags -np 2 "$tpplan" calibrate --quick \
 	run 2 json --layout tp=2 --calibration "$dir/cal.yaml" --json
 	if [ "$rc" -eq 0 ] && grep -q '"schema": "tpplan.exec/v1"' "$dir/json.txt" &&
 		grep -q '"pass": true' "$dir/json.txt" &&
+		grep -q '"schedule": "1f1b"' "$dir/json.txt" &&
 		grep -q '"phase": "step", "count": 1, "measured_s": [0-9.e+-]*, "predicted_s": [0-9]' "$dir/json.txt"; then
 		ok "--json: schema, check and step prediction"
 	else
@@ -172,6 +191,7 @@ usage "--layout and --plan" --layout tp=2 --plan "$dir/plan.json"
 usage "bad --layout key" --layout tq=2
 usage "cpu in bf16" --precision bf16
 usage "bad --backend" --backend gpu
+usage "bad --schedule" --schedule interleaved
 run 2 wrongnp --layout tp=4
 if [ "$rc" -eq 2 ] && grep -q "needs tp\*pp\*dp" "$dir/wrongnp.txt"; then
 	ok "tp=4 on 2 ranks: exit 2 naming the rank count"
