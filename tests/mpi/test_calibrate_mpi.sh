@@ -46,12 +46,12 @@ if mpiexec --version 2>&1 | grep -q -e "Open MPI" -e OpenRTE; then
 	mpiflags="--allow-run-as-root --oversubscribe"
 fi
 
-# mpirun NP ARGS...: tpplan under mpiexec, at most 60 s
+# mpirun NP ARGS...: tpplan under mpiexec, at most 120 s
 mpirun() {
 	np=$1
 	shift
 	# shellcheck disable=SC2086
-	timeout 60 mpiexec $mpiflags -np "$np" "$tpplan" "$@"
+	timeout 120 mpiexec $mpiflags -np "$np" "$tpplan" "$@"
 }
 
 # groups OP TIER FILE: the group sizes of OP's tables on TIER, one a line
@@ -203,7 +203,7 @@ rc=$?
 elapsed=$(($(date +%s) - start))
 # bound: the 3 s timeout plus MPI start-up and teardown, which take many
 # seconds under the sanitizers on a loaded 2-core CI machine; a hang would
-# run into the 60 s guard of mpirun (exit 124)
+# run into the 120 s guard of mpirun (exit 124)
 if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && [ "$elapsed" -le 35 ]; then
 	ok "--timeout 3 with a stalled rank: exit $rc after ${elapsed} s"
 else

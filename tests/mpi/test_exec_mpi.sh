@@ -47,7 +47,7 @@ run() {
 	name=$2
 	shift 2
 	# shellcheck disable=SC2086
-	timeout 60 mpiexec $mpiflags -np "$np" "$tpplan" exec $small "$@" \
+	timeout 120 mpiexec $mpiflags -np "$np" "$tpplan" exec $small "$@" \
 		>"$dir/$name.txt" 2>&1
 	rc=$?
 }
@@ -135,7 +135,7 @@ start=$(date +%s)
 TPP_EXEC_TEST_DIE=1 run 2 die --layout tp=2 --timeout 5 --iters 3
 elapsed=$(($(date +%s) - start))
 # bound: the 5 s timeout plus MPI start-up and teardown (slow under the
-# sanitizers on a loaded CI machine); a hang runs into the 60 s guard
+# sanitizers on a loaded CI machine); a hang runs into the 120 s guard
 if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && [ "$elapsed" -le 35 ]; then
 	ok "kill rank 1: exit $rc after ${elapsed} s"
 else
@@ -152,7 +152,7 @@ fi
 
 # ---- predictions with a cpu calibration; --json ------------------------------------------
 # shellcheck disable=SC2086
-if timeout 60 mpiexec $mpiflags -np 2 "$tpplan" calibrate --quick \
+if timeout 120 mpiexec $mpiflags -np 2 "$tpplan" calibrate --quick \
 	--collectives all_reduce,all_gather,reduce_scatter,send_recv \
 	--out "$dir/cal.yaml" >"$dir/cal.txt" 2>&1; then
 	run 2 pred --layout tp=2 --calibration "$dir/cal.yaml"
