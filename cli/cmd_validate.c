@@ -171,6 +171,12 @@ static int predict_row(char **fv, const int *col, const char *dir,
 			 err.file[0] ? ": " : "", err.msg);
 		return -1;
 	}
+	if (gpus % cluster->gpus_per_node && gpus > cluster->gpus_per_node) {
+		snprintf(r->reason, sizeof(r->reason),
+			 "column 'gpus': %d is not a whole number of %d-GPU nodes of %s",
+			 gpus, cluster->gpus_per_node, cluster->name);
+		return -1;
+	}
 	tpp_cluster_resize(cluster, gpus);
 
 	tpp_search_default(&s, gpus, gbs);
