@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "calibration.h"
 #include "cli.h"
 
 int tpp_cli_int(const char *flag, const char *arg, long lo, long hi, int *out)
@@ -127,5 +128,69 @@ int tpp_cli_parse_layout(const char *arg, struct tpp_search *s,
 					   item, eq + 1, keys[i].lo, keys[i].hi);
 		*(int *)((char *)s + keys[i].off) = (int)v;
 	}
+	return TPP_OK;
+}
+
+int tpp_cli_calibrate_cluster(struct tpp_cluster *c, const char *path,
+			      struct tpp_calibration **keep)
+{
+	struct tpp_calibration *cal;
+	struct tpp_err err;
+	char p[sizeof(c->calibration)];
+	int rc;
+
+	if (keep)
+		*keep = NULL;
+	if (!path && c->calibration[0])
+		path = c->calibration;
+	if (!path)
+		return TPP_OK;
+	cal = malloc(sizeof(*cal));
+	if (!cal) {
+		fprintf(stderr, "tpplan: out of memory\n");
+		return TPP_E_SYSTEM;
+	}
+	tpp_strlcpy(p, path, sizeof(p)); /* path may be c->calibration */
+	if ((rc = tpp_cal_load(p, cal, &err))) {
+		tpp_err_print(stderr, &err);
+		free(cal);
+		return rc;
+	}
+	tpp_cal_apply(cal, p, c);
+	if (keep)
+		*keep = cal;
+	else
+		free(cal);
+	return TPP_OK;
+}
+
+int tpp_cli_size_cluster(struct tpp_cluster *c, int gpus, int nodes,
+			 enum tpp_prec prec, int *gpus_out)
+{
+	if (nodes) {
+		long long total = (long long)nodes * c->gpus_per_node;
+		if (total > (1 << 24)) {
+			fprintf(stderr, "tpplan: --nodes %d: %lld GPUs is more than %d\n",
+				nodes, total, 1 << 24);
+			return TPP_E_USAGE;
+		}
+		gpus = (int)total;
+	}
+	if (gpus)
+		tpp_cluster_resize(c, gpus);
+	else
+		gpus = tpp_cluster_gpus(c);
+	if (gpus % c->gpus_per_node && gpus > c->gpus_per_node) {
+		fprintf(stderr, "tpplan: --gpus %d is not a whole number of %d-GPU nodes\n",
+			gpus, c->gpus_per_node);
+		return TPP_E_USAGE;
+	}
+	if (c->gpu.peak_flops[prec] <= 0) {
+		fprintf(stderr, "tpplan: --precision %s: %s has no %s peak in %s\n",
+			tpp_prec_names[prec], c->gpu.name, tpp_prec_names[prec],
+			c->path);
+		return TPP_E_USAGE;
+	}
+	*gpus_out = gpus;
 	return TPP_OK;
 }

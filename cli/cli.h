@@ -24,6 +24,25 @@ int tpp_cli_double(const char *flag, const char *arg, double lo, double hi,
 int tpp_cli_parse_layout(const char *arg, struct tpp_search *s,
 			 struct tpp_err *err);
 
+struct tpp_calibration;
+/*
+ * Apply the calibration at `path` (NULL: the cluster file's calibration:
+ * key, if any) to `c`; c->calibration then names the file.  With `keep`
+ * the loaded calibration is handed to the caller (free() it; NULL when
+ * there was none), else freed.  Prints errors; returns an exit status.
+ */
+int tpp_cli_calibrate_cluster(struct tpp_cluster *c, const char *path,
+			      struct tpp_calibration **keep);
+
+/*
+ * Size `c` for --gpus / --nodes (0: not given; the cluster's own size),
+ * refusing a count that is not whole nodes and a precision the GPU has
+ * no peak for.  Prints errors naming the flag; returns an exit status and
+ * sets *gpus_out.
+ */
+int tpp_cli_size_cluster(struct tpp_cluster *c, int gpus, int nodes,
+			 enum tpp_prec prec, int *gpus_out);
+
 /* Print the plan as a table with the reasoning (text) or as JSON. */
 struct tpp_plan_ctx {
 	const struct tpp_model *model;

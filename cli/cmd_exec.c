@@ -306,23 +306,12 @@ int tpp_cmd_exec(int argc, char **argv)
 			free(cluster);
 			return rc;
 		}
-		if (!cal_arg && cluster->calibration[0])
-			cal_arg = cluster->calibration;
-		if (cal_arg) {
-			struct tpp_calibration *cal = malloc(sizeof(*cal));
-			char path[sizeof(cluster->calibration)];
-			tpp_strlcpy(path, cal_arg, sizeof(path));
-			rc = cal ? tpp_cal_load(path, cal, &err) : TPP_E_SYSTEM;
-			if (rc) {
-				if (cal)
-					tpp_err_print(stderr, &err);
-				free(cal);
-				free(cluster);
-				return rc;
-			}
-			tpp_cal_apply(cal, path, cluster);
-			free(cal);
+		if ((rc = tpp_cli_calibrate_cluster(cluster, cal_arg, NULL))) {
+			free(cluster);
+			return rc;
 		}
+		/* the file in use, also when it came from the cluster file */
+		cal_arg = cluster->calibration[0] ? cluster->calibration : NULL;
 
 		if ((rc = tpp_bench_init(&rank, &size, &err))) {
 			tpp_err_print(stderr, &err);

@@ -174,53 +174,9 @@ int tpp_cmd_plan(int argc, char **argv)
 		tpp_err_print(stderr, &err);
 		goto out;
 	}
-	if (!calibration && cluster->calibration[0])
-		calibration = cluster->calibration;
-	if (calibration) {
-		struct tpp_calibration *cal = malloc(sizeof(*cal));
-		char path[sizeof(cluster->calibration)];
-		if (!cal) {
-			fprintf(stderr, "tpplan: out of memory\n");
-			rc = TPP_E_SYSTEM;
-			goto out;
-		}
-		tpp_strlcpy(path, calibration, sizeof(path));
-		rc = tpp_cal_load(path, cal, &err);
-		if (rc) {
-			tpp_err_print(stderr, &err);
-			free(cal);
-			goto out;
-		}
-		tpp_cal_apply(cal, path, cluster);
-		free(cal);
-	}
-	if (nodes) {
-		long long total = (long long)nodes * cluster->gpus_per_node;
-		if (total > (1 << 24)) {
-			fprintf(stderr, "tpplan: --nodes %d: %lld GPUs is more than %d\n",
-				nodes, total, 1 << 24);
-			rc = TPP_E_USAGE;
-			goto out;
-		}
-		gpus = (int)total;
-	}
-	if (gpus)
-		tpp_cluster_resize(cluster, gpus);
-	else
-		gpus = tpp_cluster_gpus(cluster);
-	if (gpus % cluster->gpus_per_node && gpus > cluster->gpus_per_node) {
-		fprintf(stderr, "tpplan: --gpus %d is not a whole number of %d-GPU nodes\n",
-			gpus, cluster->gpus_per_node);
-		rc = TPP_E_USAGE;
+	if ((rc = tpp_cli_calibrate_cluster(cluster, calibration, NULL)) ||
+	    (rc = tpp_cli_size_cluster(cluster, gpus, nodes, co.prec, &gpus)))
 		goto out;
-	}
-	if (cluster->gpu.peak_flops[co.prec] <= 0) {
-		fprintf(stderr, "tpplan: --precision %s: %s has no %s peak in %s\n",
-			tpp_prec_names[co.prec], cluster->gpu.name,
-			tpp_prec_names[co.prec], cluster->path);
-		rc = TPP_E_USAGE;
-		goto out;
-	}
 	tpp_search_default(&s, gpus, gbs ? gbs : model.global_batch);
 	s.top_k = top;
 	s.max_mbs = max_mbs;

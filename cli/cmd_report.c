@@ -128,7 +128,6 @@ int tpp_cmd_report(int argc, char **argv)
 	const char *exec_arg = NULL, *out_dir = NULL;
 	int gpus = 0, nodes = 0, gbs = 0, seq = 0, top = 5, plots = 1, ch, rc, i;
 	int counts[TPP_REPORT_SCALE_MAX];
-	char cal_path[512];
 	struct tpp_model model;
 	struct tpp_cluster *cluster = NULL, *alt = NULL;
 	struct tpp_calibration *cal = NULL;
@@ -223,49 +222,9 @@ int tpp_cmd_report(int argc, char **argv)
 		tpp_err_print(stderr, &err);
 		goto out;
 	}
-	if (!calibration && cluster->calibration[0])
-		calibration = cluster->calibration;
-	if (calibration) {
-		cal = malloc(sizeof(*cal));
-		if (!cal) {
-			fprintf(stderr, "tpplan: out of memory\n");
-			rc = TPP_E_SYSTEM;
-			goto out;
-		}
-		tpp_strlcpy(cal_path, calibration, sizeof(cal_path));
-		if ((rc = tpp_cal_load(cal_path, cal, &err))) {
-			tpp_err_print(stderr, &err);
-			goto out;
-		}
-		tpp_cal_apply(cal, cal_path, cluster);
-	}
-	if (nodes) {
-		long long total = (long long)nodes * cluster->gpus_per_node;
-		if (total > (1 << 24)) {
-			fprintf(stderr, "tpplan: --nodes %d: %lld GPUs is more than %d\n",
-				nodes, total, 1 << 24);
-			rc = TPP_E_USAGE;
-			goto out;
-		}
-		gpus = (int)total;
-	}
-	if (gpus)
-		tpp_cluster_resize(cluster, gpus);
-	else
-		gpus = tpp_cluster_gpus(cluster);
-	if (gpus % cluster->gpus_per_node && gpus > cluster->gpus_per_node) {
-		fprintf(stderr, "tpplan: --gpus %d is not a whole number of %d-GPU nodes\n",
-			gpus, cluster->gpus_per_node);
-		rc = TPP_E_USAGE;
+	if ((rc = tpp_cli_calibrate_cluster(cluster, calibration, &cal)) ||
+	    (rc = tpp_cli_size_cluster(cluster, gpus, nodes, co.prec, &gpus)))
 		goto out;
-	}
-	if (cluster->gpu.peak_flops[co.prec] <= 0) {
-		fprintf(stderr, "tpplan: --precision %s: %s has no %s peak in %s\n",
-			tpp_prec_names[co.prec], cluster->gpu.name,
-			tpp_prec_names[co.prec], cluster->path);
-		rc = TPP_E_USAGE;
-		goto out;
-	}
 	tpp_search_default(&s, gpus, gbs ? gbs : model.global_batch);
 	s.top_k = top;
 	x.model = &model;
@@ -342,7 +301,7 @@ int tpp_cmd_report(int argc, char **argv)
 	r->plan = plan;
 	r->model_arg = model_arg;
 	r->cluster_arg = cluster_arg;
-	r->cal_path = calibration ? cal_path : NULL;
+	r->cal_path = cal ? cluster->calibration : NULL;
 	r->cal = cal;
 	r->exec_path = exec_arg;
 	r->plots = plots;
