@@ -394,7 +394,7 @@ static int agree(struct run *R, int rc)
 	return out[0];
 }
 
-/* ---- timeout watchdog (rank 0, SIGALRM) ---------------------------------------- */
+/* ---- timeout watchdog (SIGALRM -> MPI_Abort) ------------------------------------ */
 
 static char wd_msg[512];
 static size_t wd_len;
@@ -414,34 +414,42 @@ static void wd_handler(int sig)
 	_exit(TPP_E_SYSTEM);
 }
 
-/* (Re)start the watchdog for one step; what names the step. */
-static void wd_arm(const struct run *R, const char *what)
-{
-	if (R->rank != 0 || R->o->timeout_s <= 0)
-		return;
-	alarm(0);
-	snprintf(wd_msg, sizeof(wd_msg),
-		 "\ntpplan: calibrate: %s did not finish within %d s (--timeout); a rank or link stalled, aborting the run\n",
-		 what, R->o->timeout_s);
-	wd_len = strlen(wd_msg);
-	alarm((unsigned)R->o->timeout_s);
-}
-
-static void wd_install(const struct run *R)
+void tpp_bench_watchdog_arm(int timeout_s, const char *msg)
 {
 	struct sigaction sa;
-	if (R->rank != 0 || R->o->timeout_s <= 0)
+	if (timeout_s <= 0)
 		return;
+	alarm(0);
+	tpp_strlcpy(wd_msg, msg, sizeof(wd_msg));
+	wd_len = strlen(wd_msg);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = wd_handler;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGALRM, &sa, NULL);
+	alarm((unsigned)timeout_s);
+}
+
+void tpp_bench_watchdog_disarm(void)
+{
+	alarm(0);
+}
+
+/* The calibration's watchdog runs on rank 0 (one abort is enough). */
+static void wd_arm(const struct run *R, const char *what)
+{
+	char msg[512];
+	if (R->rank != 0 || R->o->timeout_s <= 0)
+		return;
+	snprintf(msg, sizeof(msg),
+		 "\ntpplan: calibrate: %s did not finish within %d s (--timeout); a rank or link stalled, aborting the run\n",
+		 what, R->o->timeout_s);
+	tpp_bench_watchdog_arm(R->o->timeout_s, msg);
 }
 
 static void wd_disarm(const struct run *R)
 {
 	if (R->rank == 0 && R->o->timeout_s > 0)
-		alarm(0);
+		tpp_bench_watchdog_disarm();
 }
 
 /* Test hook: TPP_CALIBRATE_TEST_STALL=R makes rank R hang in its first
@@ -1206,7 +1214,6 @@ int tpp_bench_run(const struct tpp_bench_opts *o, struct tpp_calibration *cal,
 		goto out;
 
 	R.show = R.rank == 0 && (o->progress > 0 || (o->progress < 0 && isatty(STDERR_FILENO)));
-	wd_install(&R);
 	for (i = 0; i < nshapes && !rc; i++)
 		rc = coll_shape(&R, &shapes[i], cal);
 	tpp_backend_release(R.b, R.send);

@@ -68,4 +68,12 @@ int tpp_bench_agree(int status);
 int tpp_bench_run(const struct tpp_bench_opts *o, struct tpp_calibration *cal,
 		  struct tpp_err *err);
 
+/*
+ * Abort the whole MPI job (MPI_Abort, after writing `msg` to stderr) unless
+ * disarmed or re-armed within `timeout_s` seconds; 0 or less: off.  Uses
+ * SIGALRM; one watchdog per process.
+ */
+void tpp_bench_watchdog_arm(int timeout_s, const char *msg);
+void tpp_bench_watchdog_disarm(void);
+
 #endif

@@ -13,13 +13,13 @@
  * measures the same serial work.  Gradients are summed, not averaged.
  */
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "backend_impl.h"
+#include "bench.h"
 #include "exec_impl.h"
 
 const char *const tpp_exec_sched_names[TPP_EXEC_SCHED__COUNT] = {
@@ -105,47 +105,23 @@ struct ex {
 	int die_rank, dying;
 };
 
-/* ---- watchdog (every rank, SIGALRM -> MPI_Abort) --------------------------- */
-
-static char wd_msg[512];
-static size_t wd_len;
-static volatile sig_atomic_t wd_fired;
-
-static void wd_handler(int sig)
-{
-	ssize_t w;
-	(void)sig;
-	if (wd_fired)
-		_exit(TPP_E_SYSTEM);
-	wd_fired = 1;
-	w = write(STDERR_FILENO, wd_msg, wd_len);
-	(void)w;
-	alarm(10);
-	MPI_Abort(MPI_COMM_WORLD, TPP_E_SYSTEM);
-	_exit(TPP_E_SYSTEM);
-}
+/* ---- watchdog (every rank, tpp_bench_watchdog_arm) ------------------------ */
 
 static void wd_arm(const struct ex *E, const char *what)
 {
-	struct sigaction sa;
+	char msg[512];
 	if (E->o->timeout_s <= 0)
 		return;
-	alarm(0);
-	snprintf(wd_msg, sizeof(wd_msg),
+	snprintf(msg, sizeof(msg),
 		 "tpplan: exec: rank %d: %s did not finish within %d s (--timeout); a rank died or a collective stalled, aborting the run\n",
 		 E->wrank, what, E->o->timeout_s);
-	wd_len = strlen(wd_msg);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = wd_handler;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGALRM, &sa, NULL);
-	alarm((unsigned)E->o->timeout_s);
+	tpp_bench_watchdog_arm(E->o->timeout_s, msg);
 }
 
 static void wd_disarm(const struct ex *E)
 {
 	if (E->o->timeout_s > 0)
-		alarm(0);
+		tpp_bench_watchdog_disarm();
 }
 
 /* ---- buffers ---------------------------------------------------------------- */
