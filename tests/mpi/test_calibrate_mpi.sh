@@ -21,30 +21,8 @@ tpplan=${1:?usage: test_calibrate_mpi.sh TPPLAN REPO_ROOT}
 root=${2:?usage: test_calibrate_mpi.sh TPPLAN REPO_ROOT}
 [ -d "$root" ] || { echo "no repository at $root"; exit 1; }
 
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_btl_vader_single_copy_mechanism=none
-export OMPI_MCA_rmaps_base_oversubscribe=1
-# Sanitizer builds: Open MPI's own allocations outlive MPI_Finalize, so
-# LeakSanitizer would fail every run; leaks stay checked in the unit tests.
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
-
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok:   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL: $1"; }
-
-dir=$(mktemp -d "${TMPDIR:-/tmp}/tpp-calmpi.XXXXXX") || exit 1
-trap 'rm -rf "$dir"' EXIT INT TERM
-
-if ! command -v mpiexec >/dev/null 2>&1; then
-	echo "mpiexec not found"
-	echo "0 passed, 1 failed"
-	exit 1
-fi
-mpiflags=""
-if mpiexec --version 2>&1 | grep -q -e "Open MPI" -e OpenRTE; then
-	mpiflags="--allow-run-as-root --oversubscribe"
-fi
+. "$root/tests/mpi/mpi_env.sh"
+tpp_mpi_setup calmpi
 
 # mpirun NP ARGS...: tpplan under mpiexec, at most 120 s
 mpirun() {

@@ -1,0 +1,31 @@
+# mpi_env.sh - sourced by the MPI test scripts (POSIX sh): the environment
+# for running tpplan under mpiexec as root in a container, the pass/fail
+# counters, a temporary directory $dir removed on exit, and $mpiflags.
+#   OMPI_ALLOW_RUN_AS_ROOT*      CI runs as root
+#   btl_vader_single_copy...     no CMA/ptrace in containers
+#   rmaps_base_oversubscribe     more ranks than cores
+#   ASAN_OPTIONS detect_leaks=0  Open MPI's own allocations outlive
+#                                MPI_Finalize; leaks stay checked in the
+#                                unit tests
+# Use: tpp_mpi_setup NAME (NAME names the temporary directory).
+tpp_mpi_setup() {
+	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+	export OMPI_MCA_btl_vader_single_copy_mechanism=none
+	export OMPI_MCA_rmaps_base_oversubscribe=1
+	export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+	pass=0
+	fail=0
+	dir=$(mktemp -d "${TMPDIR:-/tmp}/tpp-$1.XXXXXX") || exit 1
+	trap 'rm -rf "$dir"' EXIT INT TERM
+	if ! command -v mpiexec >/dev/null 2>&1; then
+		echo "mpiexec not found"
+		echo "0 passed, 1 failed"
+		exit 1
+	fi
+	mpiflags=""
+	if mpiexec --version 2>&1 | grep -q -e "Open MPI" -e OpenRTE; then
+		mpiflags="--allow-run-as-root --oversubscribe"
+	fi
+}
+ok() { pass=$((pass + 1)); echo "ok:   $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL: $1"; }
