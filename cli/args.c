@@ -50,6 +50,17 @@ int tpp_cli_double(const char *flag, const char *arg, double lo, double hi,
 	return TPP_OK;
 }
 
+int tpp_cli_train_precision(const char *arg, enum tpp_prec *out)
+{
+	int p = tpp_prec_parse(arg);
+	if (p < 0 || p == TPP_PREC_FP32 || p == TPP_PREC_TF32) {
+		fprintf(stderr, "tpplan: --precision: expected bf16, fp16 or fp8, got '%s'\n", arg);
+		return TPP_E_USAGE;
+	}
+	*out = (enum tpp_prec)p;
+	return TPP_OK;
+}
+
 int tpp_cli_parse_layout(const char *arg, struct tpp_search *s,
 			 struct tpp_err *err)
 {

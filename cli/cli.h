@@ -16,6 +16,9 @@ int tpp_cli_int(const char *flag, const char *arg, long lo, long hi, int *out);
 int tpp_cli_double(const char *flag, const char *arg, double lo, double hi,
 		   double *out);
 
+/* --precision for planning: bf16, fp16 or fp8 (usage error otherwise). */
+int tpp_cli_train_precision(const char *arg, enum tpp_prec *out);
+
 /*
  * Parse "tp=8,pp=16,dp=8,cp=1,mbs=1,vp=3,sp=1,recompute=selective,zero=1"
  * into the constraints of *s (fields not named stay as they are).

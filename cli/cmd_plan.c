@@ -105,16 +105,7 @@ int tpp_cmd_plan(int argc, char **argv)
 		case O_ANALYTIC: analytic = 1; break;
 		case O_NO_DP_OVERLAP: co.dp_overlap = 0; break;
 		case O_RESERVE: rc = tpp_cli_double("--mem-reserve-gib", optarg, 0, 1e4, &reserve); break;
-		case O_PREC: {
-			int p = tpp_prec_parse(optarg);
-			if (p < 0 || p == TPP_PREC_FP32 || p == TPP_PREC_TF32) {
-				fprintf(stderr, "tpplan: --precision: expected bf16, fp16 or fp8, got '%s'\n", optarg);
-				rc = TPP_E_USAGE;
-			} else {
-				co.prec = (enum tpp_prec)p;
-			}
-			break;
-		}
+		case O_PREC: rc = tpp_cli_train_precision(optarg, &co.prec); break;
 		case O_ATTN:
 			if (!strcmp(optarg, "flash"))
 				co.attn = TPP_ATTN_FLASH;

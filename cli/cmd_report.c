@@ -156,16 +156,7 @@ int tpp_cmd_report(int argc, char **argv)
 		case O_CALIBRATION: calibration = optarg; break;
 		case O_EXEC: exec_arg = optarg; break;
 		case O_NO_PLOTS: plots = 0; break;
-		case O_PREC: {
-			int p = tpp_prec_parse(optarg);
-			if (p < 0 || p == TPP_PREC_FP32 || p == TPP_PREC_TF32) {
-				fprintf(stderr, "tpplan: --precision: expected bf16, fp16 or fp8, got '%s'\n", optarg);
-				rc = TPP_E_USAGE;
-			} else {
-				co.prec = (enum tpp_prec)p;
-			}
-			break;
-		}
+		case O_PREC: rc = tpp_cli_train_precision(optarg, &co.prec); break;
 		case O_HELP: report_usage(stdout); return TPP_OK;
 		case ':':
 			fprintf(stderr, "tpplan: option %s needs a value\n", argv[optind - 1]);
