@@ -61,6 +61,18 @@ int tpp_cli_train_precision(const char *arg, enum tpp_prec *out)
 	return TPP_OK;
 }
 
+int tpp_cli_attention(const char *arg, enum tpp_attn *out)
+{
+	int a;
+	for (a = 0; a < TPP_ATTN__COUNT; a++)
+		if (!strcmp(arg, tpp_attn_names[a])) {
+			*out = (enum tpp_attn)a;
+			return TPP_OK;
+		}
+	fprintf(stderr, "tpplan: --attention: expected unfused or flash, got '%s'\n", arg);
+	return TPP_E_USAGE;
+}
+
 int tpp_cli_parse_layout(const char *arg, struct tpp_search *s,
 			 struct tpp_err *err)
 {

@@ -106,16 +106,7 @@ int tpp_cmd_plan(int argc, char **argv)
 		case O_NO_DP_OVERLAP: co.dp_overlap = 0; break;
 		case O_RESERVE: rc = tpp_cli_double("--mem-reserve-gib", optarg, 0, 1e4, &reserve); break;
 		case O_PREC: rc = tpp_cli_train_precision(optarg, &co.prec); break;
-		case O_ATTN:
-			if (!strcmp(optarg, "flash"))
-				co.attn = TPP_ATTN_FLASH;
-			else if (!strcmp(optarg, "unfused"))
-				co.attn = TPP_ATTN_UNFUSED;
-			else {
-				fprintf(stderr, "tpplan: --attention: expected unfused or flash, got '%s'\n", optarg);
-				rc = TPP_E_USAGE;
-			}
-			break;
+		case O_ATTN: rc = tpp_cli_attention(optarg, &co.attn); break;
 		case O_HELP: plan_usage(stdout); return TPP_OK;
 		case ':':
 			fprintf(stderr, "tpplan: option %s needs a value\n", argv[optind - 1]);

@@ -258,15 +258,8 @@ int tpp_cmd_validate(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--json")) {
 			json = 1;
 		} else if (!strcmp(argv[i], "--attention") && i + 1 < argc) {
-			i++;
-			if (!strcmp(argv[i], "flash"))
-				co.attn = TPP_ATTN_FLASH;
-			else if (!strcmp(argv[i], "unfused"))
-				co.attn = TPP_ATTN_UNFUSED;
-			else {
-				fprintf(stderr, "tpplan validate: --attention: expected unfused or flash\n");
+			if (tpp_cli_attention(argv[++i], &co.attn))
 				return TPP_E_USAGE;
-			}
 		} else if (argv[i][0] == '-') {
 			fprintf(stderr, "tpplan validate: unknown option '%s'\n", argv[i]);
 			return TPP_E_USAGE;
