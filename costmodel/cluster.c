@@ -804,19 +804,31 @@ int tpp_cluster_gpus(const struct tpp_cluster *c)
 int tpp_cluster_tier_for(const struct tpp_cluster *c, int group_gpus,
 			 int stride)
 {
-	long long last;
+	long long block, total;
 	int i;
 
 	TPP_ASSERT(c && c->ntiers > 0);
 	if (group_gpus <= 1)
 		return 0;
 	TPP_ASSERT(stride >= 1);
-	/* Domains of tier i are [k*span, (k+1)*span); the group starts at 0,
-	 * so it fits in the first domain iff its last member does. */
-	last = (long long)(group_gpus - 1) * stride;
-	for (i = 0; i < c->ntiers; i++)
-		if (c->tiers[i].span_gpus == 0 || c->tiers[i].span_gpus > last)
+	/*
+	 * Instances of the group tile the ranks in blocks of
+	 * group_gpus * stride consecutive GPUs (stride interleaved groups per
+	 * block, Megatron's rank order).  Every instance lies inside one
+	 * domain of span S iff the block divides S: otherwise a block
+	 * straddles a domain boundary, and some instance in it has members
+	 * on both sides (e.g. TP=3 on 8-GPU nodes: GPUs 6, 7, 8).  Collectives
+	 * of all instances run in lockstep, so the worst one prices them.
+	 * A cluster that fits in one domain holds every group there.
+	 */
+	block = (long long)group_gpus * stride;
+	total = (long long)tpp_cluster_gpus(c);
+	for (i = 0; i < c->ntiers; i++) {
+		long long span = c->tiers[i].span_gpus;
+		if (span == 0 || (block <= span && span % block == 0) ||
+		    (total > 0 && total <= span))
 			return i;
+	}
 	return c->ntiers - 1;
 }
 

@@ -157,10 +157,13 @@ int tpp_cluster_resolve(const char *name_or_path, const char *topodir,
 int tpp_cluster_gpus(const struct tpp_cluster *c);
 
 /*
- * Index of the innermost tier whose domain holds a group of `group_gpus`
- * GPUs laid out contiguously with `stride` GPUs between members (stride 1:
- * neighbours; e.g. a DP group with TP=8 inside has stride 8).  The group
- * spans GPUs [0, (group_gpus-1)*stride].
+ * Index of the innermost tier whose domains hold every instance of a group
+ * of `group_gpus` GPUs with `stride` GPUs between members (stride 1:
+ * neighbours; e.g. a DP group with TP=8 inside has stride 8).  Instances
+ * tile the ranks in blocks of group_gpus * stride GPUs, so all of them fit
+ * a domain of span S iff that block divides S (or the whole cluster fits
+ * in one domain); a group that straddles a boundary anywhere is priced on
+ * the outer tier.
  */
 int tpp_cluster_tier_for(const struct tpp_cluster *c, int group_gpus,
 			 int stride);

@@ -682,7 +682,7 @@ static void layer_cost(const struct tpp_model *m, const struct tpp_cluster *c,
 	cp_comm = 0;
 	if (l->cp > 1) {
 		double kv = 2.0 * b * sl * kvd / t * 2.0;
-		double ring = (cp - 1) * tpp_coll_time(c, TPP_COLL_SEND_RECV, kv, 2, l->tp);
+		double ring = (cp - 1) * tpp_coll_time(c, TPP_COLL_SEND_RECV, kv, l->cp, l->tp);
 		double exposed_f = ring - attn_f;
 		double exposed_b = 2 * ring - 2 * attn_f;
 		lc->cp_f_s = exposed_f > 0 ? exposed_f : 0;
@@ -928,7 +928,7 @@ static void work_get(const struct tpp_model *m, const struct tpp_cluster *c,
 	if (l->pp > 1) {
 		double ab = act_elem_bytes(o->prec);
 		w->p2p_one = tpp_coll_time(c, TPP_COLL_SEND_RECV,
-					   w->T * m->hidden * ab / l->tp, 2,
+					   w->T * m->hidden * ab / l->tp, l->pp,
 					   l->tp * l->cp * l->dp);
 	}
 }
@@ -1164,7 +1164,7 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 	work_get(m, c, o, l, cache, &w);
 	e.layer_fwd_s = lc->fwd_s + lc->tp_fwd_s;
 	e.layer_bwd_s = lc->bwd_s + lc->recomp_s + lc->tp_bwd_s;
-	e.pp_tier = l->pp > 1 ? tpp_cluster_tier_for(c, 2, l->tp * l->cp * l->dp) : -1;
+	e.pp_tier = l->pp > 1 ? tpp_cluster_tier_for(c, l->pp, l->tp * l->cp * l->dp) : -1;
 	e.tp_tier = l->tp > 1 ? tpp_cluster_tier_for(c, l->tp, 1) : -1;
 	/* per micro-batch per pipeline rank: v chunks, forward and backward */
 	p2p = l->pp > 1 ? 2.0 * v * w.p2p_one : 0;

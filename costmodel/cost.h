@@ -231,7 +231,9 @@ int tpp_rank_layers(int layers, int pp, int vp, int r);
 
 /* Collective time (s) for `bytes` (nccl-tests size convention: full buffer
  * for all-reduce, gathered size for all-gather / reduce-scatter) over a
- * group of n GPUs whose members are `stride` GPUs apart. */
+ * group of n GPUs whose members are `stride` GPUs apart.  For send/recv,
+ * one transfer between neighbours of a chain of n such members (pipeline
+ * stages, a CP ring), priced on the tier of the chain's slowest hop. */
 double tpp_coll_time(const struct tpp_cluster *c, enum tpp_coll coll,
 		     double bytes, int n, int stride);
 

@@ -78,7 +78,7 @@ void tpp_exec_predict(const struct tpp_exec_opts *o, const struct tpp_cluster *c
 	}
 	if (o->pp > 1)
 		pred[TPP_PH_PP_P2P] = r->count[TPP_PH_PP_P2P] *
-			tpp_coll_time(c, TPP_COLL_SEND_RECV, Tl * h * 4, 2, o->tp * o->dp);
+			tpp_coll_time(c, TPP_COLL_SEND_RECV, Tl * h * 4, o->pp, o->tp * o->dp);
 	if (o->dp > 1)
 		pred[TPP_PH_DP_AR] = r->count[TPP_PH_DP_AR] *
 			tpp_coll_time(c, TPP_COLL_ALL_REDUCE, w_bytes, o->dp, o->tp);

@@ -173,10 +173,24 @@ static void test_tier_for(void)
 	CHECK(tpp_cluster_tier_for(&c, 2, 8) == 1);  /* DP across 2 nodes */
 	CHECK(tpp_cluster_tier_for(&c, 16, 8) == 1); /* DP16 with TP8 */
 	CHECK(tpp_cluster_tier_for(&c, 4480, 1) == 1);
+	/* groups that do not tile the 8-GPU node: some instance straddles
+	 * two nodes (TP=3: GPUs 6, 7, 8; DP=2 at stride 3: GPUs 6, 9) */
+	CHECK(tpp_cluster_tier_for(&c, 3, 1) == 1);
+	CHECK(tpp_cluster_tier_for(&c, 2, 3) == 1);
+	CHECK(tpp_cluster_tier_for(&c, 6, 1) == 1);
+	CHECK(tpp_cluster_tier_for(&c, 2, 2) == 0);  /* blocks of 4 */
+	/* pipeline chain of 4 stages 4 GPUs apart: stage 1 -> 2 leaves the node */
+	CHECK(tpp_cluster_tier_for(&c, 4, 4) == 1);
+	CHECK(tpp_cluster_tier_for(&c, 2, 4) == 0);
+	/* a cluster inside one node holds every group there */
+	tpp_cluster_resize(&c, 6);
+	CHECK(tpp_cluster_tier_for(&c, 3, 1) == 0);
 
 	CHECK(load("gb200-nvl72", &c) == TPP_OK);
 	CHECK(tpp_cluster_tier_for(&c, 4, 1) == 0);
-	CHECK(tpp_cluster_tier_for(&c, 64, 1) == 0);  /* inside the rack */
+	/* 64-GPU groups: the second one (GPUs 64..127) straddles two racks */
+	CHECK(tpp_cluster_tier_for(&c, 64, 1) == 1);
+	CHECK(tpp_cluster_tier_for(&c, 36, 1) == 0);  /* two per rack */
 	CHECK(tpp_cluster_tier_for(&c, 72, 1) == 0);
 	CHECK(tpp_cluster_tier_for(&c, 73, 1) == 1);
 	CHECK(tpp_cluster_tier_for(&c, 18, 4) == 0);  /* 0..68 */
