@@ -17,7 +17,7 @@ struct optdoc {
 enum {
 	O_MODEL = 'm', O_CLUSTER = 'c', O_HELP = 'h',
 	O_GPUS = 1000, O_NODES, O_GBS, O_SEQ, O_PREC, O_TOP, O_JSON, O_LAYOUT,
-	O_RESERVE, O_ATTN, O_NO_DP_OVERLAP, O_MAX_MBS, O_MAX_CP, O_TIMELINE,
+	O_RESERVE, O_ATTN, O_NO_DP_OVERLAP, O_NO_P2P_OVERLAP, O_MAX_MBS, O_MAX_CP, O_TIMELINE,
 	O_ANALYTIC, O_CALIBRATION,
 };
 
@@ -35,6 +35,7 @@ static const struct optdoc opts[] = {
 	{{"mem-reserve-gib", required_argument, 0, O_RESERVE}, "G", "GPU memory kept free for context, NCCL, workspaces (default 3)"},
 	{{"attention", required_argument, 0, O_ATTN}, "A", "unfused (default, Megatron fused softmax) or flash"},
 	{{"no-dp-overlap", no_argument, 0, O_NO_DP_OVERLAP}, NULL, "do not overlap gradient reduction with backward"},
+	{{"no-p2p-overlap", no_argument, 0, O_NO_P2P_OVERLAP}, NULL, "pipeline transfers block their sender in every schedule (Megatron's default)"},
 	{{"max-mbs", required_argument, 0, O_MAX_MBS}, "N", "largest micro-batch to try (default 16)"},
 	{{"max-cp", required_argument, 0, O_MAX_CP}, "N", "largest context-parallel degree to try (default 16)"},
 	{{"calibration", required_argument, 0, O_CALIBRATION}, "FILE", "use the figures measured by `tpplan calibrate` (overrides the cluster file's calibration: key)"},
@@ -104,6 +105,7 @@ int tpp_cmd_plan(int argc, char **argv)
 		case O_CALIBRATION: calibration = optarg; break;
 		case O_ANALYTIC: analytic = 1; break;
 		case O_NO_DP_OVERLAP: co.dp_overlap = 0; break;
+		case O_NO_P2P_OVERLAP: co.p2p_overlap = 0; break;
 		case O_RESERVE: rc = tpp_cli_double("--mem-reserve-gib", optarg, 0, 1e4, &reserve); break;
 		case O_PREC: rc = tpp_cli_train_precision(optarg, &co.prec); break;
 		case O_ATTN: rc = tpp_cli_attention(optarg, &co.attn); break;

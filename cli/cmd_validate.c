@@ -90,7 +90,9 @@ static void validate_usage(FILE *f)
 	fprintf(f, "usage: tpplan validate FILE [--json] [--attention unfused|flash]\n\n"
 		   "Predicts every row of a runs file (tab-separated, format in\n"
 		   "shared/validation/README.md) and prints predicted vs measured step time,\n"
-		   "then `MAPE x%%  median y%%  worst z%%  rows n`.\n"
+		   "then `MAPE x%%  median y%%  worst z%%  rows n`.  Blank layout fields are\n"
+		   "searched; what the format has no column for takes Megatron-LM's defaults\n"
+		   "(no TP, gradient-reduction or pipeline-transfer overlap, 1F1B schedules).\n"
 		   "exit codes: 0 ok, 2 usage, 3 input error\n");
 }
 
@@ -209,8 +211,10 @@ static int predict_row(char **fv, const int *col, const char *dir,
 	}
 	/*
 	 * The runs format describes a layout by its columns; what it has no
-	 * column for keeps its conventional default rather than being
-	 * searched: no TP communication overlap, no zero-bubble schedule.
+	 * column for keeps Megatron-LM's default rather than being searched:
+	 * no TP communication overlap, no zero-bubble schedule, and (in the
+	 * cost options, tpp_cost_opts_megatron) no gradient-reduction or
+	 * pipeline-transfer overlap.
 	 */
 	s.tp_overlap = 0;
 	s.zb = 0;
@@ -250,7 +254,7 @@ int tpp_cmd_validate(int argc, char **argv)
 	struct tpp_cost_opts co;
 	double *abserr = NULL;
 
-	tpp_cost_opts_default(&co);
+	tpp_cost_opts_megatron(&co);
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			validate_usage(stdout);

@@ -82,6 +82,22 @@ void tpp_cost_opts_default(struct tpp_cost_opts *o)
 	 * by 1.05 for temporaries. */
 	o->act_temp_factor = 1.05;
 	o->dp_overlap = 1;
+	o->p2p_overlap = 1;
+}
+
+void tpp_cost_opts_megatron(struct tpp_cost_opts *o)
+{
+	tpp_cost_opts_default(o);
+	o->dp_overlap = 0;
+	o->p2p_overlap = 0;
+}
+
+int tpp_p2p_blocking(const struct tpp_cost_opts *o, const struct tpp_layout *l)
+{
+	/* Megatron overlaps transfers only in the interleaved schedule
+	 * (overlap_p2p_comm; without VPP batch_p2p_comm is used, costmodel.md
+	 * 5.1); zero-bubble schedules post them asynchronously. */
+	return !(o->p2p_overlap && (l->vp > 1 || l->zb));
 }
 
 enum tpp_sched tpp_layout_sched(const struct tpp_layout *l)
@@ -975,6 +991,7 @@ int tpp_cost_stages(const struct tpp_model *m, const struct tpp_cluster *c,
 	st->nchunks = n;
 	st->microbatches = tpp_layout_microbatches(l);
 	st->p2p_s = w.p2p_one;
+	st->p2p_blocking = tpp_p2p_blocking(o, l);
 	for (k = 0; k < n; k++) {
 		st->layers[k] = tpp_chunk_layers(m->layers, n, k);
 		chunk_fbw(m, &w, n, k, &st->f_s[k], &st->b_s[k], &st->w_s[k]);

@@ -73,9 +73,25 @@ struct tpp_cost_opts {
 	int dp_overlap;           /* overlap gradient reduction with the last
 				     micro-batch's backward (Megatron
 				     --overlap-grad-reduce) */
+	int p2p_overlap;          /* pipeline transfers run beside compute
+				     where the schedule allows it (Megatron
+				     --overlap-p2p-communication, interleaved
+				     schedule; zero-bubble); otherwise each
+				     transfer blocks its sender (batched
+				     isend/irecv + synchronize, Megatron's
+				     default and its only 1F1B mode) */
 };
-/* Defaults: bf16, unfused attention, 3 GiB reserve, 1.05, dp_overlap on. */
+/* Defaults (what the planner recommends): bf16, unfused attention, 3 GiB
+ * reserve, 1.05, dp_overlap and p2p_overlap on.  Megatron's own defaults
+ * have both overlaps off (tpp_cost_opts_megatron). */
 void tpp_cost_opts_default(struct tpp_cost_opts *o);
+/* Megatron-LM's defaults for what a run description leaves unsaid:
+ * overlap_grad_reduce, overlap_p2p_comm and tp_comm_overlap all False
+ * (megatron/core/distributed/distributed_data_parallel_config.py,
+ * megatron/core/model_parallel_config.py). */
+void tpp_cost_opts_megatron(struct tpp_cost_opts *o);
+/* Whether pipeline transfers block their sender under options o. */
+int tpp_p2p_blocking(const struct tpp_cost_opts *o, const struct tpp_layout *l);
 
 /* Time of one step, split by cause; the fields add up to step_s. */
 struct tpp_time_breakdown {
@@ -220,6 +236,7 @@ struct tpp_stages {
 				       collectives, LM head + loss on the last chunk */
 	double w_s[TPP_MAX_CHUNKS]; /* weight-gradient GEMMs */
 	double p2p_s;               /* one activation / gradient transfer between chunks */
+	int p2p_blocking;           /* the sender is busy for each transfer */
 };
 int tpp_cost_stages(const struct tpp_model *m, const struct tpp_cluster *c,
 		    const struct tpp_cost_opts *o, const struct tpp_layout *l,

@@ -21,7 +21,9 @@
  * An operation starts when its rank is free and its input is there: the
  * forward of chunk k needs chunk k-1's forward of the same micro-batch plus
  * one point-to-point transfer, the backward needs chunk k+1's backward (the
- * last chunk: its own forward).  Data-parallel gradient buckets (one per
+ * last chunk: its own forward).  A transfer either flies beside the
+ * sender's next operation (overlapped p2p) or keeps the sender busy until
+ * it has arrived (blocking, Megatron's default; tpp_p2p_blocking).  Data-parallel gradient buckets (one per
  * chunk) start on a separate stream when that chunk's last weight gradient
  * is done (overlap on) or when the rank's compute is done (overlap off).
  * Where the pipeline transfers and the gradient reduction leave the node
@@ -136,6 +138,33 @@ static double xfer(const struct sim *s, int ra, int rb, double t)
 	return d;
 }
 
+/* Flight time of a transfer that left at t: none when the sender already
+ * paid for it (blocking transfers end with the sending operation). */
+static double flight(struct sim *s, int ra, int rb, double t)
+{
+	return s->st->p2p_blocking ? 0 : xfer(s, ra, rb, t);
+}
+
+/*
+ * Time the sender spends on the output of `o` finishing its compute at t:
+ * with blocking transfers (Megatron's batched isend/irecv followed by a
+ * device synchronize) a forward's activation to the next chunk and an
+ * input-gradient to the previous chunk keep the sender busy until they
+ * have arrived.  The paired receive is posted in the same batch, so an
+ * exchange costs one transfer time.
+ */
+static double send_cost(struct sim *s, const struct op *o, double t)
+{
+	int k = o->chunk;
+	if (!s->st->p2p_blocking)
+		return 0;
+	if (o->kind == TPP_EV_F && k + 1 < s->n)
+		return xfer(s, k % s->p, (k + 1) % s->p, t);
+	if ((o->kind == TPP_EV_B || o->kind == TPP_EV_BW) && k > 0)
+		return xfer(s, k % s->p, (k - 1) % s->p, t);
+	return 0;
+}
+
 /* Time the op's input is available, or -1 if not yet known. */
 static double ready(struct sim *s, const struct op *o)
 {
@@ -146,13 +175,13 @@ static double ready(struct sim *s, const struct op *o)
 		if (k == 0)
 			return 0;
 		t = *slot(s, 0, k - 1, o->mb);
-		return t < 0 ? -1 : t + xfer(s, (k - 1) % p, k % p, t);
+		return t < 0 ? -1 : t + flight(s, (k - 1) % p, k % p, t);
 	case TPP_EV_B:
 	case TPP_EV_BW:
 		if (k == n - 1)
 			return *slot(s, 0, k, o->mb);
 		t = *slot(s, 1, k + 1, o->mb);
-		return t < 0 ? -1 : t + xfer(s, (k + 1) % p, k % p, t);
+		return t < 0 ? -1 : t + flight(s, (k + 1) % p, k % p, t);
 	case TPP_EV_W:
 		return *slot(s, 1, k, o->mb);
 	}
@@ -213,6 +242,7 @@ static int play(struct sim *s, struct tpp_sim_event *ev, size_t cap,
 				break;
 			start = t > s->free_at[r] ? t : s->free_at[r];
 			end = start + duration(s, o);
+			end += send_cost(s, o, end);
 			s->free_at[r] = end;
 			*slot(s, o->kind == TPP_EV_W ? 2 : (o->kind == TPP_EV_F ? 0 : 1),
 			      o->chunk, o->mb) = end;
@@ -374,6 +404,7 @@ static int play_zb(struct sim *s, struct tpp_sim_event *ev, size_t cap,
 		{
 			struct op o = {ck[best_r], best_r, cm[best_r]};
 			double start = ct[best_r], end = start + duration(s, &o);
+			end += send_cost(s, &o, end);
 			s->free_at[best_r] = end;
 			*slot(s, o.kind == TPP_EV_F ? 0 : (o.kind == TPP_EV_B ? 1 : 2),
 			      best_r, o.mb) = end;

@@ -213,6 +213,20 @@ fi
 expect timeline-bad-path 4 err "--timeline" "$BIN" --model 22b --cluster dgx-a100 \
 	--gpus 8 --global-batch 8 --timeline "$TMP/no/such/dir/t.tsv"
 
+# ---- pipeline transfers: overlapped (interleaved default) vs blocking --------------
+P2P_LAYOUT=tp=8,pp=8,dp=1,mbs=1,vp=3,sp=1,recompute=selective,zero=0,tp_overlap=0
+if expect p2p-overlap 0 out '"step_s"' "$BIN" --model 175b --cluster dgx-a100 \
+	--gpus 64 --global-batch 64 --layout "$P2P_LAYOUT" --json; then
+	cp "$OUT" "$TMP/p2p-ovl.json"
+	if expect p2p-blocking 0 out '"step_s"' "$BIN" --model 175b --cluster dgx-a100 \
+		--gpus 64 --global-batch 64 --layout "$P2P_LAYOUT" --json --no-p2p-overlap; then
+		a=$(jq '.layouts[0].step_s' "$TMP/p2p-ovl.json")
+		b=$(jq '.layouts[0].step_s' "$OUT")
+		awk -v a="$a" -v b="$b" 'BEGIN { exit !(b > a) }' ||
+			fail "p2p-blocking: step $b s not above the overlapped $a s"
+	fi
+fi
+
 # ---- validate ---------------------------------------------------------------------
 if [ -f "$ROOT/../shared/validation/published-runs.tsv" ]; then
 	cases=$((cases + 1))
