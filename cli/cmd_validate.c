@@ -93,12 +93,14 @@ static void validate_usage(FILE *f)
 		   "then `MAPE x%%  median y%%  worst z%%  rows n`.  Blank layout fields are\n"
 		   "searched; what the format has no column for takes Megatron-LM's defaults\n"
 		   "(no TP, gradient-reduction or pipeline-transfer overlap, 1F1B schedules).\n"
+		   "Attention is unfused (the published runs' kernels) unless --attention says\n"
+		   "otherwise or a row fixes cp > 1 (ring attention needs flash attention).\n"
 		   "exit codes: 0 ok, 2 usage, 3 input error\n");
 }
 
 /* Predict one row; fills r.  Returns 0, or -1 with r->reason set. */
 static int predict_row(char **fv, const int *col, const char *dir,
-		       const struct tpp_cost_opts *base_opts,
+		       const struct tpp_cost_opts *base_opts, int attn_given,
 		       struct row_result *r, struct tpp_model *model,
 		       struct tpp_cluster *cluster, struct tpp_plan *plan)
 {
@@ -221,6 +223,10 @@ static int predict_row(char **fv, const int *col, const char *dir,
 	/* A fixed cp > 1 is searched only when the row asks for it. */
 	if (s.cp != TPP_FREE)
 		s.max_cp = s.cp;
+	/* a row that runs context parallelism ran a fused (flash) attention
+	 * kernel: ring attention exists only there (tpp_layout_invalid) */
+	if (s.cp != TPP_FREE && s.cp > 1 && !attn_given)
+		co.attn = TPP_ATTN_FLASH;
 	rc = tpp_plan_search(model, cluster, &co, &s, plan, &err);
 	if (rc) {
 		snprintf(r->reason, sizeof(r->reason), "%s", err.msg);
@@ -245,6 +251,7 @@ int tpp_cmd_validate(int argc, char **argv)
 {
 	const char *file = NULL;
 	int json = 0, i, rc = TPP_OK, col[C__COUNT], nrows = 0, nok = 0, lineno = 0;
+	int attn_given = 0;
 	FILE *f;
 	char line[8192], dir[1024], *fields[MAX_COLS];
 	struct row_result *rows = NULL;
@@ -264,6 +271,7 @@ int tpp_cmd_validate(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--attention") && i + 1 < argc) {
 			if (tpp_cli_attention(argv[++i], &co.attn))
 				return TPP_E_USAGE;
+			attn_given = 1;
 		} else if (argv[i][0] == '-') {
 			fprintf(stderr, "tpplan validate: unknown option '%s'\n", argv[i]);
 			return TPP_E_USAGE;
@@ -354,7 +362,7 @@ int tpp_cmd_validate(int argc, char **argv)
 				snprintf(r->reason, sizeof(r->reason), "line %d has %d columns, header has more", lineno, n);
 				continue;
 			}
-			r->ok = predict_row(fv, col, dir, &co, r, &model, cluster, plan) == 0;
+			r->ok = predict_row(fv, col, dir, &co, attn_given, r, &model, cluster, plan) == 0;
 			if (r->ok)
 				abserr[nok++] = fabs(r->err);
 		}

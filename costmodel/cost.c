@@ -521,6 +521,7 @@ const char *const tpp_invalid_names[TPP_INV__COUNT] = {
 	[TPP_INV_BATCH] = "dp*mbs does not divide the global batch",
 	[TPP_INV_ZERO] = "zero=3 with pipelining",
 	[TPP_INV_PRECISION] = "no peak for the precision on this GPU",
+	[TPP_INV_CP_ATTN] = "context parallelism needs flash attention (--attention flash)",
 };
 
 enum tpp_invalid tpp_layout_invalid(const struct tpp_model *m,
@@ -563,6 +564,12 @@ enum tpp_invalid tpp_layout_invalid(const struct tpp_model *m,
 		return TPP_INV_ZERO;
 	if (o && c && c->gpu.peak_flops[o->prec] <= 0)
 		return TPP_INV_PRECISION;
+	/* Ring attention (costmodel.md 2.5) combines the partial results of
+	 * each K/V block with the online-softmax rescaling of flash attention;
+	 * an unfused softmax needs every key of a row at once, so Megatron
+	 * offers CP only with fused attention kernels. */
+	if (o && l->cp > 1 && o->attn == TPP_ATTN_UNFUSED)
+		return TPP_INV_CP_ATTN;
 	return TPP_INV_NONE;
 }
 
@@ -1172,6 +1179,9 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 				   "%s: %s has no %s peak in its cluster description",
 				   tpp_invalid_names[TPP_INV_PRECISION], g->name,
 				   tpp_prec_names[p]);
+	if (l->cp > 1 && o->attn == TPP_ATTN_UNFUSED)
+		return tpp_err_set(err, TPP_E_INFEASIBLE, NULL, 0, 0, "cp=%d: %s",
+				   l->cp, tpp_invalid_names[TPP_INV_CP_ATTN]);
 	memset(&e, 0, sizeof(e));
 	e.layout = *l;
 	mb = tpp_layout_microbatches(l);

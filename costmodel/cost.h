@@ -178,6 +178,7 @@ enum tpp_invalid {
 	TPP_INV_BATCH,     /* dp*mbs does not divide the global batch */
 	TPP_INV_ZERO,      /* zero=3 combined with pipelining */
 	TPP_INV_PRECISION, /* the GPU has no peak for the precision */
+	TPP_INV_CP_ATTN,   /* context parallelism with unfused attention */
 	TPP_INV__COUNT
 };
 extern const char *const tpp_invalid_names[TPP_INV__COUNT];

@@ -614,6 +614,18 @@ static void test_layout_check(void)
 			memset(&err, 0, sizeof(err));
 			CHECK(tpp_layout_check(m, &c, &good[i], &err) == TPP_OK);
 		}
+		/* ring attention needs flash attention's blockwise softmax */
+		{
+			struct tpp_cost_opts o;
+			struct tpp_eval e;
+			tpp_cost_opts_default(&o);
+			o.attn = TPP_ATTN_UNFUSED;
+			CHECK(tpp_layout_invalid(m, &c, &o, &good[3]) == TPP_INV_CP_ATTN);
+			CHECK(tpp_cost_eval(m, &c, &o, &good[3], &e, NULL) == TPP_E_INFEASIBLE);
+			CHECK(tpp_layout_invalid(m, &c, &o, &good[2]) == TPP_INV_NONE);
+			o.attn = TPP_ATTN_FLASH;
+			CHECK(tpp_layout_invalid(m, &c, &o, &good[3]) == TPP_INV_NONE);
+		}
 	}
 }
 
@@ -774,17 +786,23 @@ static void test_cache_consistency(void)
 {
 	const struct tpp_model *m = preset("22b");
 	struct tpp_cluster c;
-	struct tpp_cost_opts o;
-	struct tpp_cost_cache *cache = tpp_cost_cache_new();
+	struct tpp_cost_opts opts[2];
+	/* one cache per option set: unfused and flash attention (CP needs
+	 * the latter) */
+	struct tpp_cost_cache *caches[2] = {tpp_cost_cache_new(), tpp_cost_cache_new()};
 	unsigned seed = 12345;
-	int i, same = 0;
+	int i, same = 0, cp2 = 0;
 	load_cluster("dgx-a100", 64, &c);
-	k22_opts(&o);
-	CHECK(cache != NULL);
-	for (i = 0; i < 5000 && cache; i++) {
+	k22_opts(&opts[0]);
+	k22_opts(&opts[1]);
+	opts[1].attn = TPP_ATTN_FLASH;
+	CHECK(caches[0] != NULL && caches[1] != NULL);
+	for (i = 0; i < 5000 && caches[0] && caches[1]; i++) {
 		struct tpp_layout l;
 		struct tpp_eval a, b;
-		int ra, rb;
+		struct tpp_cost_cache *cache;
+		const struct tpp_cost_opts *op;
+		int ra, rb, k;
 		memset(&l, 0, sizeof(l));
 		seed = seed * 1103515245u + 12345u;
 		l.tp = 1 << (seed >> 8) % 4;
@@ -799,17 +817,22 @@ static void test_cache_consistency(void)
 		l.zero = (seed >> 24) % 4;
 		l.zb = l.pp > 1 && l.vp == 1 && (seed >> 26) % 2;
 		l.gbs = 64 * 4 * l.pp;
-		ra = tpp_cost_eval_cached(m, &c, &o, &l, cache, &a, NULL);
-		rb = tpp_cost_eval(m, &c, &o, &l, &b, NULL);
+		k = l.cp > 1 ? 1 : (int)((seed >> 27) % 2);
+		cache = caches[k];
+		op = &opts[k];
+		ra = tpp_cost_eval_cached(m, &c, op, &l, cache, &a, NULL);
+		rb = tpp_cost_eval(m, &c, op, &l, &b, NULL);
 		CHECK(ra == rb);
 		if (!ra && !rb) {
 			CHECK(a.step_s == b.step_s && a.bound_s == b.bound_s &&
 			      a.mem.total_bytes == b.mem.total_bytes);
 			same++;
+			cp2 += l.cp > 1;
 		}
 	}
-	CHECK(same > 1000);
-	tpp_cost_cache_free(cache);
+	CHECK(same > 1000 && cp2 > 300);
+	tpp_cost_cache_free(caches[0]);
+	tpp_cost_cache_free(caches[1]);
 }
 
 /*
