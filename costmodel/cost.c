@@ -171,6 +171,20 @@ static double act_elem_bytes(enum tpp_prec p)
 	return prec_bytes(p == TPP_PREC_FP8 ? TPP_PREC_BF16 : p);
 }
 
+/*
+ * Precision of the GEMMs that FP8 training leaves in 16 bits: Transformer
+ * Engine's FP8 recipes quantize the Linear layers only (dot-product
+ * attention stays in bf16 unless fp8_dpa is set, default False), and
+ * Megatron's LM head is a plain ColumnParallelLinear outside TE, so the
+ * attention core and the logits GEMMs run at the 16-bit rate.
+ */
+static enum tpp_prec prec16(const struct tpp_gpu *g, enum tpp_prec p)
+{
+	if (p == TPP_PREC_FP8 && g->peak_flops[TPP_PREC_BF16] > 0)
+		return TPP_PREC_BF16;
+	return p;
+}
+
 /* HBM efficiency by transfer size: Calculon's default curve
  * (calibration.md 5.3): >=100 MB 0.90, >=10 MB 0.75, >=1 MB 0.6, else 0.3. */
 static double hbm_eff(double bytes)
@@ -370,13 +384,18 @@ static double tier_busbw(const struct tpp_tier *t, enum tpp_coll coll, int m,
 	return bw * mesh_scale(t, m);
 }
 
-/* The measured curve to price `coll` with on tier `t`: its own, or the
- * all-reduce one for all-gather / reduce-scatter (same ring bus traffic)
- * unless the tier has NVLS; -1 if none. */
+/* The measured curve to price `coll` with on tier `t`: its own; for
+ * all-gather / reduce-scatter the other one's (the same ring: n-1 steps of
+ * S/n, the same bus traffic), else the all-reduce one unless the tier has
+ * NVLS (whose all-reduce is a different algorithm); -1 if none. */
 static int curve_of(const struct tpp_tier *t, enum tpp_coll coll)
 {
 	if (t->curve_n[coll] >= 2)
 		return (int)coll;
+	if (coll == TPP_COLL_ALL_GATHER && t->curve_n[TPP_COLL_REDUCE_SCATTER] >= 2)
+		return TPP_COLL_REDUCE_SCATTER;
+	if (coll == TPP_COLL_REDUCE_SCATTER && t->curve_n[TPP_COLL_ALL_GATHER] >= 2)
+		return TPP_COLL_ALL_GATHER;
 	if ((coll == TPP_COLL_ALL_GATHER || coll == TPP_COLL_REDUCE_SCATTER) &&
 	    !t->nvls && t->curve_n[TPP_COLL_ALL_REDUCE] >= 2)
 		return TPP_COLL_ALL_REDUCE;
@@ -393,16 +412,23 @@ static double flat_time(const struct tpp_tier *t, enum tpp_coll coll,
 	if (cv >= 0) {
 		/*
 		 * A measured curve is end to end: inside its range t = S f /
-		 * busbw(S) with busbw interpolated in log2(S); below it the
-		 * smallest size's time (latency floor); above it the largest
-		 * size's time plus the rest at the fitted (calibration) or last
-		 * measured bandwidth.
+		 * busbw(S) with busbw interpolated in log2(S); below it linear
+		 * in S from the hop-model latency at S = 0 to the smallest
+		 * size's time (which is about that latency when the curve
+		 * starts at a few KiB, and keeps mid sizes honest when it starts
+		 * at 100 MiB); above it the largest size's time plus the rest
+		 * at the fitted (calibration) or last measured bandwidth.
 		 */
 		int last = t->curve_n[cv] - 1;
 		double b0 = t->curve_bytes[cv][0], bn = t->curve_bytes[cv][last];
 		double mesh = mesh_scale(t, n);
-		if (bytes <= b0)
-			return b0 * f / (t->curve_busbw_Bps[cv][0] * mesh);
+		if (bytes <= b0) {
+			double t0 = b0 * f / (t->curve_busbw_Bps[cv][0] * mesh);
+			double a0 = TPP_COLL_BASE_LAT_S + ring_steps(coll, n) * t->latency_s;
+			if (a0 >= t0)
+				return t0;
+			return a0 + (t0 - a0) * bytes / b0;
+		}
 		if (bytes <= bn)
 			return bytes * f / (tpp_tier_busbw_at(t, (enum tpp_coll)cv, bytes) * mesh);
 		busbw = t->busbw_src[cv] == TPP_SRC_CALIBRATION && t->busbw_Bps[cv] > 0
@@ -621,7 +647,7 @@ static void layer_cost(const struct tpp_model *m, const struct tpp_cluster *c,
 	double up_n = (m->mlp == TPP_MLP_SWIGLU ? 2.0 : 1.0) * f / t;
 	double rep = l->sp ? 1.0 / t : 1.0; /* replicated part, split by SP */
 	double causal = o->attn == TPP_ATTN_FLASH ? 0.5 : 1.0;
-	double gemm_f, gemm_b, gemm_w, attn_f, ew_f, ew_attn_f;
+	double gemm_f, gemm_b, gemm_w, attn_f, ew_f, ew_attn_f, fp8_f, fp8_b;
 	double tp_one, cp_comm;
 
 	/* Linear layers (costmodel.md 1.1; GQA/SwiGLU per 1.6). */
@@ -639,8 +665,8 @@ static void layer_cost(const struct tpp_model *m, const struct tpp_cluster *c,
 		 linear_wgrad(g, p, T, h, f / t);
 	/* Core attention: QK^T and softmax(.)V per (sequence, head); keys span
 	 * the whole sequence under CP.  FlashAttention skips the masked half. */
-	attn_f = causal * (gemm_time(g, p, sl, s, dh, b * heads_local) +
-			   gemm_time(g, p, sl, dh, s, b * heads_local));
+	attn_f = causal * (gemm_time(g, prec16(g, p), sl, s, dh, b * heads_local) +
+			   gemm_time(g, prec16(g, p), sl, dh, s, b * heads_local));
 
 	/*
 	 * Element-wise HBM traffic, forward (bytes; 16-bit activations).
@@ -661,11 +687,27 @@ static void layer_cost(const struct tpp_model *m, const struct tpp_cluster *c,
 		}
 	}
 
-	lc->fwd_s = gemm_f + attn_f + mem_time(g, ew_f) + mem_time(g, ew_attn_f);
+	/*
+	 * FP8 quantization (Transformer Engine's fused cast-transpose): every
+	 * Linear input is read in bf16 and written as fp8 plus its fp8
+	 * transpose for the weight gradient, 4 bytes per element; in backward
+	 * the same for every output gradient.  The gathered [T, h] inputs of
+	 * QKV and fc1 (SP) are counted whole.  Weights are quantized once per
+	 * step (cached across micro-batches), not counted.
+	 */
+	fp8_f = fp8_b = 0;
+	if (p == TPP_PREC_FP8) {
+		fp8_f = 4.0 * T * (h + qd / t + h + f / t);
+		fp8_b = 4.0 * T * ((qd + 2 * kvd) / t + h + up_n + h);
+	}
+
+	lc->fwd_s = gemm_f + attn_f + mem_time(g, ew_f) + mem_time(g, ew_attn_f) +
+		    mem_time(g, fp8_f);
 	/* Backward: GEMMs as dgrad + wgrad, attention twice the forward,
 	 * element-wise about twice the forward traffic (read saved input and
 	 * incoming gradient, write the outgoing gradient). */
-	lc->bwd_in_s = gemm_b + 2 * attn_f + 2 * (mem_time(g, ew_f) + mem_time(g, ew_attn_f));
+	lc->bwd_in_s = gemm_b + 2 * attn_f + 2 * (mem_time(g, ew_f) + mem_time(g, ew_attn_f)) +
+		       mem_time(g, fp8_b);
 	lc->bwd_w_s = gemm_w;
 	lc->bwd_s = lc->bwd_in_s + lc->bwd_w_s;
 
@@ -873,9 +915,9 @@ static void work_compute(const struct tpp_model *m, const struct tpp_cluster *c,
 	/* LM head (last chunk): logits GEMM over V/t, vocab-parallel
 	 * cross-entropy on fp32 logits (about 5 passes of 4 bytes over
 	 * T x V/t), and the backward collective of its input gradient. */
-	w->head_f = linear_fwd(g, p, T, Vp / t, h) + mem_time(g, T * Vp / t * 4 * 3);
-	w->head_b = linear_dgrad(g, p, T, Vp / t, h) + mem_time(g, T * Vp / t * 4 * 2);
-	w->head_w = linear_wgrad(g, p, T, Vp / t, h);
+	w->head_f = linear_fwd(g, prec16(g, p), T, Vp / t, h) + mem_time(g, T * Vp / t * 4 * 3);
+	w->head_b = linear_dgrad(g, prec16(g, p), T, Vp / t, h) + mem_time(g, T * Vp / t * 4 * 2);
+	w->head_w = linear_wgrad(g, prec16(g, p), T, Vp / t, h);
 	w->head_tp = l->tp > 1 ? tpp_coll_time(c, l->sp ? TPP_COLL_ALL_GATHER : TPP_COLL_ALL_REDUCE,
 						T * h * ab, l->tp, 1) : 0;
 	w->p2p_one = 0;

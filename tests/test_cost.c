@@ -533,9 +533,27 @@ static void test_collectives(void)
 		/* the curve point, not the 16 GiB saturation figure */
 		CHECK(tpp_coll_time(&a, TPP_COLL_ALL_REDUCE, S, 8, 1) >
 		      S * 2.0 * 7 / 8 / 234.9e9);
-		/* below the curve: the smallest size's time (latency floor) */
-		CHECK_REL(tpp_coll_time(&a, TPP_COLL_ALL_REDUCE, 1024.0, 8, 1),
-			  32768.0 * 2.0 * 7 / 8 / 1.3e9, 1e-9);
+		/* below the curve: linear in S from the hop-model latency
+		 * (8.4 us + 14 steps x 1.9 us) to the smallest size's time */
+		{
+			double t0 = 32768.0 * 2.0 * 7 / 8 / 1.3e9, a0 = 8.4e-6 + 14 * 1.9e-6;
+			CHECK_REL(tpp_coll_time(&a, TPP_COLL_ALL_REDUCE, 1024.0, 8, 1),
+				  a0 + (t0 - a0) * 1024.0 / 32768.0, 1e-9);
+			CHECK(tpp_coll_time(&a, TPP_COLL_ALL_REDUCE, 1.0, 8, 1) >= a0);
+		}
+		/* an H100 reduce-scatter curve that starts at 128 MiB: 16 MiB
+		 * costs far less than 128 MiB (not a floor at the first point),
+		 * and all-gather borrows the reduce-scatter curve (same ring) */
+		{
+			struct tpp_cluster h;
+			double t16, t128;
+			load_cluster("dgx-h100", 8, &h);
+			t16 = tpp_coll_time(&h, TPP_COLL_REDUCE_SCATTER, 16777216.0, 8, 1);
+			t128 = tpp_coll_time(&h, TPP_COLL_REDUCE_SCATTER, 134217728.0, 8, 1);
+			CHECK_REL(t128, 134217728.0 * 7 / 8 / 311e9, 1e-9);
+			CHECK(t16 < t128 / 4 && t16 > 16777216.0 * 7 / 8 / 311e9);
+			CHECK_REL(tpp_coll_time(&h, TPP_COLL_ALL_GATHER, 134217728.0, 8, 1), t128, 1e-12);
+		}
 		/* above it: the largest size's time plus the rest at its rate */
 		CHECK_REL(tpp_coll_time(&a, TPP_COLL_ALL_REDUCE, 2 * 17179869184.0, 8, 1),
 			  2 * 17179869184.0 * 2.0 * 7 / 8 / 234.9e9, 1e-9);
