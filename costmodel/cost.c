@@ -1332,16 +1332,35 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 			 * ZeRO-3 / FSDP: every micro-batch gathers the
 			 * parameters for the forward, again for the backward
 			 * (and once more for a full-recompute forward), and
-			 * reduce-scatters the gradients.  Counted as exposed:
-			 * a layer cannot start before its parameters arrive,
-			 * and the published ZeRO-3 runs on Selene (SC21 Table
-			 * 2: 175B and 530B, 384-2240 GPUs) show step time
-			 * growing with parameter count at fixed per-GPU work,
-			 * i.e. communication that prefetching did not hide.
+			 * reduce-scatters the gradients.  Without overlap
+			 * (dp_overlap off) counted as exposed: a layer cannot
+			 * start before its parameters arrive, and the
+			 * published ZeRO-3 runs on Selene (SC21 Table 2: 175B
+			 * and 530B, 384-2240 GPUs) show step time growing
+			 * with parameter count at fixed per-GPU work, i.e.
+			 * communication that prefetching did not hide.
 			 */
 			double gathers = l->recompute == TPP_RECOMPUTE_FULL ? 3 : 2;
-			double x_mb = gathers * tpp_coll_time(c, TPP_COLL_ALL_GATHER, param_bytes, nd, stride) +
-				      tpp_coll_time(c, TPP_COLL_REDUCE_SCATTER, grad_bytes, nd, stride);
+			/* one gather / reduce-scatter per layer (the FSDP unit) */
+			double L = m->layers;
+			double ag = L * tpp_coll_time(c, TPP_COLL_ALL_GATHER, param_bytes / L, nd, stride);
+			double rs = L * tpp_coll_time(c, TPP_COLL_REDUCE_SCATTER, grad_bytes / L, nd, stride);
+			double x_mb = gathers * ag + rs;
+			if (o->dp_overlap) {
+				/*
+				 * With prefetching (FSDP, Megatron FSDP with
+				 * overlap) layer i+1's gather runs under layer
+				 * i's compute and layer i's reduce-scatter under
+				 * layer i-1's backward: per pass only what the
+				 * compute cannot cover, plus the first layer's
+				 * gather (last layer's reduce-scatter).
+				 */
+				double f_all = L * (lc->fwd_s + lc->tp_fwd_s);
+				double b_all = L * (lc->bwd_s + lc->recomp_s + lc->tp_bwd_s);
+				double c_b = (gathers - 1) * ag + rs;
+				x_mb = fmax(ag - f_all, 0) + ag / L +
+				       fmax(c_b - b_all, 0) + c_b / L;
+			}
 			e.t.dp_comm_s = mb * x_mb;
 			e.dp_grad_s = x_mb;
 		} else {
