@@ -93,9 +93,32 @@ static void validate_usage(FILE *f)
 		   "then `MAPE x%%  median y%%  worst z%%  rows n`.  Blank layout fields are\n"
 		   "searched; what the format has no column for takes Megatron-LM's defaults\n"
 		   "(no TP, gradient-reduction or pipeline-transfer overlap, 1F1B schedules).\n"
-		   "Attention is unfused (the published runs' kernels) unless --attention says\n"
-		   "otherwise or a row fixes cp > 1 (ring attention needs flash attention).\n"
+		   "Attention (--attention to fix it): unfused for GPT-style 16-bit rows on GPUs\n"
+		   "without fp8 (the 2021-22 stacks), flash for the rest (GQA / SwiGLU models,\n"
+		   "fp8 runs or fp8-capable GPUs, cp > 1).\n"
 		   "exit codes: 0 ok, 2 usage, 3 input error\n");
+}
+
+/*
+ * The attention kernel a row ran, which the runs format does not state:
+ * its software stack decides, and the row's model and hardware tell the
+ * era.  Unfused attention (Megatron's fused softmax over the materialized
+ * s x s scores, 2021-22) only for a GPT-style model (GeLU MLP, full
+ * multi-head attention) in 16-bit on a GPU without fp8 tensor cores;
+ * flash attention otherwise: FlashAttention (2022) predates every
+ * fp8-capable GPU and the GQA / SwiGLU model families, whose training
+ * stacks all use it, and context parallelism (ring attention) exists only
+ * on top of it.
+ */
+static enum tpp_attn row_attention(const struct tpp_model *m,
+				   const struct tpp_cluster *c,
+				   const struct tpp_cost_opts *co, int cp)
+{
+	if ((cp != TPP_FREE && cp > 1) || m->mlp != TPP_MLP_GELU ||
+	    m->kv_heads != m->heads || co->prec == TPP_PREC_FP8 ||
+	    c->gpu.peak_flops[TPP_PREC_FP8] > 0)
+		return TPP_ATTN_FLASH;
+	return TPP_ATTN_UNFUSED;
 }
 
 /* Predict one row; fills r.  Returns 0, or -1 with r->reason set. */
@@ -223,10 +246,8 @@ static int predict_row(char **fv, const int *col, const char *dir,
 	/* A fixed cp > 1 is searched only when the row asks for it. */
 	if (s.cp != TPP_FREE)
 		s.max_cp = s.cp;
-	/* a row that runs context parallelism ran a fused (flash) attention
-	 * kernel: ring attention exists only there (tpp_layout_invalid) */
-	if (s.cp != TPP_FREE && s.cp > 1 && !attn_given)
-		co.attn = TPP_ATTN_FLASH;
+	if (!attn_given)
+		co.attn = row_attention(model, cluster, &co, s.cp);
 	rc = tpp_plan_search(model, cluster, &co, &s, plan, &err);
 	if (rc) {
 		snprintf(r->reason, sizeof(r->reason), "%s", err.msg);
