@@ -36,6 +36,7 @@ struct row_result {
 	int ok;
 	char reason[2048];
 	double measured_s, predicted_s, err;
+	enum tpp_attn attn; /* the attention kernel the row was predicted with */
 	struct tpp_eval e;
 };
 
@@ -248,9 +249,22 @@ static int predict_row(char **fv, const int *col, const char *dir,
 		s.max_cp = s.cp;
 	if (!attn_given)
 		co.attn = row_attention(model, cluster, &co, s.cp);
+	r->attn = co.attn;
 	rc = tpp_plan_search(model, cluster, &co, &s, plan, &err);
 	if (rc) {
 		snprintf(r->reason, sizeof(r->reason), "%s", err.msg);
+		{
+			/* the most frequent reason layouts were rejected */
+			int k, best = 0;
+			for (k = 1; k < TPP_REJ__COUNT; k++)
+				if (plan->rejected[k] > plan->rejected[best])
+					best = k;
+			if (best) {
+				size_t n = strlen(r->reason);
+				snprintf(r->reason + n, sizeof(r->reason) - n, " (%llu rejected: %s)",
+					 (unsigned long long)plan->rejected[best], tpp_reject_name(best));
+			}
+		}
 		if (plan->have_min_mem) {
 			size_t n = strlen(r->reason);
 			snprintf(r->reason + n, sizeof(r->reason) - n,
@@ -421,6 +435,7 @@ int tpp_cmd_validate(int argc, char **argv)
 					printf(", \"predicted_s\": %.6g, \"measured_s\": %.6g, \"error\": %.6g, \"layout\": ",
 					       r->predicted_s, r->measured_s, r->err);
 					tpp_json_str(stdout, lb);
+					printf(", \"attention\": \"%s\"", tpp_attn_names[r->attn]);
 				} else {
 					printf(", \"predicted_s\": null, \"reason\": ");
 					tpp_json_str(stdout, r->reason);

@@ -251,6 +251,19 @@ if expect validate-small 0 out "cannot predict" \
 		fail "validate-small: the unpredicted row is not counted"
 fi
 expect validate-missing 3 err "cannot open" "$BIN" validate "$TMP/no-such-runs.tsv"
+# the attention kernel of a row follows its era; --attention overrides it
+if expect validate-era-attention 0 out '"attention"' \
+	"$BIN" validate "$ROOT/tests/data/runs/era-attention.tsv" --json; then
+	jcheck validate-era-attention "$OUT" \
+		'[.rows[] | .attention] == ["unfused", "flash", "flash", "flash"]'
+	jcheck validate-era-attention "$OUT" '.rows[3].layout | test("cp=2")'
+fi
+if expect validate-attention-flag 0 out '"attention"' \
+	"$BIN" validate "$ROOT/tests/data/runs/era-attention.tsv" --json --attention unfused; then
+	jcheck validate-attention-flag "$OUT" \
+		'[.rows[0:3][] | .attention] == ["unfused", "unfused", "unfused"]'
+	jcheck validate-attention-flag "$OUT" '.rows[3].predicted_s == null and (.rows[3].reason | test("needs flash attention"))'
+fi
 
 echo "test_cli: $cases cases, $fails failed"
 [ "$fails" -eq 0 ]
