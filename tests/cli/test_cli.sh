@@ -251,6 +251,12 @@ if expect validate-small 0 out "cannot predict" \
 		fail "validate-small: the unpredicted row is not counted"
 fi
 expect validate-missing 3 err "cannot open" "$BIN" validate "$TMP/no-such-runs.tsv"
+# a second corpus (Megatron-Bridge 25.11, H100 / B200 / GB200, FP8): every
+# row predicts (no threshold: accuracy is reported, not tested)
+if expect validate-bridge 0 out "MAPE " \
+	"$BIN" validate "$ROOT/tests/data/runs/bridge-25.11.tsv"; then
+	grep -q '^MAPE .* rows 8$' "$OUT" || fail "validate-bridge: not all 8 rows predicted"
+fi
 # the attention kernel of a row follows its era; --attention overrides it
 if expect validate-era-attention 0 out '"attention"' \
 	"$BIN" validate "$ROOT/tests/data/runs/era-attention.tsv" --json; then
