@@ -477,6 +477,15 @@ double tpp_coll_time(const struct tpp_cluster *c, enum tpp_coll coll,
 
 	/* Members per domain of the next-inner tier. */
 	inner = &c->tiers[ti - 1];
+	/*
+	 * Instances that do not tile the inner domains (a block of n*stride
+	 * GPUs that is not a multiple of the inner span, e.g. TP = 3 on
+	 * 8-GPU nodes) split unevenly over two domains: the worst one's ring
+	 * crosses the boundary through single GPUs' outer links, so it runs
+	 * at the outer tier's per-GPU rate.
+	 */
+	if (inner->span_gpus > 0 && ((long long)n * stride) % inner->span_gpus)
+		return flat_time(outer, coll, bytes, n);
 	inner_per_domain = 1;
 	if (inner->span_gpus > stride)
 		inner_per_domain = inner->span_gpus / stride;

@@ -426,6 +426,15 @@ static void test_collectives(void)
 	two_tier(&c);
 	nv = &c.tiers[0];
 	ib = &c.tiers[1];
+	/* groups that do not tile the 8-GPU domains (TP = 3: GPUs 6, 7, 8)
+	 * run at the outer tier's per-GPU rate, as a flat ring there */
+	for (i = 0; i < TPP_ARRAY_LEN(sizes); i++) {
+		double S = sizes[i];
+		CHECK_REL(tpp_coll_time(&c, TPP_COLL_ALL_REDUCE, S, 3, 1),
+			  ring(ib, TPP_COLL_ALL_REDUCE, S, 3), 1e-12);
+		CHECK(tpp_coll_time(&c, TPP_COLL_ALL_GATHER, S, 6, 1) >
+		      tpp_coll_time(&c, TPP_COLL_ALL_GATHER, S, 8, 1));
+	}
 	for (i = 0; i < TPP_ARRAY_LEN(sizes); i++) {
 		double S = sizes[i];
 		for (n = 2; n <= 8; n *= 2) {
