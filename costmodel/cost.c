@@ -519,26 +519,19 @@ double tpp_coll_time(const struct tpp_cluster *c, enum tpp_coll coll,
 	if (inner_per_domain == 1)
 		return flat;
 	/*
-	 * Hierarchical (calibration.md 3.3): reduce-scatter inside the
-	 * domain, the collective across domains on 1/g of the data, then
-	 * all-gather inside the domain.
+	 * All-reduce may also run hierarchically (calibration.md 3.3: the 2-D
+	 * form, which NCCL's tree approximates with logarithmic latency):
+	 * reduce-scatter inside the domain, all-reduce across domains on 1/g
+	 * of the data, all-gather inside.  All-gather and reduce-scatter
+	 * have only the ring in NCCL (calibration.md 2.3, 3.3): (n-1) hops,
+	 * which across many nodes makes their latency grow with n.
 	 */
-	switch (coll) {
-	case TPP_COLL_ALL_REDUCE:
-		hier = flat_time(inner, TPP_COLL_REDUCE_SCATTER, bytes, inner_per_domain) +
-		       tpp_coll_time(c, coll, bytes / inner_per_domain, k,
-				     stride * inner_per_domain) +
-		       flat_time(inner, TPP_COLL_ALL_GATHER, bytes, inner_per_domain);
-		break;
-	case TPP_COLL_ALL_GATHER:
-	case TPP_COLL_REDUCE_SCATTER:
-		hier = tpp_coll_time(c, coll, bytes / inner_per_domain, k,
-				     stride * inner_per_domain) +
-		       flat_time(inner, coll, bytes, inner_per_domain);
-		break;
-	default:
-		hier = flat;
-	}
+	if (coll != TPP_COLL_ALL_REDUCE)
+		return flat;
+	hier = flat_time(inner, TPP_COLL_REDUCE_SCATTER, bytes, inner_per_domain) +
+	       tpp_coll_time(c, coll, bytes / inner_per_domain, k,
+			     stride * inner_per_domain) +
+	       flat_time(inner, TPP_COLL_ALL_GATHER, bytes, inner_per_domain);
 	return hier < flat ? hier : flat;
 }
 
