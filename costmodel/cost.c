@@ -83,6 +83,7 @@ void tpp_cost_opts_default(struct tpp_cost_opts *o)
 	o->act_temp_factor = 1.05;
 	o->dp_overlap = 1;
 	o->p2p_overlap = 1;
+	o->gpu_speed_sigma = 0.02; /* Sinha et al. SC22, see tpp_straggler_factor */
 }
 
 void tpp_cost_opts_megatron(struct tpp_cost_opts *o)
@@ -951,6 +952,25 @@ void tpp_cost_cache_free(struct tpp_cost_cache *cache)
 	free(cache);
 }
 
+/*
+ * Identical GPUs are not equally fast: across five large clusters Sinha et
+ * al. (SC22, arXiv 2208.11035, "Not All GPUs Are Created Equal") measured
+ * an 8 % average performance variation between GPUs of one SKU (power
+ * management and manufacturing spread).  Read as a +-2 sigma range, sigma
+ * = 2 % of the median GPU's speed (o->gpu_speed_sigma).  A synchronous
+ * step (TP collectives every layer, pipeline hand-offs every micro-batch,
+ * the DP reduction every step) waits for the slowest of its N GPUs, whose
+ * expected shortfall for normally spread speeds is about
+ * sigma * sqrt(2 ln N) (the Gumbel limit of the maximum).  Compute time
+ * scales by that; the measured GEMM ceiling is one (median) GPU's.
+ */
+double tpp_straggler_factor(const struct tpp_cost_opts *o, double gpus)
+{
+	if (gpus < 2 || o->gpu_speed_sigma <= 0)
+		return 1.0;
+	return 1.0 + o->gpu_speed_sigma * sqrt(2.0 * log(gpus));
+}
+
 static void work_get(const struct tpp_model *m, const struct tpp_cluster *c,
 		     const struct tpp_cost_opts *o, const struct tpp_layout *l,
 		     struct tpp_cost_cache *cache, struct work *w)
@@ -987,6 +1007,21 @@ static void work_get(const struct tpp_model *m, const struct tpp_cluster *c,
 		}
 	} else {
 		work_compute(m, c, o, l, w);
+	}
+	/* The slowest GPU paces a synchronous step (tpp_straggler_factor). */
+	{
+		double k = tpp_straggler_factor(o, (double)l->tp * l->pp * l->dp * l->cp);
+		struct layer_cost *lc = &w->lc;
+		lc->fwd_s *= k;
+		lc->bwd_s *= k;
+		lc->bwd_in_s *= k;
+		lc->bwd_w_s *= k;
+		lc->recomp_s *= k;
+		w->emb_f *= k;
+		w->emb_b *= k;
+		w->head_f *= k;
+		w->head_b *= k;
+		w->head_w *= k;
 	}
 	/* Pipeline P2P (costmodel.md 2.3): b*s*h per boundary per direction;
 	 * each TP rank sends 1/t of it (scatter/gather optimisation, or SP),

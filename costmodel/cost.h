@@ -73,6 +73,9 @@ struct tpp_cost_opts {
 	int dp_overlap;           /* overlap gradient reduction with the last
 				     micro-batch's backward (Megatron
 				     --overlap-grad-reduce) */
+	double gpu_speed_sigma;   /* spread of per-GPU speed (fraction of the
+				     median); the slowest GPU paces a step
+				     (tpp_straggler_factor), 0 = ideal */
 	int p2p_overlap;          /* pipeline transfers run beside compute
 				     where the schedule allows it (Megatron
 				     --overlap-p2p-communication, interleaved
@@ -90,6 +93,9 @@ void tpp_cost_opts_default(struct tpp_cost_opts *o);
  * (megatron/core/distributed/distributed_data_parallel_config.py,
  * megatron/core/model_parallel_config.py). */
 void tpp_cost_opts_megatron(struct tpp_cost_opts *o);
+/* Compute-time factor of a synchronous job on `gpus` GPUs: 1 + sigma
+ * sqrt(2 ln gpus), the expected shortfall of the slowest GPU. */
+double tpp_straggler_factor(const struct tpp_cost_opts *o, double gpus);
 /* Whether pipeline transfers block their sender under options o. */
 int tpp_p2p_blocking(const struct tpp_cost_opts *o, const struct tpp_layout *l);
 

@@ -108,6 +108,9 @@ void tpp_exec_predict(const struct tpp_exec_opts *o, const struct tpp_cluster *c
 		tpp_cost_opts_default(&co);
 		co.prec = p;
 		co.dp_overlap = 0;
+		/* the calibration measured these very devices: no cluster-wide
+		 * spread of GPU speeds on top (tpp_straggler_factor) */
+		co.gpu_speed_sigma = 0;
 		if (tpp_cost_eval(&m, cc, &co, &l, &e, &err) == TPP_OK) {
 			pred[TPP_PH_LAYER_FWD] = r->count[TPP_PH_LAYER_FWD] * e.layer_fwd_s;
 			pred[TPP_PH_LAYER_BWD] = r->count[TPP_PH_LAYER_BWD] * e.layer_bwd_s;

@@ -863,6 +863,34 @@ static void test_cache_consistency(void)
 }
 
 /*
+ * The slowest of N GPUs paces a synchronous step: compute (not
+ * communication) scales by 1 + sigma sqrt(2 ln N).
+ */
+static void test_straggler(void)
+{
+	const struct tpp_model *m = preset("22b");
+	struct tpp_cluster c;
+	struct tpp_cost_opts o;
+	struct tpp_layout l = layout(8, 2, 4, 1, 1, 1, TPP_RECOMPUTE_FULL, 1, 64);
+	struct tpp_eval ideal, real;
+	double k;
+	load_cluster("dgx-a100", 64, &c);
+	k22_opts(&o);
+	CHECK(tpp_straggler_factor(&o, 1) == 1.0);
+	CHECK_REL(tpp_straggler_factor(&o, 8), 1 + 0.02 * sqrt(2 * log(8.0)), 1e-12);
+	CHECK(tpp_straggler_factor(&o, 16384) > tpp_straggler_factor(&o, 64));
+	k = tpp_straggler_factor(&o, 64);
+	CHECK(eval(m, &c, &o, &l, &real) == 0);
+	o.gpu_speed_sigma = 0;
+	CHECK(tpp_straggler_factor(&o, 64) == 1.0);
+	CHECK(eval(m, &c, &o, &l, &ideal) == 0);
+	CHECK_REL(real.t.compute_s, k * ideal.t.compute_s, 1e-12);
+	CHECK_REL(real.t.recompute_s, k * ideal.t.recompute_s, 1e-12);
+	CHECK_REL(real.t.tp_comm_s, ideal.t.tp_comm_s, 1e-12);
+	CHECK(real.step_s > ideal.step_s);
+}
+
+/*
  * TP communication overlap: the exposed TP time falls by what the linear
  * GEMMs can hide, and compute grows by 15 % of what was hidden; the step
  * gets shorter.  Needs SP.
@@ -878,6 +906,7 @@ static void test_tp_overlap(void)
 	double hidden;
 	load_cluster("dgx-a100", 8, &c);
 	k22_opts(&o);
+	o.gpu_speed_sigma = 0; /* the closed form below is per GPU */
 	CHECK(eval(m, &c, &o, &l, &off) == 0);
 	l.tp_overlap = 1;
 	CHECK(eval(m, &c, &o, &l, &on) == 0);
@@ -965,6 +994,7 @@ int main(int argc, char **argv)
 	test_bubble();
 	test_cache_consistency();
 	test_tp_overlap();
+	test_straggler();
 	test_gemm_table();
 	test_chunk_limit();
 	return tpp_test_done("test_cost");

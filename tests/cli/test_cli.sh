@@ -227,6 +227,21 @@ if expect p2p-overlap 0 out '"step_s"' "$BIN" --model 175b --cluster dgx-a100 \
 	fi
 fi
 
+# ---- spread of GPU speeds: the slowest GPU paces the step -------------------------
+if expect gpu-variation-0 0 out '"step_s"' "$BIN" --model 22b --cluster dgx-a100 \
+	--gpus 8 --global-batch 8 --layout tp=8,mbs=1 --json --gpu-variation 0; then
+	cp "$OUT" "$TMP/gv0.json"
+	if expect gpu-variation-default 0 out '"step_s"' "$BIN" --model 22b --cluster dgx-a100 \
+		--gpus 8 --global-batch 8 --layout tp=8,mbs=1 --json; then
+		a=$(jq '.layouts[0].step_s' "$TMP/gv0.json")
+		b=$(jq '.layouts[0].step_s' "$OUT")
+		awk -v a="$a" -v b="$b" 'BEGIN { exit !(b > a) }' ||
+			fail "gpu-variation: default step $b s not above the ideal $a s"
+	fi
+fi
+expect gpu-variation-bad 2 err "--gpu-variation" "$BIN" --model 22b --cluster dgx-a100 \
+	--gpu-variation 0.9
+
 # ---- validate ---------------------------------------------------------------------
 if [ -f "$ROOT/../shared/validation/published-runs.tsv" ]; then
 	cases=$((cases + 1))
