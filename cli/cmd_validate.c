@@ -30,6 +30,10 @@ static const char *const col_names[C__COUNT] = {
 static const int required_cols[] = {C_ID, C_LAYERS, C_HIDDEN, C_HEADS, C_VOCAB,
 				    C_SEQ, C_GBS, C_GPUS, C_CLUSTER, C_STEP};
 
+/* The software stack a row is predicted for (row_stack). */
+enum stack { STACK_AUTO, STACK_LEGACY, STACK_MODERN };
+static const char *const stack_names[] = {"auto", "legacy", "modern"};
+
 struct row_result {
 	char id[32];
 	char source[160];
@@ -37,6 +41,7 @@ struct row_result {
 	char reason[2048];
 	double measured_s, predicted_s, err;
 	enum tpp_attn attn; /* the attention kernel the row was predicted with */
+	enum stack stack;   /* the software stack assumed (row_stack) */
 	struct tpp_eval e;
 };
 
@@ -88,43 +93,51 @@ static int cmp_double(const void *a, const void *b)
 
 static void validate_usage(FILE *f)
 {
-	fprintf(f, "usage: tpplan validate FILE [--json] [--attention unfused|flash]\n\n"
+	fprintf(f, "usage: tpplan validate FILE [--json] [--attention unfused|flash]\n"
+		   "                      [--stack legacy|modern]\n\n"
 		   "Predicts every row of a runs file (tab-separated, format in\n"
 		   "shared/validation/README.md) and prints predicted vs measured step time,\n"
 		   "then `MAPE x%%  median y%%  worst z%%  rows n`.  Blank layout fields are\n"
-		   "searched; what the format has no column for takes Megatron-LM's defaults\n"
-		   "(no TP, gradient-reduction or pipeline-transfer overlap, 1F1B schedules).\n"
-		   "Attention (--attention to fix it): unfused for GPT-style 16-bit rows on GPUs\n"
-		   "without fp8 (the 2021-22 stacks), flash for the rest (GQA / SwiGLU models,\n"
-		   "fp8 runs or fp8-capable GPUs, cp > 1).\n"
+		   "searched; what the format has no column for follows the row's software\n"
+		   "stack (--stack fixes it): legacy (Megatron 2021-22: unfused attention, no\n"
+		   "overlaps) for GPT-style 16-bit rows on GPUs without fp8, else modern (flash\n"
+		   "attention, gradient-reduction and interleaved-pipeline overlap, TP overlap\n"
+		   "searched).  --attention fixes the attention kernel alone.\n"
 		   "exit codes: 0 ok, 2 usage, 3 input error\n");
 }
 
 /*
- * The attention kernel a row ran, which the runs format does not state:
- * its software stack decides, and the row's model and hardware tell the
- * era.  Unfused attention (Megatron's fused softmax over the materialized
- * s x s scores, 2021-22) only for a GPT-style model (GeLU MLP, full
- * multi-head attention) in 16-bit on a GPU without fp8 tensor cores;
- * flash attention otherwise: FlashAttention (2022) predates every
- * fp8-capable GPU and the GQA / SwiGLU model families, whose training
- * stacks all use it, and context parallelism (ring attention) exists only
- * on top of it.
+ * The software stack a row ran on, which the runs format does not state,
+ * told by the row's model and hardware (--stack fixes it):
+ *   legacy  Megatron-LM as of 2021-22 (SC21, Korthikanti et al.): unfused
+ *           attention (fused softmax over the materialized s x s scores),
+ *           and none of the overlaps added from 2023 on -- gradient
+ *           reduction, pipeline transfers and TP communication all wait
+ *           (their defaults today are still off, tpp_cost_opts_megatron);
+ *   modern  flash attention, and the overlaps the current recipes enable
+ *           (NeMo / Megatron-Bridge performance recipes): gradient
+ *           reduction and, with the interleaved schedule, pipeline
+ *           transfers overlapped; TP communication overlap searched.
+ * Legacy only for a GPT-style model (GeLU MLP, full multi-head attention)
+ * in 16-bit on a GPU without fp8 tensor cores; modern otherwise:
+ * FlashAttention (2022) predates every fp8-capable GPU and the GQA /
+ * SwiGLU model families, whose training stacks all use it, and context
+ * parallelism (ring attention) exists only on top of it.
  */
-static enum tpp_attn row_attention(const struct tpp_model *m,
-				   const struct tpp_cluster *c,
-				   const struct tpp_cost_opts *co, int cp)
+static enum stack row_stack(const struct tpp_model *m, const struct tpp_cluster *c,
+			    const struct tpp_cost_opts *co, int cp)
 {
 	if ((cp != TPP_FREE && cp > 1) || m->mlp != TPP_MLP_GELU ||
 	    m->kv_heads != m->heads || co->prec == TPP_PREC_FP8 ||
 	    c->gpu.peak_flops[TPP_PREC_FP8] > 0)
-		return TPP_ATTN_FLASH;
-	return TPP_ATTN_UNFUSED;
+		return STACK_MODERN;
+	return STACK_LEGACY;
 }
 
 /* Predict one row; fills r.  Returns 0, or -1 with r->reason set. */
 static int predict_row(char **fv, const int *col, const char *dir,
 		       const struct tpp_cost_opts *base_opts, int attn_given,
+		       enum stack stack,
 		       struct row_result *r, struct tpp_model *model,
 		       struct tpp_cluster *cluster, struct tpp_plan *plan)
 {
@@ -237,18 +250,28 @@ static int predict_row(char **fv, const int *col, const char *dir,
 	}
 	/*
 	 * The runs format describes a layout by its columns; what it has no
-	 * column for keeps Megatron-LM's default rather than being searched:
-	 * no TP communication overlap, no zero-bubble schedule, and (in the
-	 * cost options, tpp_cost_opts_megatron) no gradient-reduction or
-	 * pipeline-transfer overlap.
+	 * column for follows the row's software stack (row_stack): overlaps
+	 * and the attention kernel.  No zero-bubble schedule either way
+	 * (not a Megatron default or recipe).
 	 */
-	s.tp_overlap = 0;
 	s.zb = 0;
 	/* A fixed cp > 1 is searched only when the row asks for it. */
 	if (s.cp != TPP_FREE)
 		s.max_cp = s.cp;
-	if (!attn_given)
-		co.attn = row_attention(model, cluster, &co, s.cp);
+	r->stack = stack != STACK_AUTO ? stack : row_stack(model, cluster, &co, s.cp);
+	if (r->stack == STACK_MODERN) {
+		co.dp_overlap = 1;
+		co.p2p_overlap = 1;
+		s.tp_overlap = TPP_FREE;
+		if (!attn_given)
+			co.attn = TPP_ATTN_FLASH;
+	} else {
+		co.dp_overlap = 0;
+		co.p2p_overlap = 0;
+		s.tp_overlap = 0;
+		if (!attn_given)
+			co.attn = TPP_ATTN_UNFUSED;
+	}
 	r->attn = co.attn;
 	rc = tpp_plan_search(model, cluster, &co, &s, plan, &err);
 	if (rc) {
@@ -287,6 +310,7 @@ int tpp_cmd_validate(int argc, char **argv)
 	const char *file = NULL;
 	int json = 0, i, rc = TPP_OK, col[C__COUNT], nrows = 0, nok = 0, lineno = 0;
 	int attn_given = 0;
+	enum stack stack = STACK_AUTO;
 	FILE *f;
 	char line[8192], dir[1024], *fields[MAX_COLS];
 	struct row_result *rows = NULL;
@@ -307,6 +331,16 @@ int tpp_cmd_validate(int argc, char **argv)
 			if (tpp_cli_attention(argv[++i], &co.attn))
 				return TPP_E_USAGE;
 			attn_given = 1;
+		} else if (!strcmp(argv[i], "--stack") && i + 1 < argc) {
+			i++;
+			if (!strcmp(argv[i], "legacy")) {
+				stack = STACK_LEGACY;
+			} else if (!strcmp(argv[i], "modern")) {
+				stack = STACK_MODERN;
+			} else {
+				fprintf(stderr, "tpplan validate: --stack: expected legacy or modern, got '%s'\n", argv[i]);
+				return TPP_E_USAGE;
+			}
 		} else if (argv[i][0] == '-') {
 			fprintf(stderr, "tpplan validate: unknown option '%s'\n", argv[i]);
 			return TPP_E_USAGE;
@@ -397,7 +431,7 @@ int tpp_cmd_validate(int argc, char **argv)
 				snprintf(r->reason, sizeof(r->reason), "line %d has %d columns, header has more", lineno, n);
 				continue;
 			}
-			r->ok = predict_row(fv, col, dir, &co, attn_given, r, &model, cluster, plan) == 0;
+			r->ok = predict_row(fv, col, dir, &co, attn_given, stack, r, &model, cluster, plan) == 0;
 			if (r->ok)
 				abserr[nok++] = fabs(r->err);
 		}
@@ -435,7 +469,8 @@ int tpp_cmd_validate(int argc, char **argv)
 					printf(", \"predicted_s\": %.6g, \"measured_s\": %.6g, \"error\": %.6g, \"layout\": ",
 					       r->predicted_s, r->measured_s, r->err);
 					tpp_json_str(stdout, lb);
-					printf(", \"attention\": \"%s\"", tpp_attn_names[r->attn]);
+					printf(", \"attention\": \"%s\", \"stack\": \"%s\"",
+					       tpp_attn_names[r->attn], stack_names[r->stack]);
 				} else {
 					printf(", \"predicted_s\": null, \"reason\": ");
 					tpp_json_str(stdout, r->reason);

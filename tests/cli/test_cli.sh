@@ -266,6 +266,12 @@ if expect validate-small 0 out "cannot predict" \
 		fail "validate-small: the unpredicted row is not counted"
 fi
 expect validate-missing 3 err "cannot open" "$BIN" validate "$TMP/no-such-runs.tsv"
+if expect validate-stack-flag 0 out '"stack"' \
+	"$BIN" validate "$ROOT/tests/data/runs/era-attention.tsv" --json --stack legacy; then
+	jcheck validate-stack-flag "$OUT" '[.rows[0:3][] | .stack] == ["legacy", "legacy", "legacy"]'
+	jcheck validate-stack-flag "$OUT" '[.rows[0:3][] | .attention] == ["unfused", "unfused", "unfused"]'
+fi
+expect validate-stack-bad 2 err "--stack" "$BIN" validate "$ROOT/tests/data/runs/era-attention.tsv" --stack new
 # a second corpus (Megatron-Bridge 25.11, H100 / B200 / GB200, FP8): every
 # row predicts (no threshold: accuracy is reported, not tested)
 if expect validate-bridge 0 out "MAPE " \
@@ -277,6 +283,9 @@ if expect validate-era-attention 0 out '"attention"' \
 	"$BIN" validate "$ROOT/tests/data/runs/era-attention.tsv" --json; then
 	jcheck validate-era-attention "$OUT" \
 		'[.rows[] | .attention] == ["unfused", "flash", "flash", "flash"]'
+	jcheck validate-era-attention "$OUT" \
+		'[.rows[] | .stack] == ["legacy", "modern", "modern", "modern"]'
+	jcheck validate-era-attention "$OUT" '.rows[0].layout | test("tp_overlap=0")'
 	jcheck validate-era-attention "$OUT" '.rows[3].layout | test("cp=2")'
 fi
 if expect validate-attention-flag 0 out '"attention"' \
