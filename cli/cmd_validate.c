@@ -219,6 +219,12 @@ static int predict_row(char **fv, const int *col, const char *dir,
 		return -1;
 	}
 	tpp_cluster_resize(cluster, gpus);
+	if (cluster->gpu.peak_flops[co.prec] <= 0) {
+		snprintf(r->reason, sizeof(r->reason),
+			 "column 'precision': %s has no %s peak in %s", cluster->gpu.name,
+			 tpp_prec_names[co.prec], cluster->name);
+		return -1;
+	}
 
 	tpp_search_default(&s, gpus, gbs);
 	s.top_k = 1;
