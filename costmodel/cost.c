@@ -932,10 +932,12 @@ static void work_compute(const struct tpp_model *m, const struct tpp_cluster *c,
  * the planner's inner loops vary the other fields, so a small cache of
  * recent results saves most GEMM and collective evaluations.
  */
-#define TPP_CACHE_SLOTS 32
+/* Direct-mapped: a key hashes to one of TPP_CACHE_SLOTS slots, a miss
+ * replaces it.  256 slots hold every (tp, cp, mbs, sp, overlap,
+ * recompute) combination a search's inner loops revisit. */
+#define TPP_CACHE_SLOTS 256
 struct tpp_cost_cache {
 	const void *m, *c, *o;  /* what the entries were computed for */
-	int next;
 	struct {
 		int valid, tp, cp, mbs, sp, tp_overlap, recompute;
 		struct work w;
@@ -983,19 +985,21 @@ static void work_get(const struct tpp_model *m, const struct tpp_cluster *c,
 			cache->c = c;
 			cache->o = o;
 		}
-		for (i = 0; i < TPP_CACHE_SLOTS; i++)
-			if (cache->e[i].valid && cache->e[i].tp == l->tp &&
-			    cache->e[i].cp == l->cp && cache->e[i].mbs == l->mbs &&
-			    cache->e[i].sp == l->sp &&
-			    cache->e[i].tp_overlap == l->tp_overlap &&
-			    cache->e[i].recompute == (int)l->recompute) {
-				*w = cache->e[i].w;
-				break;
-			}
-		if (i == TPP_CACHE_SLOTS) {
+		{
+			unsigned hsh = (unsigned)l->tp * 2654435761u ^
+				       (unsigned)l->cp * 40503u ^
+				       (unsigned)l->mbs * 2246822519u ^
+				       (unsigned)(l->sp + 2 * l->tp_overlap + 4 * (int)l->recompute) * 3266489917u;
+			i = (int)((hsh ^ (hsh >> 15)) % TPP_CACHE_SLOTS);
+		}
+		if (cache->e[i].valid && cache->e[i].tp == l->tp &&
+		    cache->e[i].cp == l->cp && cache->e[i].mbs == l->mbs &&
+		    cache->e[i].sp == l->sp &&
+		    cache->e[i].tp_overlap == l->tp_overlap &&
+		    cache->e[i].recompute == (int)l->recompute) {
+			*w = cache->e[i].w;
+		} else {
 			work_compute(m, c, o, l, w);
-			i = cache->next;
-			cache->next = (cache->next + 1) % TPP_CACHE_SLOTS;
 			cache->e[i].valid = 1;
 			cache->e[i].tp = l->tp;
 			cache->e[i].cp = l->cp;
@@ -1112,27 +1116,40 @@ int tpp_rank_layers(int layers, int pp, int vp, int r)
 	return base * vp + cnt;
 }
 
-static double rank_params(const struct tpp_model *m, const struct tpp_layout *l,
-			  int r, int *layers_r, int *first, int *last)
+/* What rank_params needs that does not depend on the rank (computed once
+ * per layout: the per-rank loops run pp times per evaluation). */
+struct rank_param_ctx {
+	double layer_gpu; /* one layer's parameters on one GPU */
+	double emb, pos;  /* vocab-parallel embedding (or LM head) shard, positions */
+	int n;            /* model chunks */
+};
+
+static void rank_param_ctx_init(const struct tpp_model *m, const struct tpp_layout *l,
+				struct rank_param_ctx *x)
 {
 	double t = l->tp, h = m->hidden;
 	double params_layer = tpp_model_params_per_layer(m);
 	double params_rep = tpp_model_params_per_layer_replicated(m);
-	double params_layer_gpu = (params_layer - params_rep) / t + params_rep;
-	double emb = (double)tpp_vocab_padded(m, l->tp) * h / t;
-	double pos = m->mlp == TPP_MLP_GELU ? (double)m->seq * h : 0;
-	int n = l->pp * l->vp;
-	double P;
+	x->layer_gpu = (params_layer - params_rep) / t + params_rep;
+	x->emb = (double)tpp_vocab_padded(m, l->tp) * h / t;
+	x->pos = m->mlp == TPP_MLP_GELU ? (double)m->seq * h : 0;
+	x->n = l->pp * l->vp;
+}
 
+static double rank_params(const struct tpp_model *m, const struct tpp_layout *l,
+			  const struct rank_param_ctx *x, int r, int *layers_r,
+			  int *first, int *last)
+{
+	double P;
 	/* chunk 0 and chunk n-1 live on ranks 0 and p-1 */
 	*first = r == 0;
-	*last = r == (n - 1) % l->pp;
+	*last = r == (x->n - 1) % l->pp;
 	*layers_r = tpp_rank_layers(m->layers, l->pp, l->vp, r);
-	P = *layers_r * params_layer_gpu;
+	P = *layers_r * x->layer_gpu;
 	if (*first)
-		P += emb + pos;
-	if (*last && (n > 1 || !m->tied))
-		P += emb;
+		P += x->emb + x->pos;
+	if (*last && (x->n > 1 || !m->tied))
+		P += x->emb;
 	return P;
 }
 
@@ -1160,10 +1177,13 @@ static void mem_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 	int mb = tpp_layout_microbatches(l), r;
 	struct tpp_mem_breakdown *mem = &ep->mem;
 
+	struct rank_param_ctx rpx;
+
+	rank_param_ctx_init(m, l, &rpx);
 	state_bytes(l->zero, d * l->cp, &wb, &gb, &ob);
 	for (r = 0; r < l->pp; r++) {
 		int layers_r, first, last;
-		double P = rank_params(m, l, r, &layers_r, &first, &last);
+		double P = rank_params(m, l, &rpx, r, &layers_r, &first, &last);
 		double inflight, act, other, total;
 		inflight = pp - r < mb ? pp - r : mb;
 		act = apl * layers_r * inflight * (r == 0 ? interleave : 1.0);
@@ -1346,11 +1366,15 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 	}
 
 	/* Parameters of the rank holding the most (costmodel.md 3.2). */
-	for (r = 0; r < l->pp; r++) {
-		int nl, first, last;
-		double P = rank_params(m, l, r, &nl, &first, &last);
-		if (P > P_max)
-			P_max = P;
+	{
+		struct rank_param_ctx rpx;
+		rank_param_ctx_init(m, l, &rpx);
+		for (r = 0; r < l->pp; r++) {
+			int nl, first, last;
+			double P = rank_params(m, l, &rpx, r, &nl, &first, &last);
+			if (P > P_max)
+				P_max = P;
+		}
 	}
 
 	/* Data parallel (costmodel.md 2.4, 5.1). */
