@@ -122,6 +122,10 @@ static void print_sources(FILE *f, const struct tpp_cluster *c,
 		else
 			fprintf(f, "; no measurement: 80%% of datasheet assumed\n");
 	}
+	if (o->gpu_speed_sigma > 0)
+		fprintf(f, "  GPU speed spread sigma %.1f%% of the median GPU (Sinha et al. SC22): the slowest of %d GPUs paces each step, compute x%.3f\n",
+			100 * o->gpu_speed_sigma, tpp_cluster_gpus(c),
+			tpp_straggler_factor(o, tpp_cluster_gpus(c)));
 	if (c->calibration[0])
 		fprintf(f, "  calibration file: %s\n", c->calibration);
 	else
@@ -261,6 +265,9 @@ void tpp_print_plan_json(FILE *f, const struct tpp_plan_ctx *x,
 	fprintf(f, "},\n  \"global_batch\": %d,\n  \"precision\": \"%s\",\n  \"attention\": \"%s\",\n",
 		x->search->gbs, tpp_prec_names[x->opts->prec],
 		tpp_attn_names[x->opts->attn]);
+	fprintf(f, "  \"gpu_speed_sigma\": %.6g,\n  \"straggler_factor\": %.6g,\n",
+		x->opts->gpu_speed_sigma,
+		tpp_straggler_factor(x->opts, tpp_cluster_gpus(x->cluster)));
 	fprintf(f, "  \"flops_convention\": ");
 	tpp_json_str(f, tpp_cost_flops_doc);
 	fprintf(f, ",\n  \"considered\": %llu,\n  \"feasible\": %llu,\n  \"simulated\": %llu,\n  \"pruned_by_bound\": %llu,\n  \"rejected\": {",
