@@ -405,7 +405,14 @@ int tpp_cmd_validate(int argc, char **argv)
 					if (!strcmp(fields[k], col_names[j]))
 						break;
 				if (j == C__COUNT) {
-					fprintf(stderr, "%s:%d: error: unknown column '%s'\n", file, lineno, fields[k]);
+					fprintf(stderr, "%s:%d:%d: error: unknown column '%s'\n", file, lineno,
+						(int)(fields[k] - line) + 1, fields[k]);
+					rc = TPP_E_INPUT;
+					goto out;
+				}
+				if (col[j] >= 0) {
+					fprintf(stderr, "%s:%d:%d: error: column '%s' appears twice\n", file,
+						lineno, (int)(fields[k] - line) + 1, fields[k]);
 					rc = TPP_E_INPUT;
 					goto out;
 				}
@@ -413,7 +420,8 @@ int tpp_cmd_validate(int argc, char **argv)
 			}
 			for (k = 0; k < (int)TPP_ARRAY_LEN(required_cols); k++)
 				if (col[required_cols[k]] < 0) {
-					fprintf(stderr, "%s:%d: error: missing column '%s'\n", file, lineno,
+					fprintf(stderr, "%s:%d:%d: error: missing column '%s'\n", file, lineno,
+						(int)(fields[n - 1] - line) + (int)strlen(fields[n - 1]) + 1,
 						col_names[required_cols[k]]);
 					rc = TPP_E_INPUT;
 					goto out;

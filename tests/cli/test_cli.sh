@@ -271,6 +271,15 @@ if expect validate-stack-flag 0 out '"stack"' \
 	jcheck validate-stack-flag "$OUT" '[.rows[0:3][] | .stack] == ["legacy", "legacy", "legacy"]'
 	jcheck validate-stack-flag "$OUT" '[.rows[0:3][] | .attention] == ["unfused", "unfused", "unfused"]'
 fi
+printf 'id\tlayers\tbogus\n' >"$TMP/badhdr.tsv"
+expect validate-unknown-column 3 err "badhdr.tsv:1:11: error: unknown column 'bogus'" \
+	"$BIN" validate "$TMP/badhdr.tsv"
+printf 'id\tlayers\tid\n' >"$TMP/duphdr.tsv"
+expect validate-duplicate-column 3 err "duphdr.tsv:1:11: error: column 'id' appears twice" \
+	"$BIN" validate "$TMP/duphdr.tsv"
+printf 'id\tlayers\n' >"$TMP/shorthdr.tsv"
+expect validate-missing-column 3 err "shorthdr.tsv:1:10: error: missing column 'hidden'" \
+	"$BIN" validate "$TMP/shorthdr.tsv"
 expect validate-stack-bad 2 err "--stack" "$BIN" validate "$ROOT/tests/data/runs/era-attention.tsv" --stack new
 # a second corpus (Megatron-Bridge 25.11, H100 / B200 / GB200, FP8): every
 # row predicts (no threshold: accuracy is reported, not tested)
