@@ -155,6 +155,12 @@ static int predict_row(char **fv, const int *col, const char *dir,
 	memset(model, 0, sizeof(*model));
 	tpp_strlcpy(model->name, F(C_ID), sizeof(model->name));
 	tpp_strlcpy(model->desc, F(C_SOURCE), sizeof(model->desc));
+	r->measured_s = strtod(F(C_STEP), &end);
+	if (end == F(C_STEP) || *end || !(r->measured_s > 0)) {
+		snprintf(r->reason, sizeof(r->reason), "bad step_time_s '%s'", F(C_STEP));
+		r->measured_s = 0;
+		return -1;
+	}
 	if (FI(C_LAYERS, 0, 1, 100000, &model->layers) ||
 	    FI(C_HIDDEN, 0, 1, 1 << 22, &model->hidden) ||
 	    FI(C_HEADS, 0, 1, 1 << 20, &model->heads) ||
@@ -171,6 +177,12 @@ static int predict_row(char **fv, const int *col, const char *dir,
 		snprintf(r->reason, sizeof(r->reason), "unknown mlp '%s'", F(C_MLP));
 		return -1;
 	}
+	if (model->hidden % model->heads) {
+		snprintf(r->reason, sizeof(r->reason),
+			 "column 'heads': hidden %d is not a multiple of heads %d (the runs format has no head_dim column)",
+			 model->hidden, model->heads);
+		return -1;
+	}
 	model->head_dim = model->hidden / model->heads;
 	/* GPT-style (GeLU) models train with dropout; Llama-style do not. */
 	model->dropout = model->mlp == TPP_MLP_GELU;
@@ -181,11 +193,6 @@ static int predict_row(char **fv, const int *col, const char *dir,
 	model->global_batch = gbs;
 	if ((rc = tpp_model_check(model, NULL, &err))) {
 		snprintf(r->reason, sizeof(r->reason), "model: %s", err.msg);
-		return -1;
-	}
-	r->measured_s = strtod(F(C_STEP), &end);
-	if (end == F(C_STEP) || *end || !(r->measured_s > 0)) {
-		snprintf(r->reason, sizeof(r->reason), "bad step_time_s '%s'", F(C_STEP));
 		return -1;
 	}
 	p = *F(C_PREC) ? tpp_prec_parse(F(C_PREC)) : TPP_PREC_BF16;
@@ -261,6 +268,24 @@ static int predict_row(char **fv, const int *col, const char *dir,
 	 * (not a Megatron default or recipe).
 	 */
 	s.zb = 0;
+	/* fixed degrees must multiply into the row's GPU count */
+	{
+		long long fixed = 1;
+		int all = 1;
+		const int deg[4] = {s.tp, s.pp, s.dp, s.cp};
+		for (int k = 0; k < 4; k++) {
+			if (deg[k] == TPP_FREE)
+				all = 0;
+			else
+				fixed *= deg[k];
+		}
+		if ((all && fixed != gpus) || gpus % fixed) {
+			snprintf(r->reason, sizeof(r->reason),
+				 "columns tp, pp, dp, cp: their product %lld %s the %d GPUs of column 'gpus'",
+				 fixed, all ? "is not" : "does not divide", gpus);
+			return -1;
+		}
+	}
 	/* A fixed cp > 1 is searched only when the row asks for it. */
 	if (s.cp != TPP_FREE)
 		s.max_cp = s.cp;

@@ -280,6 +280,15 @@ expect validate-duplicate-column 3 err "duphdr.tsv:1:11: error: column 'id' appe
 printf 'id\tlayers\n' >"$TMP/shorthdr.tsv"
 expect validate-missing-column 3 err "shorthdr.tsv:1:10: error: missing column 'hidden'" \
 	"$BIN" validate "$TMP/shorthdr.tsv"
+if expect validate-bad-rows 0 out "not predicted: 6 of 6" \
+	"$BIN" validate "$ROOT/tests/data/runs/bad-rows.tsv"; then
+	grep -q "^R01 .*their product 16 is not the 8 GPUs" "$OUT" || fail "validate-bad-rows: R01 reason"
+	grep -q "^R02 .*hidden 4096 is not a multiple of heads 30" "$OUT" || fail "validate-bad-rows: R02 reason"
+	grep -q "^R03 .*not a whole number of 8-GPU nodes" "$OUT" || fail "validate-bad-rows: R03 reason"
+	grep -q "^R04 .*has no fp8 peak" "$OUT" || fail "validate-bad-rows: R04 reason"
+	grep -q "^R05 .*bad step_time_s 'fast'" "$OUT" || fail "validate-bad-rows: R05 reason"
+	grep -q "^R06 .*unknown mlp 'relu'" "$OUT" || fail "validate-bad-rows: R06 reason"
+fi
 expect validate-stack-bad 2 err "--stack" "$BIN" validate "$ROOT/tests/data/runs/era-attention.tsv" --stack new
 # a second corpus (Megatron-Bridge 25.11, H100 / B200 / GB200, FP8): every
 # row predicts (no threshold: accuracy is reported, not tested)
