@@ -651,21 +651,25 @@ static void layer_cost(const struct tpp_model *m, const struct tpp_cluster *c,
 	double rep = l->sp ? 1.0 / t : 1.0; /* replicated part, split by SP */
 	double causal = o->attn == TPP_ATTN_FLASH ? 0.5 : 1.0;
 	double gemm_f, gemm_b, gemm_w, attn_f, ew_f, ew_attn_f, fp8_f, fp8_b;
+	double lin_f[4], lin_bw[4];
 	double tp_one, cp_comm;
 
 	/* Linear layers (costmodel.md 1.1; GQA/SwiGLU per 1.6). */
-	gemm_f = linear_fwd(g, p, T, (qd + 2 * kvd) / t, h) +
-		 linear_fwd(g, p, T, h, qd / t) +
-		 linear_fwd(g, p, T, up_n, h) +
-		 linear_fwd(g, p, T, h, f / t);
-	gemm_b = linear_dgrad(g, p, T, (qd + 2 * kvd) / t, h) +
-		 linear_dgrad(g, p, T, h, qd / t) +
-		 linear_dgrad(g, p, T, up_n, h) +
-		 linear_dgrad(g, p, T, h, f / t);
-	gemm_w = linear_wgrad(g, p, T, (qd + 2 * kvd) / t, h) +
-		 linear_wgrad(g, p, T, h, qd / t) +
-		 linear_wgrad(g, p, T, up_n, h) +
-		 linear_wgrad(g, p, T, h, f / t);
+	/* per linear layer: QKV, attention out, MLP up (and gate), MLP down */
+	{
+		const double dims[4][2] = {{(qd + 2 * kvd) / t, h}, {h, qd / t},
+					   {up_n, h}, {h, f / t}}; /* N, K */
+		int i;
+		gemm_f = gemm_b = gemm_w = 0;
+		for (i = 0; i < 4; i++) {
+			lin_f[i] = linear_fwd(g, p, T, dims[i][0], dims[i][1]);
+			lin_bw[i] = linear_dgrad(g, p, T, dims[i][0], dims[i][1]) +
+				    linear_wgrad(g, p, T, dims[i][0], dims[i][1]);
+			gemm_f += lin_f[i];
+			gemm_b += linear_dgrad(g, p, T, dims[i][0], dims[i][1]);
+			gemm_w += linear_wgrad(g, p, T, dims[i][0], dims[i][1]);
+		}
+	}
 	/* Core attention: QK^T and softmax(.)V per (sequence, head); keys span
 	 * the whole sequence under CP.  FlashAttention skips the masked half. */
 	attn_f = causal * (gemm_time(g, prec16(g, p), sl, s, dh, b * heads_local) +
@@ -787,14 +791,31 @@ static void layer_cost(const struct tpp_model *m, const struct tpp_cluster *c,
 	 * TPP_OVERLAP_SM_SHARE of the hidden time.
 	 */
 	if (l->tp_overlap && l->sp && l->tp > 1) {
-		/* the ring-exchange split has tp chunks: the first all-gather
-		 * chunk and the last reduce-scatter chunk have no GEMM to hide
-		 * behind, so at least 1/tp of the traffic stays exposed */
+		/*
+		 * Each collective hides only behind the GEMM it feeds or
+		 * drains (Transformer Engine pairs them): forward, the
+		 * all-gather with the QKV / fc1 GEMM and the reduce-scatter
+		 * with the attention-out / fc2 GEMM; backward, each linear
+		 * layer's collectives (its input-gradient reduce-scatter or
+		 * output-gradient all-gather, plus the SP re-gather of its
+		 * input) with its own dgrad + wgrad GEMMs.  The ring-exchange
+		 * split has tp chunks: the first all-gather chunk and the last
+		 * reduce-scatter chunk have no GEMM to hide behind, so at
+		 * least 1/tp of each collective stays exposed.
+		 */
 		double keep = 1.0 - 1.0 / t;
-		double bw_gemm = gemm_b + gemm_w;
-		double hid_f = fmin(keep * lc->tp_fwd_s, gemm_f);
-		double hid_b = fmin(keep * lc->tp_bwd_s, bw_gemm);
-		double hid_r = fmin(keep * lc->tp_recomp_s, gemm_f);
+		double msg = T * h * act_elem_bytes(p);
+		double ag = tpp_coll_time(c, TPP_COLL_ALL_GATHER, msg, l->tp, 1);
+		double rs = tpp_coll_time(c, TPP_COLL_REDUCE_SCATTER, msg, l->tp, 1);
+		const double c_f[4] = {ag, rs, ag, rs};
+		const double c_b[4] = {rs + ag, ag, rs + ag, ag};
+		double hid_f = 0, hid_b = 0, hid_r;
+		int i;
+		for (i = 0; i < 4; i++) {
+			hid_f += fmin(keep * c_f[i], lin_f[i]);
+			hid_b += fmin(keep * c_b[i], lin_bw[i]);
+		}
+		hid_r = lc->tp_recomp_s > 0 ? hid_f : 0;
 		lc->tp_fwd_s -= hid_f;
 		lc->fwd_s += TPP_OVERLAP_SM_SHARE * hid_f;
 		lc->tp_bwd_s -= hid_b;
