@@ -409,7 +409,7 @@ static const struct tpp_yfield coll_fields[] = {
 	{.key = "tier", .type = TPP_YF_INT, .offset = offsetof(struct coll_in, t.tier),
 	 .min = 0, .max = TPP_MAX_TIERS - 1, .required = 1},
 	{.key = "group", .type = TPP_YF_INT,
-	 .offset = offsetof(struct coll_in, t.group), .min = 1, .max = 100000000,
+	 .offset = offsetof(struct coll_in, t.group), .min = 2, .max = 100000000,
 	 .required = 1},
 	{.key = "concurrent", .type = TPP_YF_INT,
 	 .offset = offsetof(struct coll_in, t.concurrent), .min = 1,
@@ -422,7 +422,8 @@ static const struct tpp_yfield coll_fields[] = {
 };
 
 /* points: [[bytes, median_s, p10_s, p90_s], ...], sizes strictly
- * increasing, bytes > 0, times >= 0. */
+ * increasing, bytes > 0, 0 < p10 <= median <= p90 <= TPP_CAL_MAX_TIME_S. */
+#define TPP_CAL_MAX_TIME_S 1e6
 static int parse_points(struct tpp_ydoc *d, yaml_node_t *seq, const char *what,
 			struct tpp_cal_coll *t, struct tpp_err *err)
 {
@@ -449,9 +450,14 @@ static int parse_points(struct tpp_ydoc *d, yaml_node_t *seq, const char *what,
 					 "%s[%d]: size must be positive bytes",
 					 what, i);
 		for (j = 1; j < 4; j++)
-			if (v[j] < 0)
+			if (!(v[j] > 0) || v[j] > TPP_CAL_MAX_TIME_S)
 				return tpp_y_err(d, tpp_y_seq_item(d, pt, j), err,
-						 "%s[%d]: negative time", what, i);
+						 "%s[%d]: time must be in (0, %g] seconds",
+						 what, i, TPP_CAL_MAX_TIME_S);
+		if (v[2] > v[1] || v[1] > v[3])
+			return tpp_y_err(d, pt, err,
+					 "%s[%d]: times out of order (p10 <= median <= p90 expected)",
+					 what, i);
 		if (i && v[0] <= t->pts[i - 1].bytes)
 			return tpp_y_err(d, pt, err,
 					 "%s[%d]: sizes must increase", what, i);
@@ -662,12 +668,13 @@ static int parse_gemm_points(struct tpp_ydoc *d, yaml_node_t *seq,
 		if ((rc = item_num(d, pt, 3, &t, err)) ||
 		    (rc = item_num(d, pt, 4, &tf, err)))
 			return rc;
-		if (t < 0)
+		if (!(t > 0) || t > TPP_CAL_MAX_TIME_S)
 			return tpp_y_err(d, tpp_y_seq_item(d, pt, 3), err,
-					 "%s[%d]: negative time", what, i);
-		if (tf < 0)
+					 "%s[%d]: time must be in (0, %g] seconds", what, i,
+					 TPP_CAL_MAX_TIME_S);
+		if (!(tf > 0) || tf > 1e6)
 			return tpp_y_err(d, tpp_y_seq_item(d, pt, 4), err,
-					 "%s[%d]: negative TFLOP/s", what, i);
+					 "%s[%d]: TFLOP/s must be in (0, 1e6]", what, i);
 		g->pts[i].m = (int)dim[0];
 		g->pts[i].n = (int)dim[1];
 		g->pts[i].k = (int)dim[2];

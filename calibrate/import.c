@@ -171,10 +171,14 @@ static int add_point(const char *path, int line, int col,
 	if (!(bytes > 0) || !isfinite(bytes))
 		return tpp_err_set(err, TPP_E_INPUT, path, line, col,
 				   "size must be a positive number of bytes");
-	if (!(med_s >= 0) || !(p10_s >= 0) || !(p90_s >= 0) ||
+	if (!(med_s > 0) || !(p10_s > 0) || !(p90_s > 0) ||
 	    !isfinite(med_s) || !isfinite(p10_s) || !isfinite(p90_s))
 		return tpp_err_set(err, TPP_E_INPUT, path, line, col,
-				   "time must be a non-negative number");
+				   "time must be a positive number (a measured collective takes time)");
+	if (p10_s > med_s || med_s > p90_s)
+		return tpp_err_set(err, TPP_E_INPUT, path, line, col,
+				   "times out of order: p10 %.3g s, median %.3g s, p90 %.3g s",
+				   p10_s, med_s, p90_s);
 	if (t->npoints && bytes <= t->pts[t->npoints - 1].bytes)
 		return tpp_err_set(err, TPP_E_INPUT, path, line, col,
 				   "size %.0f is not larger than the previous row's %.0f "

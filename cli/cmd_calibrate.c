@@ -413,7 +413,7 @@ int tpp_cmd_calibrate(int argc, char **argv)
 			import_flag = 1;
 			break;
 		}
-		case O_GROUP: rc = tpp_cli_int("--group", optarg, 1, 1 << 24, &group); import_flag = 1; break;
+		case O_GROUP: rc = tpp_cli_int("--group", optarg, 2, 1 << 24, &group); import_flag = 1; break;
 		case O_TIER: rc = tpp_cli_int("--tier", optarg, 0, TPP_MAX_TIERS - 1, &tier); import_flag = 1; break;
 		case O_HELP: free(shapes); calibrate_usage(stdout); return TPP_OK;
 		case ':':
