@@ -17,7 +17,7 @@ struct optdoc {
 enum {
 	O_MODEL = 'm', O_CLUSTER = 'c', O_HELP = 'h',
 	O_GPUS = 1000, O_NODES, O_GBS, O_SEQ, O_PREC, O_TOP, O_JSON, O_LAYOUT,
-	O_RESERVE, O_ATTN, O_NO_DP_OVERLAP, O_NO_P2P_OVERLAP, O_GPU_SIGMA, O_MAX_MBS, O_MAX_CP, O_TIMELINE,
+	O_RESERVE, O_ATTN, O_NO_DP_OVERLAP, O_NO_P2P_OVERLAP, O_GPU_SIGMA, O_TIME_LIMIT, O_MAX_MBS, O_MAX_CP, O_TIMELINE,
 	O_ANALYTIC, O_CALIBRATION,
 };
 
@@ -36,6 +36,7 @@ static const struct optdoc opts[] = {
 	{{"attention", required_argument, 0, O_ATTN}, "A", "unfused (default, Megatron fused softmax) or flash (needed for context parallelism)"},
 	{{"no-dp-overlap", no_argument, 0, O_NO_DP_OVERLAP}, NULL, "do not overlap gradient reduction with backward"},
 	{{"no-p2p-overlap", no_argument, 0, O_NO_P2P_OVERLAP}, NULL, "pipeline transfers block their sender in every schedule (Megatron's default)"},
+	{{"time-limit", required_argument, 0, O_TIME_LIMIT}, "S", "stop a search that runs longer than S seconds, with an error (default 60; 0 = none)"},
 	{{"gpu-variation", required_argument, 0, O_GPU_SIGMA}, "S", "spread (sigma) of per-GPU speed, fraction of the median (default 0.02, Sinha et al. SC22; 0 = identical GPUs)"},
 	{{"max-mbs", required_argument, 0, O_MAX_MBS}, "N", "largest micro-batch to try (default 16)"},
 	{{"max-cp", required_argument, 0, O_MAX_CP}, "N", "largest context-parallel degree to try (default 16)"},
@@ -75,6 +76,7 @@ int tpp_cmd_plan(int argc, char **argv)
 	int analytic = 0;
 	int gpus = 0, nodes = 0, gbs = 0, seq = 0, top = 5, json = 0;
 	int max_mbs = 16, max_cp = 16, ch, rc, i;
+	double time_limit = 60;
 	struct tpp_model model;
 	struct tpp_cluster *cluster = NULL;
 	struct tpp_cost_opts co;
@@ -107,6 +109,7 @@ int tpp_cmd_plan(int argc, char **argv)
 		case O_ANALYTIC: analytic = 1; break;
 		case O_NO_DP_OVERLAP: co.dp_overlap = 0; break;
 		case O_NO_P2P_OVERLAP: co.p2p_overlap = 0; break;
+		case O_TIME_LIMIT: rc = tpp_cli_double("--time-limit", optarg, 0, 1e6, &time_limit); break;
 		case O_GPU_SIGMA: rc = tpp_cli_double("--gpu-variation", optarg, 0, 0.5, &co.gpu_speed_sigma); break;
 		case O_RESERVE: rc = tpp_cli_double("--mem-reserve-gib", optarg, 0, 1e4, &reserve); break;
 		case O_PREC: rc = tpp_cli_train_precision(optarg, &co.prec); break;
@@ -167,6 +170,7 @@ int tpp_cmd_plan(int argc, char **argv)
 	s.top_k = top;
 	s.max_mbs = max_mbs;
 	s.max_cp = max_cp;
+	s.time_limit_s = time_limit;
 	s.simulate = !analytic;
 	if (layout_arg && (rc = tpp_cli_parse_layout(layout_arg, &s, &err))) {
 		fprintf(stderr, "tpplan: %s\n", err.msg);

@@ -1376,11 +1376,11 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 		if (r_max == (n - 1) % l->pp)
 			edge += w.head_f + w.head_b + w.head_w;
 		e.t.compute_s = mb * (layers_r * (lc->fwd_s + lc->bwd_s) + edge);
-		e.t.recompute_s = mb * layers_r * lc->recomp_s;
+		e.t.recompute_s = (double)mb * layers_r * lc->recomp_s;
 		e.t.tp_comm_s = mb * (layers_r * (lc->tp_fwd_s + lc->tp_bwd_s) +
 				      (r_max == 0 ? w.emb_tp : 0) +
 				      (r_max == (n - 1) % l->pp ? w.head_tp : 0));
-		e.t.cp_comm_s = mb * layers_r * lc->cp_s;
+		e.t.cp_comm_s = (double)mb * layers_r * lc->cp_s;
 		e.t.pp_p2p_s = mb * p2p;
 		e.t.bubble_s = l->zb ? zb_sum - zb_max : (t_sum - t_max) / v;
 		e.bound_s = bound_pipe;

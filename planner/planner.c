@@ -14,6 +14,8 @@
 
 #include "sim.h"
 
+#include <time.h>
+
 const char *tpp_reject_name(int reason)
 {
 	TPP_ASSERT(reason > TPP_INV_NONE && reason < TPP_REJ__COUNT);
@@ -30,6 +32,7 @@ void tpp_search_default(struct tpp_search *s, int gpus, int gbs)
 	s->top_k = 5;
 	s->max_mbs = 16;
 	s->max_cp = 16;
+	s->time_limit_s = 60;
 	s->sched = TPP_FREE;
 	s->tp_overlap = TPP_FREE;
 	s->zb = TPP_FREE;
@@ -91,6 +94,8 @@ struct ctx {
 	struct tpp_cost_cache *cache;
 	struct tpp_err *err;
 	int oom;
+	int timed_out;     /* the search ran past s->time_limit_s */
+	double t0;         /* monotonic start time */
 	/* analytic best per TP / PP degree, simulated at the end */
 	int have_tp[TPP_DEGREE_SLOTS], have_pp[TPP_DEGREE_SLOTS];
 	struct tpp_layout best_tp[TPP_DEGREE_SLOTS], best_pp[TPP_DEGREE_SLOTS];
@@ -110,6 +115,22 @@ static void note_degree(int *have, struct tpp_layout *slot, double *slot_s,
 	}
 }
 
+static double mono_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Whether the search has run past its time limit (sets x->timed_out). */
+static int past_limit(struct ctx *x)
+{
+	if (!x->timed_out && x->s->time_limit_s > 0 &&
+	    mono_now() - x->t0 > x->s->time_limit_s)
+		x->timed_out = 1;
+	return x->timed_out;
+}
+
 /* Check, evaluate and file one layout. */
 static void consider(struct ctx *x, const struct tpp_layout *l)
 {
@@ -118,9 +139,13 @@ static void consider(struct ctx *x, const struct tpp_layout *l)
 	enum tpp_invalid why;
 	int rc;
 
+	if (x->timed_out)
+		return;
 	if (x->s->sched != TPP_FREE && (int)tpp_layout_sched(l) != x->s->sched)
 		return; /* another schedule than the one asked for */
 	plan->considered++;
+	if (!(plan->considered & 0xFFFFF) && past_limit(x))
+		return;
 	why = tpp_layout_invalid(x->m, x->c, x->o, l);
 	if (why != TPP_INV_NONE) {
 		plan->rejected[why]++;
@@ -183,8 +208,16 @@ static void enumerate_inner(struct ctx *x, struct tpp_layout *l)
 	const struct tpp_search *s = x->s;
 	int max_mbs = s->mbs == TPP_FREE ? s->max_mbs : s->mbs;
 	int mbs, vp, zb, sp, rc, zero;
+	/*
+	 * A TP degree that does not divide the heads (or KV heads, or FFN)
+	 * rejects every layout below for that reason, whatever the inner
+	 * fields (tpp_layout_invalid checks it right after the degrees):
+	 * count them without pricing each (a wide model on many GPUs has
+	 * hundreds of millions of them).
+	 */
+	int bulk_tp = x->m->heads % l->tp || x->m->kv_heads % l->tp || x->m->ffn % l->tp;
 
-	for (mbs = 1; mbs <= max_mbs && mbs <= s->gbs; mbs++) {
+	for (mbs = 1; mbs <= max_mbs && mbs <= s->gbs && !x->timed_out; mbs++) {
 		if (!in(s->mbs, mbs))
 			continue;
 		for (vp = 1; vp <= x->m->layers; vp++) {
@@ -192,7 +225,8 @@ static void enumerate_inner(struct ctx *x, struct tpp_layout *l)
 				continue;
 			/* interleaving needs pp >= 2 and a layer per chunk; other
 			 * vp are not layouts at all, so they are not counted */
-			if (vp > 1 && (l->pp < 2 || (long long)l->pp * vp > x->m->layers) &&
+			if (vp > 1 && (l->pp < 2 || (long long)l->pp * vp > x->m->layers ||
+				       (long long)l->pp * vp > TPP_MAX_CHUNKS) &&
 			    s->vp == TPP_FREE)
 				break;
 			for (zb = 0; zb <= 1; zb++) {
@@ -220,7 +254,15 @@ static void enumerate_inner(struct ctx *x, struct tpp_layout *l)
 							l->tp_overlap = ov;
 							l->recompute = (enum tpp_recompute)rc;
 							l->zero = zero;
-							consider(x, l);
+							if (!bulk_tp) {
+								consider(x, l);
+							} else if (s->sched == TPP_FREE ||
+								   (int)tpp_layout_sched(l) == s->sched) {
+								x->plan->considered++;
+								x->plan->rejected[TPP_REJ_TP]++;
+								if (!(x->plan->considered & 0xFFFFF))
+									past_limit(x);
+							}
 						}
 					}
 				}
@@ -275,9 +317,10 @@ int tpp_plan_search(const struct tpp_model *m, const struct tpp_cluster *c,
 	x.cache = tpp_cost_cache_new();
 	if (!x.cache)
 		goto oom;
+	x.t0 = mono_now();
 	memset(&l, 0, sizeof(l));
 	l.gbs = s->gbs;
-	for (tp = 1; tp <= s->gpus; tp++) {
+	for (tp = 1; tp <= s->gpus && !x.timed_out; tp++) {
 		if (s->gpus % tp || !in(s->tp, tp))
 			continue;
 		for (cp = 1; cp <= s->gpus / tp; cp++) {
@@ -299,6 +342,8 @@ int tpp_plan_search(const struct tpp_model *m, const struct tpp_cluster *c,
 	}
 	if (x.oom)
 		goto oom;
+	if (x.timed_out)
+		goto timeout;
 
 	if (s->simulate) {
 		/*
@@ -317,6 +362,8 @@ int tpp_plan_search(const struct tpp_model *m, const struct tpp_cluster *c,
 				plan->pruned = x.n - k;
 				break;
 			}
+			if (past_limit(&x))
+				goto timeout;
 			if (simulate(&x, &x.cands[k].l, &e))
 				goto fail;
 			keep_top(plan, s->top_k, &e);
@@ -364,6 +411,14 @@ oom:
 	free(x.cands);
 	tpp_cost_cache_free(x.cache);
 	return tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0, "out of memory");
+timeout:
+	free(x.cands);
+	tpp_cost_cache_free(x.cache);
+	return tpp_err_set(err, TPP_E_INFEASIBLE, NULL, 0, 0,
+			   "the search of %s on %d GPUs stopped after its %.0f s time limit "
+			   "(%llu layouts considered, %llu feasible): fix some fields with "
+			   "--layout, lower --max-mbs / --max-cp, or raise --time-limit",
+			   m->name, s->gpus, s->time_limit_s, plan->considered, plan->feasible);
 fail:
 	free(x.cands);
 	tpp_cost_cache_free(x.cache);

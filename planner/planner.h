@@ -48,8 +48,11 @@ struct tpp_search {
 	int max_mbs;        /* largest micro-batch tried (default 16) */
 	int max_cp;         /* largest CP degree tried (default 16) */
 	int simulate;       /* rank finalists with the simulator (default 1) */
+	double time_limit_s; /* give up (TPP_E_INFEASIBLE, saying so) when the
+				search runs longer; <= 0: no limit (default 60) */
 };
-/* All layout fields free, top_k 5, max_mbs 16, max_cp 16, simulate on. */
+/* All layout fields free, top_k 5, max_mbs 16, max_cp 16, simulate on,
+ * time limit 60 s. */
 void tpp_search_default(struct tpp_search *s, int gpus, int gbs);
 
 struct tpp_plan {

@@ -239,6 +239,10 @@ if expect gpu-variation-0 0 out '"step_s"' "$BIN" --model 22b --cluster dgx-a100
 			fail "gpu-variation: default step $b s not above the ideal $a s"
 	fi
 fi
+# a search that runs past --time-limit stops with an error naming the flag
+expect time-limit 1 err "raise --time-limit" "$BIN" --model 1t --cluster dgx-a100 \
+	--gpus 3072 --max-mbs 64 --time-limit 0.001
+expect time-limit-bad 2 err "--time-limit" "$BIN" --model 1t --cluster dgx-a100 --time-limit -1
 expect gpu-variation-bad 2 err "--gpu-variation" "$BIN" --model 22b --cluster dgx-a100 \
 	--gpu-variation 0.9
 
