@@ -208,6 +208,12 @@ int tpp_cli_size_cluster(struct tpp_cluster *c, int gpus, int nodes,
 			gpus, c->gpus_per_node);
 		return TPP_E_USAGE;
 	}
+	if (!tpp_cluster_covers(c)) {
+		fprintf(stderr, "tpplan: --gpus %d: the outermost tier '%s' of %s spans only %d GPUs\n",
+			gpus, c->tiers[c->ntiers - 1].name, c->path,
+			c->tiers[c->ntiers - 1].span_gpus);
+		return TPP_E_USAGE;
+	}
 	if (c->gpu.peak_flops[prec] <= 0) {
 		fprintf(stderr, "tpplan: --precision %s: %s has no %s peak in %s\n",
 			tpp_prec_names[prec], c->gpu.name, tpp_prec_names[prec],

@@ -226,6 +226,13 @@ static int predict_row(char **fv, const int *col, const char *dir,
 		return -1;
 	}
 	tpp_cluster_resize(cluster, gpus);
+	if (!tpp_cluster_covers(cluster)) {
+		snprintf(r->reason, sizeof(r->reason),
+			 "column 'gpus': %d GPUs exceed the %d that the outermost tier '%s' of %s spans",
+			 gpus, cluster->tiers[cluster->ntiers - 1].span_gpus,
+			 cluster->tiers[cluster->ntiers - 1].name, cluster->name);
+		return -1;
+	}
 	if (cluster->gpu.peak_flops[co.prec] <= 0) {
 		snprintf(r->reason, sizeof(r->reason),
 			 "column 'precision': %s has no %s peak in %s", cluster->gpu.name,

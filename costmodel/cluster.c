@@ -614,7 +614,22 @@ static int check_tiers(struct tpp_ydoc *d, yaml_node_t *seq,
 					 i, t->span_gpus, i - 1,
 					 c->tiers[i - 1].span_gpus);
 	}
+	/* groups beyond the outermost tier would have no network to price */
+	if (!tpp_cluster_covers(c)) {
+		i = c->ntiers - 1;
+		return tpp_y_err(d, tpp_y_map_get(d, tpp_y_seq_item(d, seq, i), "span_gpus"), err,
+				 "tiers[%d].span_gpus = %d covers fewer GPUs than the "
+				 "cluster's %d (nodes x gpus_per_node): omit span_gpus "
+				 "on the outermost tier or add a tier that spans the "
+				 "cluster", i, c->tiers[i].span_gpus, tpp_cluster_gpus(c));
+	}
 	return TPP_OK;
+}
+
+int tpp_cluster_covers(const struct tpp_cluster *c)
+{
+	const struct tpp_tier *t = &c->tiers[c->ntiers - 1];
+	return t->span_gpus == 0 || t->span_gpus >= tpp_cluster_gpus(c);
 }
 
 static int parse_tiers(struct tpp_ydoc *d, yaml_node_t *seq,

@@ -155,6 +155,9 @@ int tpp_cluster_resolve(const char *name_or_path, const char *topodir,
 
 /* Total GPUs = gpus_per_node * nodes. */
 int tpp_cluster_gpus(const struct tpp_cluster *c);
+/* Whether the outermost tier spans every GPU of the cluster (its size as
+ * loaded or resized); groups beyond it would have no network. */
+int tpp_cluster_covers(const struct tpp_cluster *c);
 
 /*
  * Index of the innermost tier whose domains hold every instance of a group

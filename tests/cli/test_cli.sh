@@ -239,6 +239,11 @@ if expect gpu-variation-0 0 out '"step_s"' "$BIN" --model 22b --cluster dgx-a100
 			fail "gpu-variation: default step $b s not above the ideal $a s"
 	fi
 fi
+# --gpus beyond an outermost tier that spans fewer GPUs
+sed 's/^nodes: 4$/nodes: 1/; s/^    span_gpus: 8$/    span_gpus: 16/' \
+	"$ROOT/tests/data/bad/cluster-outer-span-small.yaml" | grep -v '^# expect' >"$TMP/span16.yaml"
+expect outer-span-gpus 2 err "spans only 16 GPUs" "$BIN" --model 125m \
+	--cluster "$TMP/span16.yaml" --gpus 32
 # a search that runs past --time-limit stops with an error naming the flag
 expect time-limit 1 err "raise --time-limit" "$BIN" --model 1t --cluster dgx-a100 \
 	--gpus 3072 --max-mbs 64 --time-limit 0.001
