@@ -250,6 +250,14 @@ int tpp_cal_write(const struct tpp_calibration *cal, const char *path,
 	FILE *f;
 
 	TPP_ASSERT(cal && path);
+	{
+		/* the rename would replace whatever is there: only ever a
+		 * regular file (never a device, FIFO or directory) */
+		struct stat st;
+		if (!stat(path, &st) && !S_ISREG(st.st_mode))
+			return tpp_err_set(err, TPP_E_USAGE, path, 0, 0,
+					   "cannot write calibration: not a regular file");
+	}
 	n = snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path);
 	if (n < 0 || (size_t)n >= sizeof(tmp))
 		return tpp_err_set(err, TPP_E_SYSTEM, path, 0, 0,

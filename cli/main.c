@@ -3,6 +3,7 @@
  * Only the CLI exits; exit codes are documented in usage().
  */
 #include <stdio.h>
+#include <errno.h>
 #include <string.h>
 
 #include "cli.h"
@@ -43,7 +44,21 @@ static void usage(FILE *f)
 		"  4  backend or system error\n");
 }
 
+static int dispatch(int argc, char **argv);
+
+/* Results go to stdout: a write that failed (a full disk, a closed pipe)
+ * must not end in a success exit. */
 int main(int argc, char **argv)
+{
+	int rc = dispatch(argc, argv);
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "tpplan: error writing standard output: %s\n", strerror(errno));
+		return rc ? rc : TPP_E_SYSTEM;
+	}
+	return rc;
+}
+
+static int dispatch(int argc, char **argv)
 {
 	size_t i;
 	if (argc < 2) {

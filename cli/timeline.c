@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -20,7 +21,7 @@ int tpp_write_timeline(const char *path, const struct tpp_plan_ctx *x,
 	struct tpp_err err;
 	char tmp[4096];
 	FILE *f;
-	int rc, w;
+	int rc, w, direct;
 
 	if (!ev) {
 		fprintf(stderr, "tpplan: --timeline: out of memory\n");
@@ -33,7 +34,20 @@ int tpp_write_timeline(const char *path, const struct tpp_plan_ctx *x,
 		return rc;
 	}
 	TPP_ASSERT(r.nevents <= cap);
-	w = snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
+	{
+		/* an existing non-regular target (/dev/stdout, a FIFO) is
+		 * written in place: a rename would replace it */
+		struct stat st;
+		direct = !stat(path, &st) && !S_ISREG(st.st_mode);
+		if (direct && S_ISDIR(st.st_mode)) {
+			free(ev);
+			fprintf(stderr, "tpplan: --timeline %s: is a directory\n", path);
+			return TPP_E_USAGE;
+		}
+	}
+	w = snprintf(tmp, sizeof(tmp), "%s", direct ? path : "");
+	if (!direct)
+		w = snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
 	if (w < 0 || (size_t)w >= sizeof(tmp)) {
 		free(ev);
 		fprintf(stderr, "tpplan: --timeline: path too long\n");
@@ -52,12 +66,20 @@ int tpp_write_timeline(const char *path, const struct tpp_plan_ctx *x,
 		fprintf(f, "%d\t%d\t%d\t%s\t%.9f\t%.9f\n", ev[i].rank, ev[i].chunk,
 			ev[i].mb, tpp_ev_names[ev[i].kind], ev[i].start_s, ev[i].end_s);
 	free(ev);
-	if (fflush(f) || ferror(f) || fclose(f)) {
-		fprintf(stderr, "tpplan: --timeline %s: write failed: %s\n", path, strerror(errno));
-		remove(tmp);
-		return TPP_E_SYSTEM;
+	{
+		int bad = fflush(f) || ferror(f);
+		int er = errno;
+		if (fclose(f) && !bad)
+			bad = 1, er = errno;
+		if (bad) {
+			fprintf(stderr, "tpplan: --timeline %s: write failed: %s\n", path,
+				strerror(er));
+			if (!direct)
+				remove(tmp);
+			return TPP_E_SYSTEM;
+		}
 	}
-	if (rename(tmp, path)) {
+	if (!direct && rename(tmp, path)) {
 		fprintf(stderr, "tpplan: --timeline %s: %s\n", path, strerror(errno));
 		remove(tmp);
 		return TPP_E_SYSTEM;

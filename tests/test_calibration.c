@@ -408,8 +408,9 @@ static void test_roundtrip(void)
 		CHECK(count_entries(dir) == 1);
 	}
 
-	/* The rename fails (the target is a non-empty directory; works for
-	 * root too): error, the temporary removed. */
+	/* The target is a directory (or any non-regular file: a rename
+	 * would replace a device or FIFO): refused before anything is
+	 * written. */
 	{
 		char sub[512], inner[600];
 		snprintf(sub, sizeof(sub), "%s/sub", dir);
@@ -417,8 +418,8 @@ static void test_roundtrip(void)
 		CHECK(mkdir(sub, 0755) == 0);
 		CHECK(write_text(inner, "x") == 0);
 		rc = tpp_cal_write(&a, sub, &err);
-		CHECK(rc == TPP_E_SYSTEM);
-		CHECK_STR_CONTAINS(err.msg, "rename");
+		CHECK(rc == TPP_E_USAGE);
+		CHECK_STR_CONTAINS(err.msg, "not a regular file");
 		CHECK(count_entries(dir) == 2); /* cal.yaml and sub */
 		CHECK(count_entries(sub) == 1);
 		remove(inner);

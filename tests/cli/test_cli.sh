@@ -244,6 +244,14 @@ sed 's/^nodes: 4$/nodes: 1/; s/^    span_gpus: 8$/    span_gpus: 16/' \
 	"$ROOT/tests/data/bad/cluster-outer-span-small.yaml" | grep -v '^# expect' >"$TMP/span16.yaml"
 expect outer-span-gpus 2 err "spans only 16 GPUs" "$BIN" --model 125m \
 	--cluster "$TMP/span16.yaml" --gpus 32
+# output that cannot be written ends non-zero; a device is never replaced
+if [ -w /dev/full ]; then
+	expect stdout-full 4 err "error writing standard output" sh -c \
+		"'$BIN' --model 22b --cluster dgx-a100 --gpus 8 >/dev/full"
+	expect timeline-full 4 err "write failed" "$BIN" --model 22b --cluster dgx-a100 \
+		--gpus 8 --layout pp=2,vp=1 --timeline /dev/full
+	[ -c /dev/full ] || fail "timeline-full: /dev/full is no longer a device"
+fi
 # a search that runs past --time-limit stops with an error naming the flag
 expect time-limit 1 err "raise --time-limit" "$BIN" --model 1t --cluster dgx-a100 \
 	--gpus 3072 --max-mbs 64 --time-limit 0.001
