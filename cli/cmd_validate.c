@@ -103,7 +103,8 @@ static void validate_usage(FILE *f)
 		   "overlaps) for GPT-style 16-bit rows on GPUs without fp8, else modern (flash\n"
 		   "attention, gradient-reduction and interleaved-pipeline overlap, TP overlap\n"
 		   "searched).  --attention fixes the attention kernel alone.\n"
-		   "exit codes: 0 ok, 2 usage, 3 input error\n");
+		   "exit codes: 0 ok (rows that cannot be predicted are listed and counted),\n"
+		   "1 no row could be predicted, 2 usage, 3 input error\n");
 }
 
 /*
@@ -347,7 +348,7 @@ int tpp_cmd_validate(int argc, char **argv)
 {
 	const char *file = NULL;
 	int json = 0, i, rc = TPP_OK, col[C__COUNT], nrows = 0, nok = 0, lineno = 0;
-	int attn_given = 0;
+	int attn_given = 0, ncols = 0;
 	enum stack stack = STACK_AUTO;
 	FILE *f;
 	char line[8192], dir[1024], *fields[MAX_COLS];
@@ -450,6 +451,7 @@ int tpp_cmd_validate(int argc, char **argv)
 				}
 				col[j] = k;
 			}
+			ncols = n;
 			for (k = 0; k < (int)TPP_ARRAY_LEN(required_cols); k++)
 				if (col[required_cols[k]] < 0) {
 					fprintf(stderr, "%s:%d:%d: error: missing column '%s'\n", file, lineno,
@@ -473,8 +475,9 @@ int tpp_cmd_validate(int argc, char **argv)
 				fv[k] = k < n ? fields[k] : (char *)"";
 			tpp_strlcpy(r->id, col[C_ID] < n ? fv[col[C_ID]] : "", sizeof(r->id));
 			tpp_strlcpy(r->source, col[C_SOURCE] >= 0 ? fv[col[C_SOURCE]] : "", sizeof(r->source));
-			if (n < col[C_STEP] + 1) {
-				snprintf(r->reason, sizeof(r->reason), "line %d has %d columns, header has more", lineno, n);
+			if (n != ncols) {
+				snprintf(r->reason, sizeof(r->reason), "%s:%d: the row has %d columns, the header %d",
+					 file, lineno, n, ncols);
 				continue;
 			}
 			r->ok = predict_row(fv, col, dir, &co, attn_given, stack, r, &model, cluster, plan) == 0;
@@ -545,6 +548,15 @@ int tpp_cmd_validate(int argc, char **argv)
 			if (nrows - nok)
 				printf("  (not predicted: %d of %d)", nrows - nok, nrows);
 			printf("\n");
+		}
+		/* a file that predicts nothing is not a validation */
+		if (!nrows) {
+			fprintf(stderr, "%s: error: no data rows after the header\n", file);
+			rc = TPP_E_INPUT;
+		} else if (!nok) {
+			fprintf(stderr, "%s: error: none of its %d rows could be predicted (reasons above)\n",
+				file, nrows);
+			rc = TPP_E_INFEASIBLE;
 		}
 	}
 out:

@@ -297,7 +297,7 @@ expect validate-duplicate-column 3 err "duphdr.tsv:1:11: error: column 'id' appe
 printf 'id\tlayers\n' >"$TMP/shorthdr.tsv"
 expect validate-missing-column 3 err "shorthdr.tsv:1:10: error: missing column 'hidden'" \
 	"$BIN" validate "$TMP/shorthdr.tsv"
-if expect validate-bad-rows 0 out "not predicted: 6 of 6" \
+if expect validate-bad-rows 1 out "not predicted: 6 of 6" \
 	"$BIN" validate "$ROOT/tests/data/runs/bad-rows.tsv"; then
 	grep -q "^R01 .*their product 16 is not the 8 GPUs" "$OUT" || fail "validate-bad-rows: R01 reason"
 	grep -q "^R02 .*hidden 4096 is not a multiple of heads 30" "$OUT" || fail "validate-bad-rows: R02 reason"
@@ -306,6 +306,11 @@ if expect validate-bad-rows 0 out "not predicted: 6 of 6" \
 	grep -q "^R05 .*bad step_time_s 'fast'" "$OUT" || fail "validate-bad-rows: R05 reason"
 	grep -q "^R06 .*unknown mlp 'relu'" "$OUT" || fail "validate-bad-rows: R06 reason"
 fi
+grep -v '^#' "$ROOT/tests/data/runs/bad-rows.tsv" | head -n 1 >"$TMP/header-only.tsv"
+expect validate-no-rows 3 err "no data rows" "$BIN" validate "$TMP/header-only.tsv"
+grep -v '^#' "$ROOT/tests/data/runs/era-attention.tsv" | head -n 2 | sed '2s/$/\textra/' >"$TMP/extra-col.tsv"
+if expect validate-extra-column 1 out "the row has 25 columns, the header 24" \
+	"$BIN" validate "$TMP/extra-col.tsv"; then :; fi
 expect validate-stack-bad 2 err "--stack" "$BIN" validate "$ROOT/tests/data/runs/era-attention.tsv" --stack new
 # a second corpus (Megatron-Bridge 25.11, H100 / B200 / GB200, FP8): every
 # row predicts (no threshold: accuracy is reported, not tested)
