@@ -26,8 +26,58 @@ int tpp_y_err(struct tpp_ydoc *d, const yaml_node_t *node, struct tpp_err *err,
 	return tpp_err_set(err, TPP_E_INPUT, d->path, 0, 0, "%s", msg);
 }
 
+/* Largest YAML file read, and the deepest flow nesting ([ and {) allowed:
+ * libyaml's loader takes time quadratic in the nesting depth, and no
+ * tpplan file nests deeper than a few levels. */
+#define TPP_YAML_MAX_BYTES (64L << 20)
+#define TPP_YAML_MAX_DEPTH 64
+
+/* Deepest flow nesting of `text` outside quotes and comments; errors at
+ * the bracket that goes past TPP_YAML_MAX_DEPTH. */
+static int check_nesting(const char *path, const char *text, size_t n,
+			 struct tpp_err *err)
+{
+	int depth = 0, line = 1, col = 0;
+	char quote = 0;
+	size_t i;
+	for (i = 0; i < n; i++) {
+		char ch = text[i];
+		col++;
+		if (ch == '\n') {
+			line++;
+			col = 0;
+			if (quote == '#')
+				quote = 0;
+			continue;
+		}
+		if (quote == '#')
+			continue;
+		if (quote) {
+			if (quote == '"' && ch == '\\' && i + 1 < n)
+				i++, col++;
+			else if (ch == quote)
+				quote = 0;
+			continue;
+		}
+		if (ch == '"' || ch == '\'')
+			quote = ch;
+		else if (ch == '#' && (i == 0 || text[i - 1] == ' ' || text[i - 1] == '\t' ||
+				       text[i - 1] == '\n'))
+			quote = '#';
+		else if (ch == '[' || ch == '{') {
+			if (++depth > TPP_YAML_MAX_DEPTH)
+				return tpp_err_set(err, TPP_E_INPUT, path, line, col,
+						   "nesting deeper than %d levels",
+						   TPP_YAML_MAX_DEPTH);
+		} else if ((ch == ']' || ch == '}') && depth > 0)
+			depth--;
+	}
+	return TPP_OK;
+}
+
 static int finish_load(struct tpp_ydoc *d, yaml_parser_t *p, struct tpp_err *err)
 {
+	yaml_document_t extra;
 	if (!yaml_parser_load(p, &d->doc)) {
 		int line = (int)p->problem_mark.line + 1;
 		int col = (int)p->problem_mark.column + 1;
@@ -41,8 +91,30 @@ static int finish_load(struct tpp_ydoc *d, yaml_parser_t *p, struct tpp_err *err
 		yaml_parser_delete(p);
 		return TPP_E_INPUT;
 	}
-	yaml_parser_delete(p);
 	d->loaded = 1;
+	/* one document per file: a second one would be silently ignored */
+	if (!yaml_parser_load(p, &extra)) {
+		int line = (int)p->problem_mark.line + 1;
+		int col = (int)p->problem_mark.column + 1;
+		tpp_err_set(err, TPP_E_INPUT, d->path, line, col,
+			    "YAML syntax error after the document: %s",
+			    p->problem ? p->problem : "malformed YAML");
+		yaml_parser_delete(p);
+		tpp_ydoc_free(d);
+		return TPP_E_INPUT;
+	} else {
+		yaml_node_t *root = yaml_document_get_root_node(&extra);
+		int line = root ? (int)root->start_mark.line + 1 : 0;
+		int col = root ? (int)root->start_mark.column + 1 : 0;
+		yaml_document_delete(&extra);
+		if (root) {
+			yaml_parser_delete(p);
+			tpp_ydoc_free(d);
+			return tpp_err_set(err, TPP_E_INPUT, d->path, line, col,
+					   "a second YAML document: one per file");
+		}
+	}
+	yaml_parser_delete(p);
 	return TPP_OK;
 }
 
@@ -50,6 +122,8 @@ int tpp_ydoc_load(struct tpp_ydoc *d, const char *path, struct tpp_err *err)
 {
 	yaml_parser_t p;
 	FILE *f;
+	char *text;
+	size_t n = 0, cap = 1 << 16;
 	int rc;
 
 	memset(d, 0, sizeof(*d));
@@ -58,14 +132,54 @@ int tpp_ydoc_load(struct tpp_ydoc *d, const char *path, struct tpp_err *err)
 	if (!f)
 		return tpp_err_set(err, TPP_E_INPUT, path, 0, 0,
 				   "cannot open: %s", strerror(errno));
-	if (!yaml_parser_initialize(&p)) {
+	/* read it whole (bounded), to check its nesting before libyaml */
+	text = malloc(cap);
+	while (text) {
+		size_t got = fread(text + n, 1, cap - n, f);
+		n += got;
+		if (n < cap)
+			break;
+		if ((long)cap >= TPP_YAML_MAX_BYTES) {
+			free(text);
+			fclose(f);
+			return tpp_err_set(err, TPP_E_INPUT, path, 0, 0,
+					   "larger than %ld MiB: not a tpplan file",
+					   TPP_YAML_MAX_BYTES >> 20);
+		}
+		{
+			char *t2 = realloc(text, cap * 2);
+			if (!t2) {
+				free(text);
+				text = NULL;
+				break;
+			}
+			text = t2;
+			cap *= 2;
+		}
+	}
+	if (!text) {
 		fclose(f);
+		return tpp_err_set(err, TPP_E_SYSTEM, path, 0, 0, "out of memory");
+	}
+	if (ferror(f)) {
+		rc = tpp_err_set(err, TPP_E_INPUT, path, 0, 0, "read error: %s", strerror(errno));
+		free(text);
+		fclose(f);
+		return rc;
+	}
+	fclose(f);
+	if ((rc = check_nesting(path, text, n, err))) {
+		free(text);
+		return rc;
+	}
+	if (!yaml_parser_initialize(&p)) {
+		free(text);
 		return tpp_err_set(err, TPP_E_SYSTEM, path, 0, 0,
 				   "out of memory initialising YAML parser");
 	}
-	yaml_parser_set_input_file(&p, f);
+	yaml_parser_set_input_string(&p, (const unsigned char *)text, n);
 	rc = finish_load(d, &p, err);
-	fclose(f);
+	free(text);
 	return rc;
 }
 
@@ -78,6 +192,10 @@ int tpp_ydoc_load_string(struct tpp_ydoc *d, const char *name,
 	if (!yaml_parser_initialize(&p))
 		return tpp_err_set(err, TPP_E_SYSTEM, name, 0, 0,
 				   "out of memory initialising YAML parser");
+	if (check_nesting(name, text, strlen(text), err)) {
+		yaml_parser_delete(&p);
+		return TPP_E_INPUT;
+	}
 	yaml_parser_set_input_string(&p, (const unsigned char *)text,
 				     strlen(text));
 	return finish_load(d, &p, err);
