@@ -92,6 +92,7 @@ int tpp_cli_parse_layout(const char *arg, struct tpp_search *s,
 		{"tp_overlap", offsetof(struct tpp_search, tp_overlap), 0, 1},
 	};
 	char buf[512], *item, *save = NULL;
+	char seen[512] = ",";
 	size_t i;
 
 	if (strlen(arg) >= sizeof(buf))
@@ -107,6 +108,16 @@ int tpp_cli_parse_layout(const char *arg, struct tpp_search *s,
 			return tpp_err_set(err, TPP_E_USAGE, NULL, 0, 0,
 					   "--layout: '%s' is not key=value", item);
 		*eq = '\0';
+		{
+			/* a key given twice is a mistake, not "the last one wins" */
+			char seen_key[40];
+			snprintf(seen_key, sizeof(seen_key), ",%s=", item);
+			if (strlen(item) < 32 && strstr(seen, seen_key))
+				return tpp_err_set(err, TPP_E_USAGE, NULL, 0, 0,
+						   "--layout: '%s' is given twice", item);
+			if (strlen(seen) + strlen(seen_key) < sizeof(seen))
+				strcat(seen, seen_key);
+		}
 		if (!strcmp(item, "recompute")) {
 			int r;
 			for (r = 0; r < TPP_RECOMPUTE__COUNT; r++)

@@ -214,7 +214,9 @@ int tpp_cmd_plan(int argc, char **argv)
 				tpp_print_eval_text(stdout, &x, &plan->min_mem);
 		}
 		if (!plan->considered)
-			fprintf(stderr, "  no layout matches the constraints for %d GPUs\n", gpus);
+			fprintf(stderr, "  no layout matches the constraints for %d GPUs "
+				"(--layout: tp*pp*dp*cp must equal the GPU count; vp > 1 and "
+				"zb-h1 need pp >= 2; zb-h1 needs vp = 1; sp needs tp >= 2)\n", gpus);
 	}
 out:
 	free(plan);

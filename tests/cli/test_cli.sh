@@ -252,6 +252,8 @@ if [ -w /dev/full ]; then
 		--gpus 8 --layout pp=2,vp=1 --timeline /dev/full
 	[ -c /dev/full ] || fail "timeline-full: /dev/full is no longer a device"
 fi
+expect layout-duplicate-key 2 err "'tp' is given twice" "$BIN" --model 22b \
+	--cluster dgx-a100 --gpus 8 --layout tp=8,tp=4
 # a search that runs past --time-limit stops with an error naming the flag
 expect time-limit 1 err "raise --time-limit" "$BIN" --model 1t --cluster dgx-a100 \
 	--gpus 3072 --max-mbs 64 --time-limit 0.001
