@@ -443,9 +443,9 @@ static int parse_curves(struct tpp_ydoc *d, yaml_node_t *map, const char *what,
 			if ((rc = tpp_y_double(d, tpp_y_seq_item(d, pt, 0), &x, err)) ||
 			    (rc = tpp_y_double(d, tpp_y_seq_item(d, pt, 1), &y, err)))
 				return rc;
-			if (!(x >= 1 && x <= 1e15) || !(y > 0 && y <= 1e5))
+			if (!(x >= 1 && x <= 1e15) || x != floor(x) || !(y > 0 && y <= 1e5))
 				return tpp_y_err(d, pt, err,
-						 "%s.busbw_curve_GBps.%s[%d]: size must be in [1, 1e15] bytes and bandwidth in (0, 1e5] GB/s",
+						 "%s.busbw_curve_GBps.%s[%d]: size must be a whole number of bytes in [1, 1e15] and bandwidth in (0, 1e5] GB/s",
 						 what, tpp_coll_names[c], i);
 			if (i && x <= t->curve_bytes[c][i - 1])
 				return tpp_y_err(d, pt, err,
@@ -734,6 +734,9 @@ static int set_calibration(struct tpp_ydoc *d, yaml_node_t *node,
 	char *slash;
 	int w;
 
+	if (!rel[0])
+		return tpp_y_err(d, node, err,
+				 "calibration: empty path (omit the key for no calibration)");
 	if (rel[0] == '/') {
 		tpp_strlcpy(c->calibration, rel, sizeof(c->calibration));
 		return TPP_OK;
@@ -778,7 +781,7 @@ static int parse_cluster(struct tpp_ydoc *d, struct tpp_cluster *out,
 		goto out;
 	if ((rc = parse_tiers(d, in->tiers, &in->c, err)))
 		goto out;
-	if (in->calibration[0] &&
+	if (tpp_y_map_get(d, root, "calibration") &&
 	    (rc = set_calibration(d, tpp_y_map_get(d, root, "calibration"),
 				  in->calibration, &in->c, err)))
 		goto out;
