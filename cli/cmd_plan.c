@@ -97,7 +97,7 @@ int tpp_cmd_plan(int argc, char **argv)
 		case O_CLUSTER: cluster_arg = optarg; break;
 		case O_GPUS: rc = tpp_cli_int("--gpus", optarg, 1, 1 << 24, &gpus); break;
 		case O_NODES: rc = tpp_cli_int("--nodes", optarg, 1, 1 << 22, &nodes); break;
-		case O_GBS: rc = tpp_cli_int("--global-batch", optarg, 1, 1 << 24, &gbs); break;
+		case O_GBS: rc = tpp_cli_int("--global-batch", optarg, 1, 1 << 26, &gbs); break;
 		case O_SEQ: rc = tpp_cli_int("--seq", optarg, 1, 1 << 22, &seq); break;
 		case O_TOP: rc = tpp_cli_int("--top", optarg, 1, TPP_TOP_MAX, &top); break;
 		case O_MAX_MBS: rc = tpp_cli_int("--max-mbs", optarg, 1, 1024, &max_mbs); break;

@@ -150,7 +150,7 @@ int tpp_cmd_report(int argc, char **argv)
 		case O_OUT: out_dir = optarg; break;
 		case O_GPUS: rc = tpp_cli_int("--gpus", optarg, 1, 1 << 24, &gpus); break;
 		case O_NODES: rc = tpp_cli_int("--nodes", optarg, 1, 1 << 22, &nodes); break;
-		case O_GBS: rc = tpp_cli_int("--global-batch", optarg, 1, 1 << 24, &gbs); break;
+		case O_GBS: rc = tpp_cli_int("--global-batch", optarg, 1, 1 << 26, &gbs); break;
 		case O_SEQ: rc = tpp_cli_int("--seq", optarg, 1, 1 << 22, &seq); break;
 		case O_TOP: rc = tpp_cli_int("--top", optarg, 1, TPP_TOP_MAX, &top); break;
 		case O_CALIBRATION: calibration = optarg; break;

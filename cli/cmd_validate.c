@@ -188,7 +188,7 @@ static int predict_row(char **fv, const int *col, const char *dir,
 	/* GPT-style (GeLU) models train with dropout; Llama-style do not. */
 	model->dropout = model->mlp == TPP_MLP_GELU;
 	model->tied = model->mlp == TPP_MLP_GELU;
-	if (FI(C_GBS, 0, 1, 1 << 24, &gbs) ||
+	if (FI(C_GBS, 0, 1, 1 << 26, &gbs) ||
 	    FI(C_GPUS, 0, 1, 1 << 24, &gpus))
 		return -1;
 	model->global_batch = gbs;
