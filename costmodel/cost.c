@@ -976,11 +976,13 @@ void tpp_cost_cache_free(struct tpp_cost_cache *cache)
 }
 
 /*
- * Identical GPUs are not equally fast: across five large clusters Sinha et
- * al. (SC22, arXiv 2208.11035, "Not All GPUs Are Created Equal") measured
- * an 8 % average performance variation between GPUs of one SKU (power
- * management and manufacturing spread).  Read as a +-2 sigma range, sigma
- * = 2 % of the median GPU's speed (o->gpu_speed_sigma).  A synchronous
+ * Identical GPUs are not equally fast: across large clusters Sinha et al.
+ * (SC22, arXiv 2208.11035, "Not All GPUs Are Created Equal") measured an
+ * 8 % average performance variation between GPUs of one SKU (power
+ * management and manufacturing spread; arXiv v3 -- the SC22 abstract
+ * quotes 32 % under a broader definition).  Read as a +-2 sigma range,
+ * sigma = 2 % of the median GPU's speed (o->gpu_speed_sigma, an
+ * interpretation: `--gpu-variation` sets another).  A synchronous
  * step (TP collectives every layer, pipeline hand-offs every micro-batch,
  * the DP reduction every step) waits for the slowest of its N GPUs, whose
  * expected shortfall for normally spread speeds is about
