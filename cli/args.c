@@ -9,6 +9,48 @@
 #include "calibration.h"
 #include "cli.h"
 
+void tpp_cli_print_opts(FILE *f, const struct tpp_optdoc *d, size_t n,
+			int width, int short_val)
+{
+	size_t i;
+	for (i = 0; i < n; i++) {
+		char left[64], sh[8] = "";
+		if (!d[i].help)
+			continue;
+		if (short_val && d[i].opt.val == short_val)
+			snprintf(sh, sizeof(sh), "-%c, ", short_val);
+		snprintf(left, sizeof(left), "%s--%s%s%s", sh, d[i].opt.name,
+			 d[i].arg ? " " : "", d[i].arg ? d[i].arg : "");
+		fprintf(f, "  %-*s %s\n", width, left, d[i].help);
+	}
+}
+
+void tpp_cli_long_opts(const struct tpp_optdoc *d, size_t n, struct option *lo)
+{
+	size_t i;
+	for (i = 0; i < n; i++)
+		lo[i] = d[i].opt;
+	memset(&lo[n], 0, sizeof(lo[n]));
+}
+
+int tpp_cli_bad_option(int ch, char *const *argv, const char *cmd)
+{
+	if (ch == ':')
+		fprintf(stderr, "tpplan: option %s needs a value\n", argv[optind - 1]);
+	else
+		fprintf(stderr, "tpplan: unknown option '%s' (try `tpplan %s --help`)\n",
+			argv[optind - 1], cmd);
+	return TPP_E_USAGE;
+}
+
+int tpp_cli_no_operands(int argc, char *const *argv)
+{
+	if (optind >= argc)
+		return TPP_OK;
+	fprintf(stderr, "tpplan: unexpected argument '%s'\n", argv[optind]);
+	return TPP_E_USAGE;
+}
+
 int tpp_cli_int(const char *flag, const char *arg, long lo, long hi, int *out)
 {
 	char *end;

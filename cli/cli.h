@@ -6,9 +6,30 @@
 #ifndef TPP_CLI_H
 #define TPP_CLI_H
 
+#include <getopt.h>
 #include <stdio.h>
 
 #include "planner.h"
+
+/* A documented long option: getopt's entry, its value's name (NULL for a
+ * flag) and its help line (NULL: accepted but not listed). */
+struct tpp_optdoc {
+	struct option opt;
+	const char *arg, *help;
+};
+/* The options part of a subcommand's help: "  --name ARG" padded to
+ * `width`, then the help; `short_val` (0: none) is the option also given
+ * as "-x", shown as "-x, --name". */
+void tpp_cli_print_opts(FILE *f, const struct tpp_optdoc *d, size_t n,
+			int width, int short_val);
+/* getopt_long's table from ours (n + 1 entries, zero-terminated). */
+void tpp_cli_long_opts(const struct tpp_optdoc *d, size_t n, struct option *lo);
+/* For getopt's ':' (missing value) and '?' (unknown option) results:
+ * prints the error naming the flag and `tpplan CMD --help`; returns
+ * TPP_E_USAGE. */
+int tpp_cli_bad_option(int ch, char *const *argv, const char *cmd);
+/* TPP_OK if getopt left no operands, else prints and returns TPP_E_USAGE. */
+int tpp_cli_no_operands(int argc, char *const *argv);
 
 /* Parse an integer flag value in [lo, hi]; prints a usage error naming the
  * flag and returns TPP_E_USAGE on failure. */

@@ -23,11 +23,6 @@
 #include "bench.h"
 #endif
 
-struct optdoc {
-	struct option opt;
-	const char *arg, *help;
-};
-
 enum {
 	O_HELP = 'h', O_OUT = 'o',
 	O_BACKEND = 1000, O_QUICK, O_MIN_BYTES, O_MAX_BYTES, O_ITERS, O_WARMUP,
@@ -36,7 +31,7 @@ enum {
 	O_TIER, O_TIMEOUT, O_PROGRESS, O_NO_PROGRESS,
 };
 
-static const struct optdoc opts[] = {
+static const struct tpp_optdoc opts[] = {
 	{{"out", required_argument, 0, O_OUT}, "FILE", "write the calibration YAML here (atomically; required)"},
 	{{"backend", required_argument, 0, O_BACKEND}, "NAME", "cpu (MPI + BLAS, default) or cuda (NCCL + cuBLAS, one GPU per process)"},
 	{{"quick", no_argument, 0, O_QUICK}, NULL, "small sizes and few iterations (1 KiB..256 KiB, 5 iterations; for tests)"},
@@ -64,7 +59,6 @@ static const struct optdoc opts[] = {
 
 static void calibrate_usage(FILE *f)
 {
-	size_t i;
 	fprintf(f,
 		"usage: mpiexec -np N tpplan calibrate --out FILE [--backend cpu|cuda] [options]\n"
 		"       tpplan calibrate --import FILE --group N [--op NAME] [--tier T] --out FILE\n\n"
@@ -72,22 +66,9 @@ static void calibrate_usage(FILE *f)
 		"ranks and one-rank-per-node rails across nodes, tier 1) and GEMMs, fits\n"
 		"t = alpha + bytes * factor(n) / busbw per table and writes a calibration\n"
 		"file (schema tpplan.calibration/v1) that --cluster files can name.\n\n");
-	for (i = 0; i < TPP_ARRAY_LEN(opts); i++) {
-		char left[64];
-		snprintf(left, sizeof(left), "--%s%s%s", opts[i].opt.name,
-			 opts[i].arg ? " " : "", opts[i].arg ? opts[i].arg : "");
-		fprintf(f, "  %-24s %s\n", left, opts[i].help);
-	}
+	tpp_cli_print_opts(f, opts, TPP_ARRAY_LEN(opts), 24, 0);
 	fprintf(f, "\nexit codes: 0 ok, 1 a correctness check failed, 2 usage, 3 input error,\n"
 		   "4 backend or system error (including a --timeout abort)\n");
-}
-
-static void long_opts(struct option *lo)
-{
-	size_t i;
-	for (i = 0; i < TPP_ARRAY_LEN(opts); i++)
-		lo[i] = opts[i].opt;
-	memset(&lo[i], 0, sizeof(lo[i]));
 }
 
 /* Strict byte count: digits with an optional binary suffix K, M, G (or
@@ -369,7 +350,7 @@ int tpp_cmd_calibrate(int argc, char **argv)
 	int nshapes = 0, ch, rc = TPP_OK, tokens = 0, max_tp = 8;
 	const char *model_arg = NULL;
 
-	long_opts(lo);
+	tpp_cli_long_opts(opts, TPP_ARRAY_LEN(opts), lo);
 	optind = 1;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, ":o:h", lo, NULL)) != -1) {
@@ -416,24 +397,14 @@ int tpp_cmd_calibrate(int argc, char **argv)
 		case O_GROUP: rc = tpp_cli_int("--group", optarg, 2, 1 << 24, &group); import_flag = 1; break;
 		case O_TIER: rc = tpp_cli_int("--tier", optarg, 0, TPP_MAX_TIERS - 1, &tier); import_flag = 1; break;
 		case O_HELP: free(shapes); calibrate_usage(stdout); return TPP_OK;
-		case ':':
-			fprintf(stderr, "tpplan: option %s needs a value\n", argv[optind - 1]);
-			rc = TPP_E_USAGE;
-			break;
-		default:
-			fprintf(stderr, "tpplan: unknown option '%s' (try `tpplan calibrate --help`)\n",
-				argv[optind - 1]);
-			rc = TPP_E_USAGE;
-			break;
+		default: rc = tpp_cli_bad_option(ch, argv, "calibrate"); break;
 		}
 		if (rc)
 			goto out;
 	}
-	rc = TPP_E_USAGE;
-	if (optind < argc) {
-		fprintf(stderr, "tpplan: unexpected argument '%s'\n", argv[optind]);
+	if ((rc = tpp_cli_no_operands(argc, argv)))
 		goto out;
-	}
+	rc = TPP_E_USAGE;
 	if (!out) {
 		fprintf(stderr, "tpplan: calibrate: --out FILE is required (try `tpplan calibrate --help`)\n");
 		goto out;

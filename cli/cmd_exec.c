@@ -20,11 +20,6 @@
 #include "exec.h"
 #endif
 
-struct optdoc {
-	struct option opt;
-	const char *arg, *help;
-};
-
 enum {
 	O_HELP = 'h',
 	O_MODEL = 1000, O_CLUSTER, O_CALIBRATION, O_LAYOUT, O_PLAN, O_LAYERS,
@@ -33,7 +28,7 @@ enum {
 	O_SCHEDULE,
 };
 
-static const struct optdoc opts[] = {
+static const struct tpp_optdoc opts[] = {
 	{{"model", required_argument, 0, O_MODEL}, "NAME|FILE", "model whose layer shape is run (default: hidden 64, heads 4, ffn 256, seq 32)"},
 	{{"cluster", required_argument, 0, O_CLUSTER}, "NAME|FILE", "cluster for the predictions (default dgx-a100)"},
 	{{"calibration", required_argument, 0, O_CALIBRATION}, "FILE", "calibration of this machine for the predictions (`tpplan calibrate`)"},
@@ -61,7 +56,6 @@ static const struct optdoc opts[] = {
 
 static void exec_usage(FILE *f)
 {
-	size_t i;
 	fprintf(f,
 		"usage: mpiexec -np N tpplan exec [--model M] [--layout L | --plan FILE] [options]\n\n"
 		"Runs transformer layers sharded as the layout says (Megatron tensor\n"
@@ -70,14 +64,7 @@ static void exec_usage(FILE *f)
 		"an unsharded fp64 run on rank 0, and prints each phase's\n"
 		"measured time (median over --iters steps, slowest rank) beside the cost\n"
 		"model's prediction.  N must equal tp*pp*dp.\n\n");
-	for (i = 0; i < TPP_ARRAY_LEN(opts); i++) {
-		char left[64];
-		if (!opts[i].help)
-			continue;
-		snprintf(left, sizeof(left), "--%s%s%s", opts[i].opt.name,
-			 opts[i].arg ? " " : "", opts[i].arg ? opts[i].arg : "");
-		fprintf(f, "  %-24s %s\n", left, opts[i].help);
-	}
+	tpp_cli_print_opts(f, opts, TPP_ARRAY_LEN(opts), 24, 0);
 	fprintf(f, "\nexit codes: 0 ok, 1 the numerics check failed, 2 usage, 3 input error,\n"
 		   "4 backend or system error (including a --timeout abort or a dead rank)\n");
 }
@@ -132,11 +119,8 @@ int tpp_cmd_exec(int argc, char **argv)
 	char planbuf[512];
 	struct tpp_search s;
 	struct tpp_err err;
-	size_t i;
 
-	for (i = 0; i < TPP_ARRAY_LEN(opts); i++)
-		lo[i] = opts[i].opt;
-	memset(&lo[i], 0, sizeof(lo[i]));
+	tpp_cli_long_opts(opts, TPP_ARRAY_LEN(opts), lo);
 	optind = 1;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
@@ -180,21 +164,13 @@ int tpp_cmd_exec(int argc, char **argv)
 			}
 			break;
 		case O_HELP: exec_usage(stdout); return TPP_OK;
-		case ':':
-			fprintf(stderr, "tpplan: option %s needs a value\n", argv[optind - 1]);
-			return TPP_E_USAGE;
-		default:
-			fprintf(stderr, "tpplan: unknown option '%s' (try `tpplan exec --help`)\n",
-				argv[optind - 1]);
-			return TPP_E_USAGE;
+		default: return tpp_cli_bad_option(ch, argv, "exec");
 		}
 		if (rc)
 			return rc;
 	}
-	if (optind < argc) {
-		fprintf(stderr, "tpplan: unexpected argument '%s'\n", argv[optind]);
-		return TPP_E_USAGE;
-	}
+	if ((rc = tpp_cli_no_operands(argc, argv)))
+		return rc;
 	if (layout_arg && plan_arg) {
 		fprintf(stderr, "tpplan: exec: give --layout or --plan, not both\n");
 		return TPP_E_USAGE;

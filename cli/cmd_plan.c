@@ -9,11 +9,6 @@
 #include "calibration.h"
 #include "cli.h"
 
-struct optdoc {
-	struct option opt;
-	const char *arg, *help;
-};
-
 enum {
 	O_MODEL = 'm', O_CLUSTER = 'c', O_HELP = 'h',
 	O_GPUS = 1000, O_NODES, O_GBS, O_SEQ, O_PREC, O_TOP, O_JSON, O_LAYOUT,
@@ -21,7 +16,7 @@ enum {
 	O_ANALYTIC, O_CALIBRATION,
 };
 
-static const struct optdoc opts[] = {
+static const struct tpp_optdoc opts[] = {
 	{{"model", required_argument, 0, O_MODEL}, "NAME|FILE", "model preset (see `tpplan models`) or model YAML"},
 	{{"cluster", required_argument, 0, O_CLUSTER}, "NAME|FILE", "cluster YAML path, or a preset name in topologies/"},
 	{{"gpus", required_argument, 0, O_GPUS}, "N", "plan for N GPUs instead of the cluster's size"},
@@ -48,24 +43,9 @@ static const struct optdoc opts[] = {
 
 static void plan_usage(FILE *f)
 {
-	size_t i;
 	fprintf(f, "usage: tpplan [plan] --model NAME|FILE --cluster NAME|FILE [options]\n\n");
-	for (i = 0; i < TPP_ARRAY_LEN(opts); i++) {
-		char left[64];
-		snprintf(left, sizeof(left), "--%s%s%s", opts[i].opt.name,
-			 opts[i].arg ? " " : "", opts[i].arg ? opts[i].arg : "");
-		fprintf(f, "  %-26s %s\n", left, opts[i].help);
-	}
+	tpp_cli_print_opts(f, opts, TPP_ARRAY_LEN(opts), 26, 0);
 	fprintf(f, "\nexit codes: 0 ok, 1 no feasible layout, 2 usage, 3 input error, 4 system error\n");
-}
-
-/* Build getopt's table from ours. */
-static void long_opts(struct option *lo)
-{
-	size_t i;
-	for (i = 0; i < TPP_ARRAY_LEN(opts); i++)
-		lo[i] = opts[i].opt;
-	memset(&lo[i], 0, sizeof(lo[i]));
 }
 
 int tpp_cmd_plan(int argc, char **argv)
@@ -87,7 +67,7 @@ int tpp_cmd_plan(int argc, char **argv)
 	double reserve = -1;
 
 	tpp_cost_opts_default(&co);
-	long_opts(lo);
+	tpp_cli_long_opts(opts, TPP_ARRAY_LEN(opts), lo);
 	optind = 1;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, ":m:c:h", lo, NULL)) != -1) {
@@ -115,21 +95,13 @@ int tpp_cmd_plan(int argc, char **argv)
 		case O_PREC: rc = tpp_cli_train_precision(optarg, &co.prec); break;
 		case O_ATTN: rc = tpp_cli_attention(optarg, &co.attn); break;
 		case O_HELP: plan_usage(stdout); return TPP_OK;
-		case ':':
-			fprintf(stderr, "tpplan: option %s needs a value\n", argv[optind - 1]);
-			return TPP_E_USAGE;
-		default:
-			fprintf(stderr, "tpplan: unknown option '%s' (try `tpplan plan --help`)\n",
-				argv[optind - 1]);
-			return TPP_E_USAGE;
+		default: return tpp_cli_bad_option(ch, argv, "plan");
 		}
 		if (rc)
 			return rc;
 	}
-	if (optind < argc) {
-		fprintf(stderr, "tpplan: unexpected argument '%s'\n", argv[optind]);
-		return TPP_E_USAGE;
-	}
+	if ((rc = tpp_cli_no_operands(argc, argv)))
+		return rc;
 	if (!model_arg || !cluster_arg) {
 		fprintf(stderr, "tpplan: --model and --cluster are required (try `tpplan plan --help`)\n");
 		return TPP_E_USAGE;

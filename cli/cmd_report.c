@@ -11,18 +11,13 @@
 
 #include "report.h"
 
-struct optdoc {
-	struct option opt;
-	const char *arg, *help;
-};
-
 enum {
 	O_MODEL = 'm', O_CLUSTER = 'c', O_OUT = 'o', O_HELP = 'h',
 	O_GPUS = 1000, O_NODES, O_GBS, O_SEQ, O_PREC, O_TOP, O_CALIBRATION,
 	O_EXEC, O_NO_PLOTS,
 };
 
-static const struct optdoc opts[] = {
+static const struct tpp_optdoc opts[] = {
 	{{"model", required_argument, 0, O_MODEL}, "NAME|FILE", "model preset (see `tpplan models`) or model YAML"},
 	{{"cluster", required_argument, 0, O_CLUSTER}, "NAME|FILE", "cluster YAML path, or a preset name in topologies/"},
 	{{"gpus", required_argument, 0, O_GPUS}, "N", "plan for N GPUs instead of the cluster's size"},
@@ -40,7 +35,6 @@ static const struct optdoc opts[] = {
 
 static void report_usage(FILE *f)
 {
-	size_t i;
 	fprintf(f, "usage: tpplan report --model NAME|FILE --cluster NAME|FILE -o DIR [options]\n\n"
 		"Writes DIR/index.html and DIR/report.md: the best layouts with their\n"
 		"Megatron-LM arguments, step-time and memory breakdowns, the simulated\n"
@@ -48,22 +42,9 @@ static void report_usage(FILE *f)
 		"inter-node bandwidth, and with --calibration / --exec the measured\n"
 		"figures.  Plots are PNGs drawn by gnuplot from NAME.gp and NAME.dat\n"
 		"kept in DIR; without gnuplot the report has tables only.\n\n");
-	for (i = 0; i < TPP_ARRAY_LEN(opts); i++) {
-		char left[64];
-		snprintf(left, sizeof(left), "%s--%s%s%s", opts[i].opt.val == O_OUT ? "-o, " : "",
-			 opts[i].opt.name, opts[i].arg ? " " : "", opts[i].arg ? opts[i].arg : "");
-		fprintf(f, "  %-26s %s\n", left, opts[i].help);
-	}
+	tpp_cli_print_opts(f, opts, TPP_ARRAY_LEN(opts), 26, O_OUT);
 	fprintf(f, "\nexit codes: 0 ok, 1 no feasible layout, 2 usage, 3 input error,\n"
 		"4 system error (e.g. DIR cannot be written)\n");
-}
-
-static void long_opts(struct option *lo)
-{
-	size_t i;
-	for (i = 0; i < TPP_ARRAY_LEN(opts); i++)
-		lo[i] = opts[i].opt;
-	memset(&lo[i], 0, sizeof(lo[i]));
 }
 
 /* Best layout of `s` (top_k 1) on cluster `c`: 1 found, 0 none, <0 error. */
@@ -139,7 +120,7 @@ int tpp_cmd_report(int argc, char **argv)
 	struct tpp_plan_ctx x;
 
 	tpp_cost_opts_default(&co);
-	long_opts(lo);
+	tpp_cli_long_opts(opts, TPP_ARRAY_LEN(opts), lo);
 	optind = 1;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, ":m:c:o:h", lo, NULL)) != -1) {
@@ -158,21 +139,13 @@ int tpp_cmd_report(int argc, char **argv)
 		case O_NO_PLOTS: plots = 0; break;
 		case O_PREC: rc = tpp_cli_train_precision(optarg, &co.prec); break;
 		case O_HELP: report_usage(stdout); return TPP_OK;
-		case ':':
-			fprintf(stderr, "tpplan: option %s needs a value\n", argv[optind - 1]);
-			return TPP_E_USAGE;
-		default:
-			fprintf(stderr, "tpplan: unknown option '%s' (try `tpplan report --help`)\n",
-				argv[optind - 1]);
-			return TPP_E_USAGE;
+		default: return tpp_cli_bad_option(ch, argv, "report");
 		}
 		if (rc)
 			return rc;
 	}
-	if (optind < argc) {
-		fprintf(stderr, "tpplan: unexpected argument '%s'\n", argv[optind]);
-		return TPP_E_USAGE;
-	}
+	if ((rc = tpp_cli_no_operands(argc, argv)))
+		return rc;
 	if (!model_arg || !cluster_arg || !out_dir) {
 		fprintf(stderr, "tpplan: report: --model, --cluster and -o DIR are required (try `tpplan report --help`)\n");
 		return TPP_E_USAGE;
