@@ -305,8 +305,7 @@ static int predict_row(char **fv, const int *col, const char *dir,
 		if (!attn_given)
 			co.attn = TPP_ATTN_FLASH;
 	} else {
-		co.dp_overlap = 0;
-		co.p2p_overlap = 0;
+		/* the base options are Megatron's: no DP / p2p overlap */
 		s.tp_overlap = 0;
 		if (!attn_given)
 			co.attn = TPP_ATTN_UNFUSED;

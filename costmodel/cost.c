@@ -553,6 +553,11 @@ const char *const tpp_invalid_names[TPP_INV__COUNT] = {
 	[TPP_INV_CP_ATTN] = "context parallelism needs flash attention (--attention flash)",
 };
 
+int tpp_tp_divides(const struct tpp_model *m, int tp)
+{
+	return !(m->heads % tp || m->kv_heads % tp || m->ffn % tp);
+}
+
 enum tpp_invalid tpp_layout_invalid(const struct tpp_model *m,
 				    const struct tpp_cluster *c,
 				    const struct tpp_cost_opts *o,
@@ -562,7 +567,7 @@ enum tpp_invalid tpp_layout_invalid(const struct tpp_model *m,
 	    l->vp < 1 || l->gbs < 1 || l->zero < 0 || l->zero > 3 ||
 	    (long long)l->tp * l->pp * l->dp * l->cp > (1LL << 30))
 		return TPP_INV_DEGREE;
-	if (m->heads % l->tp || m->kv_heads % l->tp || m->ffn % l->tp)
+	if (!tpp_tp_divides(m, l->tp))
 		return TPP_INV_TP;
 	/* every model chunk holds at least one layer; uneven splits are
 	 * allowed (tpp_chunk_layers) */
@@ -662,12 +667,13 @@ static void layer_cost(const struct tpp_model *m, const struct tpp_cluster *c,
 		int i;
 		gemm_f = gemm_b = gemm_w = 0;
 		for (i = 0; i < 4; i++) {
+			double d = linear_dgrad(g, p, T, dims[i][0], dims[i][1]);
+			double wg = linear_wgrad(g, p, T, dims[i][0], dims[i][1]);
 			lin_f[i] = linear_fwd(g, p, T, dims[i][0], dims[i][1]);
-			lin_bw[i] = linear_dgrad(g, p, T, dims[i][0], dims[i][1]) +
-				    linear_wgrad(g, p, T, dims[i][0], dims[i][1]);
+			lin_bw[i] = d + wg;
 			gemm_f += lin_f[i];
-			gemm_b += linear_dgrad(g, p, T, dims[i][0], dims[i][1]);
-			gemm_w += linear_wgrad(g, p, T, dims[i][0], dims[i][1]);
+			gemm_b += d;
+			gemm_w += wg;
 		}
 	}
 	/* Core attention: QK^T and softmax(.)V per (sequence, head); keys span

@@ -189,6 +189,8 @@ enum tpp_invalid {
 };
 extern const char *const tpp_invalid_names[TPP_INV__COUNT];
 
+/* Whether TP degree tp (>= 1) splits the heads, KV heads and FFN evenly. */
+int tpp_tp_divides(const struct tpp_model *m, int tp);
 /* First structural problem of a layout, TPP_INV_NONE if valid (cheap). */
 enum tpp_invalid tpp_layout_invalid(const struct tpp_model *m,
 				    const struct tpp_cluster *c,

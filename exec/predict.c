@@ -105,9 +105,9 @@ void tpp_exec_predict(const struct tpp_exec_opts *o, const struct tpp_cluster *c
 		l.mbs = s->mbs; l.vp = 1; l.sp = o->sp;
 		l.recompute = TPP_RECOMPUTE_NONE;
 		l.gbs = m.global_batch;
-		tpp_cost_opts_default(&co);
+		/* exec runs none of the overlaps (Megatron's defaults) */
+		tpp_cost_opts_megatron(&co);
 		co.prec = p;
-		co.dp_overlap = 0;
 		/* the calibration measured these very devices: no cluster-wide
 		 * spread of GPU speeds on top (tpp_straggler_factor) */
 		co.gpu_speed_sigma = 0;

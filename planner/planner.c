@@ -215,7 +215,7 @@ static void enumerate_inner(struct ctx *x, struct tpp_layout *l)
 	 * count them without pricing each (a wide model on many GPUs has
 	 * hundreds of millions of them).
 	 */
-	int bulk_tp = x->m->heads % l->tp || x->m->kv_heads % l->tp || x->m->ffn % l->tp;
+	int bulk_tp = !tpp_tp_divides(x->m, l->tp);
 
 	for (mbs = 1; mbs <= max_mbs && mbs <= s->gbs && !x->timed_out; mbs++) {
 		if (!in(s->mbs, mbs))
