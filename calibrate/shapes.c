@@ -42,7 +42,7 @@ int tpp_cal_model_shapes(const struct tpp_model *m, int tokens, int max_tp,
 	for (t = 1; t <= max_tp; t *= 2) {
 		double lin[5][2]; /* (N, K) of Y[T, N] = X[T, K] W[K, N] */
 		int i;
-		if (m->heads % t || m->kv_heads % t || m->ffn % t)
+		if (!tpp_tp_divides(m, t))
 			continue;
 		lin[0][0] = (q + 2 * kv) / t; lin[0][1] = h;      /* QKV */
 		lin[1][0] = h;                lin[1][1] = q / t;  /* attention out */
