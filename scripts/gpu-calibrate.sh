@@ -30,36 +30,9 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build-cuda}
 out=${1:-$build/calibration-gpu.yaml}
 
-if command -v nvidia-smi >/dev/null 2>&1; then
-	nvidia-smi --query-gpu=index,name,memory.total,driver_version \
-		--format=csv,noheader | head -n 1 | sed 's/^/gpu: /'
-else
-	echo "gpu-calibrate: nvidia-smi not found; is there a GPU?" >&2
-fi
-command -v mpiexec >/dev/null 2>&1 || {
-	echo "gpu-calibrate: mpiexec not found (sh scripts/deps.sh installs Open MPI)" >&2
-	exit 4
-}
-
-# ---- build (Release; CUDA, NCCL and MPI required, not AUTO) ----------------------
-mkdir -p "$build"
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
-	-DTPP_WITH_MPI=ON -DTPP_WITH_CUDA=ON -DTPP_WITH_NCCL=ON >"$build/configure.log" 2>&1 || {
-	cat "$build/configure.log" >&2
-	echo "gpu-calibrate: configure failed (log above)" >&2
-	exit 4
-}
-cmake --build "$build" -j "$(nproc 2>/dev/null || echo 4)" --target tpplan >/dev/null
-tpplan=$build/cli/tpplan
-
-# ---- run ---------------------------------------------------------------------------
-mpiflags=""
-if mpiexec --version 2>&1 | grep -q -e "Open MPI" -e OpenRTE; then
-	# root in containers; no CMA (ptrace) in most containers
-	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-	export OMPI_MCA_btl_vader_single_copy_mechanism=none
-	mpiflags="--allow-run-as-root"
-fi
+# shellcheck source=scripts/gpu-common.sh
+. "$root/scripts/gpu-common.sh"
+gpu_setup gpu-calibrate
 
 # M x N x K, M = tokens: QKV (GQA, 8 KV heads), attention out, MLP up+gate
 # fused, MLP down; then square probes.

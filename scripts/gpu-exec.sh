@@ -38,33 +38,9 @@ build=${BUILD_DIR:-$root/build-cuda}
 model=${1:-6.7b}
 prec=${PRECISION:-bf16}
 
-if command -v nvidia-smi >/dev/null 2>&1; then
-	nvidia-smi --query-gpu=index,name,memory.total,driver_version \
-		--format=csv,noheader | head -n 1 | sed 's/^/gpu: /'
-else
-	echo "gpu-exec: nvidia-smi not found; is there a GPU?" >&2
-fi
-command -v mpiexec >/dev/null 2>&1 || {
-	echo "gpu-exec: mpiexec not found (sh scripts/deps.sh installs Open MPI)" >&2
-	exit 4
-}
-
-mkdir -p "$build"
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
-	-DTPP_WITH_MPI=ON -DTPP_WITH_CUDA=ON -DTPP_WITH_NCCL=ON >"$build/configure.log" 2>&1 || {
-	cat "$build/configure.log" >&2
-	echo "gpu-exec: configure failed (log above)" >&2
-	exit 4
-}
-cmake --build "$build" -j "$(nproc 2>/dev/null || echo 4)" --target tpplan >/dev/null
-tpplan=$build/cli/tpplan
-
-mpiflags=""
-if mpiexec --version 2>&1 | grep -q -e "Open MPI" -e OpenRTE; then
-	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-	export OMPI_MCA_btl_vader_single_copy_mechanism=none
-	mpiflags="--allow-run-as-root"
-fi
+# shellcheck source=scripts/gpu-common.sh
+. "$root/scripts/gpu-common.sh"
+gpu_setup gpu-exec
 cal=$build/exec-gemm-calibration.yaml
 run="--backend cuda --precision $prec --model $model --cluster dgx-h100"
 run="$run --iters 5 --warmup 2 --timeout 90"
