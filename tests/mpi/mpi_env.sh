@@ -29,3 +29,17 @@ tpp_mpi_setup() {
 }
 ok() { pass=$((pass + 1)); echo "ok:   $1"; }
 bad() { fail=$((fail + 1)); echo "FAIL: $1"; }
+# usage_error SUBCOMMAND WHAT ARGS...: `tpplan SUBCOMMAND ARGS` exits 2 with
+# a message (usage errors are caught before MPI starts); needs $tpplan.
+usage_error() {
+	sub=$1
+	what=$2
+	shift 2
+	"$tpplan" "$sub" "$@" >/dev/null 2>"$dir/usage.txt"
+	rc=$?
+	if [ "$rc" -eq 2 ] && [ -s "$dir/usage.txt" ]; then
+		ok "usage: $what: exit 2"
+	else
+		bad "usage: $what: exit $rc"
+	fi
+}

@@ -260,23 +260,12 @@ else
 fi
 
 # ---- usage errors: exit 2 before MPI starts --------------------------------------------
-usage() {
-	what=$1
-	shift
-	"$tpplan" calibrate "$@" >/dev/null 2>"$dir/usage.txt"
-	rc=$?
-	if [ "$rc" -eq 2 ] && [ -s "$dir/usage.txt" ]; then
-		ok "usage: $what: exit 2"
-	else
-		bad "usage: $what: exit $rc"
-	fi
-}
-usage "no --out" --quick
-usage "bad --collectives" --out "$dir/x.yaml" --collectives all_reduce,bogus
-usage "bad --max-bytes" --out "$dir/x.yaml" --max-bytes 12Q
-usage "--import without --group" --out "$dir/x.yaml" --import "$dir/none.txt"
-usage "--group without --import" --out "$dir/x.yaml" --group 8
-usage "bad --gemm-shapes" --out "$dir/x.yaml" --gemm-shapes 64x64
+usage_error calibrate "no --out" --quick
+usage_error calibrate "bad --collectives" --out "$dir/x.yaml" --collectives all_reduce,bogus
+usage_error calibrate "bad --max-bytes" --out "$dir/x.yaml" --max-bytes 12Q
+usage_error calibrate "--import without --group" --out "$dir/x.yaml" --import "$dir/none.txt"
+usage_error calibrate "--group without --import" --out "$dir/x.yaml" --group 8
+usage_error calibrate "bad --gemm-shapes" --out "$dir/x.yaml" --gemm-shapes 64x64
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

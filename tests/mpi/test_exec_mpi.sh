@@ -156,22 +156,11 @@ else
 fi
 
 # ---- usage errors (exit 2, before MPI) ------------------------------------------------------
-usage() {
-	what=$1
-	shift
-	"$tpplan" exec "$@" >/dev/null 2>"$dir/usage.txt"
-	rc=$?
-	if [ "$rc" -eq 2 ] && [ -s "$dir/usage.txt" ]; then
-		ok "usage: $what: exit 2"
-	else
-		bad "usage: $what: exit $rc"
-	fi
-}
-usage "--layout and --plan" --layout tp=2 --plan "$dir/plan.json"
-usage "bad --layout key" --layout tq=2
-usage "cpu in bf16" --precision bf16
-usage "bad --backend" --backend gpu
-usage "bad --schedule" --schedule interleaved
+usage_error exec "--layout and --plan" --layout tp=2 --plan "$dir/plan.json"
+usage_error exec "bad --layout key" --layout tq=2
+usage_error exec "cpu in bf16" --precision bf16
+usage_error exec "bad --backend" --backend gpu
+usage_error exec "bad --schedule" --schedule interleaved
 run 2 wrongnp --layout tp=4
 if [ "$rc" -eq 2 ] && grep -q "needs tp\*pp\*dp" "$dir/wrongnp.txt"; then
 	ok "tp=4 on 2 ranks: exit 2 naming the rank count"
