@@ -965,6 +965,7 @@ static void work_compute(const struct tpp_model *m, const struct tpp_cluster *c,
 #define TPP_CACHE_SLOTS 256
 struct tpp_cost_cache {
 	const void *m, *c, *o;  /* what the entries were computed for */
+	double straggler_gpus, straggler_k; /* last tpp_straggler_factor */
 	struct {
 		int valid, tp, cp, mbs, sp, tp_overlap, recompute;
 		struct work w;
@@ -1043,8 +1044,18 @@ static void work_get(const struct tpp_model *m, const struct tpp_cluster *c,
 	}
 	/* The slowest GPU paces a synchronous step (tpp_straggler_factor). */
 	{
-		double k = tpp_straggler_factor(o, (double)l->tp * l->pp * l->dp * l->cp);
+		double gpus = (double)l->tp * l->pp * l->dp * l->cp, k;
 		struct layer_cost *lc = &w->lc;
+		/* a search keeps the GPU count: one log and sqrt per search */
+		if (cache && cache->straggler_gpus == gpus) {
+			k = cache->straggler_k;
+		} else {
+			k = tpp_straggler_factor(o, gpus);
+			if (cache) {
+				cache->straggler_gpus = gpus;
+				cache->straggler_k = k;
+			}
+		}
 		lc->fwd_s *= k;
 		lc->bwd_s *= k;
 		lc->bwd_in_s *= k;
