@@ -100,7 +100,8 @@ static void validate_usage(FILE *f)
 		   "then `MAPE x%%  median y%%  worst z%%  rows n`.  Blank layout fields are\n"
 		   "searched; what the format has no column for follows the row's software\n"
 		   "stack (--stack fixes it): legacy (Megatron 2021-22: unfused attention, no\n"
-		   "overlaps) for GPT-style 16-bit rows on GPUs without fp8, else modern (flash\n"
+		   "overlaps; unless the row says otherwise no sequence parallelism or ZeRO,\n"
+		   "full recompute) for GPT-style 16-bit rows on GPUs without fp8, else modern (flash\n"
 		   "attention, gradient-reduction and interleaved-pipeline overlap, TP overlap\n"
 		   "searched).  --attention fixes the attention kernel alone.\n"
 		   "exit codes: 0 ok (rows that cannot be predicted are listed and counted),\n"
@@ -114,7 +115,17 @@ static void validate_usage(FILE *f)
  *           attention (fused softmax over the materialized s x s scores),
  *           and none of the overlaps added from 2023 on -- gradient
  *           reduction, pipeline transfers and TP communication all wait
- *           (their defaults today are still off, tpp_cost_opts_megatron);
+ *           (their defaults today are still off, tpp_cost_opts_megatron).
+ *           Sequence parallelism, selective recompute (Korthikanti et
+ *           al. 2022) and the distributed optimizer (Megatron-LM 2022) are
+ *           used only where the row states them: a run from before them
+ *           could not, and a paper that used them in those years said so,
+ *           as they were the news.  Blank, sp is off, the optimizer is
+ *           replicated (ZeRO stage 0, Megatron's data parallelism) and
+ *           recompute is full: the published runs of that stack recompute
+ *           every layer (SC21's Eq. 3 assumes it, costmodel.md 1.2, and its
+ *           reproduction scripts pass --activations-checkpoint-method
+ *           uniform, Megatron-LM examples/academic_paper_scripts/sc21);
  *   modern  flash attention, and the overlaps the current recipes enable
  *           (NeMo / Megatron-Bridge performance recipes): gradient
  *           reduction and, with the interleaved schedule, pipeline
@@ -309,6 +320,14 @@ static int predict_row(char **fv, const int *col, const char *dir,
 		s.tp_overlap = 0;
 		if (!attn_given)
 			co.attn = TPP_ATTN_UNFUSED;
+		/* what the stack did not have yet is used only where the
+		 * row states it (row_stack) */
+		if (s.sp == TPP_FREE)
+			s.sp = 0;
+		if (s.zero == TPP_FREE)
+			s.zero = 0;
+		if (s.recompute == TPP_FREE)
+			s.recompute = TPP_RECOMPUTE_FULL;
 	}
 	r->attn = co.attn;
 	rc = tpp_plan_search(model, cluster, &co, &s, plan, &err);

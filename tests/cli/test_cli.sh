@@ -290,6 +290,17 @@ if expect validate-stack-flag 0 out '"stack"' \
 	jcheck validate-stack-flag "$OUT" '[.rows[0:3][] | .stack] == ["legacy", "legacy", "legacy"]'
 	jcheck validate-stack-flag "$OUT" '[.rows[0:3][] | .attention] == ["unfused", "unfused", "unfused"]'
 fi
+# legacy stack: blank sp / recompute / zero are Megatron 2021's (no SP, full
+# recompute, replicated optimizer); stated fields are kept; modern searches
+if expect validate-legacy-blank 0 out '"layout"' \
+	"$BIN" validate "$ROOT/tests/data/runs/legacy-blank.tsv" --json; then
+	jcheck validate-legacy-blank "$OUT" '.rows[0].layout | test("sp=0,recompute=full,zero=0,")'
+	jcheck validate-legacy-blank "$OUT" '.rows[1].layout | test("sp=1,recompute=selective,zero=1,")'
+fi
+if expect validate-modern-blank 0 out '"layout"' \
+	"$BIN" validate "$ROOT/tests/data/runs/legacy-blank.tsv" --json --stack modern; then
+	jcheck validate-modern-blank "$OUT" '.rows[0].layout | test("recompute=full") | not'
+fi
 printf 'id\tlayers\tbogus\n' >"$TMP/badhdr.tsv"
 expect validate-unknown-column 3 err "badhdr.tsv:1:11: error: unknown column 'bogus'" \
 	"$BIN" validate "$TMP/badhdr.tsv"
