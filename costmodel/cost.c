@@ -317,6 +317,88 @@ static double linear_wgrad(const struct tpp_gpu *g, enum tpp_prec p, double M,
 	return gemm_time(g, p, K, N, M, 1); /* dW = X^T dY */
 }
 
+/*
+ * Fused (flash) attention throughput as a fraction of the GPU's 16-bit
+ * GEMM ceiling, by sequence length: cuDNN's fused attention on H100 SXM5,
+ * BF16, head dim 128, from the FlashAttention-3 paper (Shah et al. 2024,
+ * arXiv 2407.08608): forward with causal mask (Fig. 5) 315 / 410 / 484 /
+ * 518 / 529 / 539 TFLOP/s and backward (Fig. 6) 305 / 408 / 465 / 499 /
+ * 518 / 516 TFLOP/s at 512 ... 16k tokens, over H100's bf16 MAMF of
+ * 794.5 TFLOP/s (calibration.md 7.2).  cuDNN is Transformer Engine's
+ * fused-attention backend, which Megatron uses.  Other GPUs are assumed
+ * to reach the same fraction of their own GEMM ceiling (no comparable
+ * published measurement in the references); `tpplan calibrate` does not
+ * measure attention yet.
+ */
+static const struct {
+	double seq, fwd, bwd;
+} flash_eff[] = {
+	{512, 315 / 794.5, 305 / 794.5},    {1024, 410 / 794.5, 408 / 794.5},
+	{2048, 484 / 794.5, 465 / 794.5},   {4096, 518 / 794.5, 499 / 794.5},
+	{8192, 529 / 794.5, 518 / 794.5},   {16384, 539 / 794.5, 516 / 794.5},
+};
+
+/* flash_eff interpolated in log2(seq), clamped at both ends. */
+static void flash_rate(double seq, double *fwd, double *bwd)
+{
+	size_t i, n = TPP_ARRAY_LEN(flash_eff);
+	double x;
+	if (seq <= flash_eff[0].seq) {
+		*fwd = flash_eff[0].fwd;
+		*bwd = flash_eff[0].bwd;
+		return;
+	}
+	for (i = 1; i < n; i++)
+		if (seq <= flash_eff[i].seq)
+			break;
+	if (i == n) {
+		*fwd = flash_eff[n - 1].fwd;
+		*bwd = flash_eff[n - 1].bwd;
+		return;
+	}
+	x = log2(seq / flash_eff[i - 1].seq) / log2(flash_eff[i].seq / flash_eff[i - 1].seq);
+	*fwd = flash_eff[i - 1].fwd + x * (flash_eff[i].fwd - flash_eff[i - 1].fwd);
+	*bwd = flash_eff[i - 1].bwd + x * (flash_eff[i].bwd - flash_eff[i - 1].bwd);
+}
+
+/*
+ * Core attention of `bh` (sequence, head) pairs, sq queries against sk
+ * keys of head dimension dh (under CP each kernel sees sq = s/cp local
+ * queries; the keys of all ranks pass through).  16-bit throughout:
+ * attention stays in bf16 under fp8 recipes (prec16).
+ *   unfused: QK^T and softmax(.)V as batched GEMMs over the whole s x s
+ *            score matrix (causal masking skips nothing); backward 4 GEMMs
+ *            (dV, dP, dQ, dK) = 2x the forward's 2.
+ *   flash:   one fused kernel at the measured rate of flash_eff; causal
+ *            blocks above the diagonal are skipped (FLOPs x 0.5); the
+ *            backward recomputes S = QK^T from the saved softmax
+ *            statistics, 5 GEMMs = 2.5x the forward's FLOPs (Dao 2023,
+ *            FlashAttention-2 sec. 3.1; flash-attention
+ *            benchmarks/benchmark_flash_attention.py counts bwd = 2.5 fwd).
+ *            HBM traffic (Q, K, V, O once, their gradients once) bounds
+ *            it from below.
+ */
+void tpp_attn_core_time(const struct tpp_gpu *g, enum tpp_prec p,
+			enum tpp_attn attn, double bh, double sq, double sk,
+			double dh, double *fwd_s, double *bwd_s)
+{
+	enum tpp_prec p16 = prec16(g, p);
+	double ef, eb, flops, rate, io;
+
+	if (attn != TPP_ATTN_FLASH) {
+		double f = gemm_time(g, p16, sq, sk, dh, bh) + gemm_time(g, p16, sq, dh, sk, bh);
+		*fwd_s = f;
+		*bwd_s = 2.0 * f;
+		return;
+	}
+	flash_rate(sq, &ef, &eb);
+	flops = 0.5 * 4.0 * sq * sk * dh * bh;
+	rate = peak_flops(g, p16) * gemm_ceiling(g, p16);
+	io = (2.0 * sq + 2.0 * sk) * dh * bh * 2.0; /* Q, O and K, V, 16-bit */
+	*fwd_s = fmax(flops / (rate * ef), mem_time(g, io));
+	*bwd_s = fmax(2.5 * flops / (rate * eb), mem_time(g, 2.0 * io));
+}
+
 
 /* ------------------------------------------------------------------------ */
 /* Collectives                                                               */
@@ -655,7 +737,7 @@ static void layer_cost(const struct tpp_model *m, const struct tpp_cluster *c,
 	double up_n = (m->mlp == TPP_MLP_SWIGLU ? 2.0 : 1.0) * f / t;
 	double rep = l->sp ? 1.0 / t : 1.0; /* replicated part, split by SP */
 	double causal = o->attn == TPP_ATTN_FLASH ? 0.5 : 1.0;
-	double gemm_f, gemm_b, gemm_w, attn_f, ew_f, ew_attn_f, fp8_f, fp8_b;
+	double gemm_f, gemm_b, gemm_w, attn_f, attn_b, ew_f, ew_attn_f, fp8_f, fp8_b;
 	double lin_f[4], lin_bw[4];
 	double tp_one, cp_comm;
 
@@ -676,10 +758,8 @@ static void layer_cost(const struct tpp_model *m, const struct tpp_cluster *c,
 			gemm_w += wg;
 		}
 	}
-	/* Core attention: QK^T and softmax(.)V per (sequence, head); keys span
-	 * the whole sequence under CP.  FlashAttention skips the masked half. */
-	attn_f = causal * (gemm_time(g, prec16(g, p), sl, s, dh, b * heads_local) +
-			   gemm_time(g, prec16(g, p), sl, dh, s, b * heads_local));
+	/* Core attention; keys span the whole sequence under CP. */
+	tpp_attn_core_time(g, p, o->attn, b * heads_local, sl, s, dh, &attn_f, &attn_b);
 
 	/*
 	 * Element-wise HBM traffic, forward (bytes; 16-bit activations).
@@ -716,10 +796,11 @@ static void layer_cost(const struct tpp_model *m, const struct tpp_cluster *c,
 
 	lc->fwd_s = gemm_f + attn_f + mem_time(g, ew_f) + mem_time(g, ew_attn_f) +
 		    mem_time(g, fp8_f);
-	/* Backward: GEMMs as dgrad + wgrad, attention twice the forward,
-	 * element-wise about twice the forward traffic (read saved input and
-	 * incoming gradient, write the outgoing gradient). */
-	lc->bwd_in_s = gemm_b + 2 * attn_f + 2 * (mem_time(g, ew_f) + mem_time(g, ew_attn_f)) +
+	/* Backward: GEMMs as dgrad + wgrad, core attention per
+	 * tpp_attn_core_time, element-wise about twice the forward traffic
+	 * (read saved input and incoming gradient, write the outgoing
+	 * gradient). */
+	lc->bwd_in_s = gemm_b + attn_b + 2 * (mem_time(g, ew_f) + mem_time(g, ew_attn_f)) +
 		       mem_time(g, fp8_b);
 	lc->bwd_w_s = gemm_w;
 	lc->bwd_s = lc->bwd_in_s + lc->bwd_w_s;
@@ -762,7 +843,7 @@ static void layer_cost(const struct tpp_model *m, const struct tpp_cluster *c,
 		double kv = 2.0 * b * sl * kvd / t * 2.0;
 		double ring = (cp - 1) * tpp_coll_time(c, TPP_COLL_SEND_RECV, kv, l->cp, l->tp);
 		double exposed_f = ring - attn_f;
-		double exposed_b = 2 * ring - 2 * attn_f;
+		double exposed_b = 2 * ring - attn_b;
 		lc->cp_f_s = exposed_f > 0 ? exposed_f : 0;
 		lc->cp_b_s = exposed_b > 0 ? exposed_b : 0;
 		cp_comm = lc->cp_f_s + lc->cp_b_s;

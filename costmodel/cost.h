@@ -263,6 +263,13 @@ int tpp_rank_layers(int layers, int pp, int vp, int r);
 double tpp_coll_time(const struct tpp_cluster *c, enum tpp_coll coll,
 		     double bytes, int n, int stride);
 
+/* Forward and backward time (s) of core attention (QK^T, softmax, AV) for
+ * bh (sequence, head) pairs of sq queries, sk keys, head dimension dh, with
+ * attention kernel `attn` (cost.c documents the model and its check). */
+void tpp_attn_core_time(const struct tpp_gpu *g, enum tpp_prec p,
+			enum tpp_attn attn, double bh, double sq, double sk,
+			double dh, double *fwd_s, double *bwd_s);
+
 /* Predicted time (s) of one GEMM C[M,N] = A[M,K] B[K,N] in precision p:
  * the measured table of the GPU when it has one (interpolated), else the
  * roofline with wave quantization over the GEMM ceiling. */

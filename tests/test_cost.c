@@ -971,6 +971,57 @@ static void test_gemm_table(void)
 	CHECK(tpp_gemm_time(&c.gpu, TPP_PREC_FP16, 2048, 2048, 2048) > 0);
 }
 
+/*
+ * Core attention (cost.c tpp_attn_core_time).  Flash on the dgx-h100
+ * preset reproduces the cuDNN measurements it is built from (FA3 paper,
+ * H100 BF16 hd 128: causal forward 529, backward 518 TFLOP/s at 8k; 484 /
+ * 465 at 2k; between two sizes the log-linear mean), counting the
+ * backward as 2.5x the forward's FLOPs (it recomputes QK^T) and skipping
+ * the masked half; unfused computes the whole score matrix, backward 2x.
+ */
+static void test_attention_core(void)
+{
+	struct tpp_cluster c;
+	const double dh = 128, heads = 16;
+	double ff, fb, uf, ub, flops_f, s;
+	load_cluster("dgx-h100", 8, &c);
+
+	s = 8192;
+	tpp_attn_core_time(&c.gpu, TPP_PREC_BF16, TPP_ATTN_FLASH, heads, s, s, dh, &ff, &fb);
+	flops_f = 4.0 * s * s * dh * heads / 2;
+	CHECK_REL(flops_f / ff, 529e12, 1e-9);
+	CHECK_REL(2.5 * flops_f / fb, 518e12, 1e-9);
+	s = 2048;
+	tpp_attn_core_time(&c.gpu, TPP_PREC_BF16, TPP_ATTN_FLASH, heads, s, s, dh, &ff, &fb);
+	flops_f = 4.0 * s * s * dh * heads / 2;
+	CHECK_REL(flops_f / ff, 484e12, 1e-9);
+	CHECK_REL(2.5 * flops_f / fb, 465e12, 1e-9);
+	s = 2048 * 1.4142135623730951; /* halfway to 4096 in log2 */
+	tpp_attn_core_time(&c.gpu, TPP_PREC_BF16, TPP_ATTN_FLASH, heads, s, s, dh, &ff, &fb);
+	flops_f = 4.0 * s * s * dh * heads / 2;
+	CHECK_REL(flops_f / ff, 0.5 * (484e12 + 518e12), 1e-9);
+	/* beyond the table: its last rate */
+	s = 65536;
+	tpp_attn_core_time(&c.gpu, TPP_PREC_BF16, TPP_ATTN_FLASH, heads, s, s, dh, &ff, &fb);
+	CHECK_REL(4.0 * s * s * dh * heads / 2 / ff, 539e12, 1e-9);
+
+	/* unfused: the full score matrix as two batched GEMMs, backward 2x */
+	s = 2048;
+	tpp_attn_core_time(&c.gpu, TPP_PREC_BF16, TPP_ATTN_UNFUSED, heads, s, s, dh, &uf, &ub);
+	CHECK_REL(ub, 2.0 * uf, 1e-12);
+	CHECK(uf >= 4.0 * s * s * dh * heads / (c.gpu.peak_flops[TPP_PREC_BF16] *
+						 (c.gpu.gemm_flops[TPP_PREC_BF16] /
+						  c.gpu.peak_flops[TPP_PREC_BF16])));
+	/* fp8 recipes keep attention in bf16 */
+	{
+		double f8, b8;
+		tpp_attn_core_time(&c.gpu, TPP_PREC_FP8, TPP_ATTN_FLASH, heads, s, s, dh, &f8, &b8);
+		tpp_attn_core_time(&c.gpu, TPP_PREC_BF16, TPP_ATTN_FLASH, heads, s, s, dh, &ff, &fb);
+		CHECK_REL(f8, ff, 1e-12);
+		CHECK_REL(b8, fb, 1e-12);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	int k22 = argc < 2 || !strcmp(argv[1], "k22");
@@ -996,6 +1047,7 @@ int main(int argc, char **argv)
 	test_tp_overlap();
 	test_straggler();
 	test_gemm_table();
+	test_attention_core();
 	test_chunk_limit();
 	return tpp_test_done("test_cost");
 }
