@@ -28,7 +28,7 @@ static const struct tpp_optdoc opts[] = {
 	{{"json", no_argument, 0, O_JSON}, NULL, "print the plan as JSON (schema tpplan.plan/v1)"},
 	{{"layout", required_argument, 0, O_LAYOUT}, "L", "fix layout fields: tp, pp, dp, cp, mbs, vp, sp (0/1), recompute (none/selective/full), zero (0-3), schedule (1f1b/interleaved/zb-h1), tp_overlap (0/1); e.g. tp=8,pp=16,vp=3,sp=1; all given: evaluate that one layout"},
 	{{"mem-reserve-gib", required_argument, 0, O_RESERVE}, "G", "GPU memory kept free for context, NCCL, workspaces (default 3)"},
-	{{"attention", required_argument, 0, O_ATTN}, "A", "unfused (default, Megatron fused softmax) or flash (needed for context parallelism)"},
+	{{"attention", required_argument, 0, O_ATTN}, "A", "flash (default: fused attention kernels, FlashAttention / cuDNN via Transformer Engine; needed for context parallelism) or unfused (scores materialised, Megatron's fused softmax before 2023)"},
 	{{"no-dp-overlap", no_argument, 0, O_NO_DP_OVERLAP}, NULL, "do not overlap gradient reduction with backward"},
 	{{"no-p2p-overlap", no_argument, 0, O_NO_P2P_OVERLAP}, NULL, "pipeline transfers block their sender in every schedule (Megatron's default)"},
 	{{"time-limit", required_argument, 0, O_TIME_LIMIT}, "S", "stop a search that runs longer than S seconds, with an error (default 60; 0 = none)"},

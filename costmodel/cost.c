@@ -73,7 +73,9 @@ void tpp_cost_opts_default(struct tpp_cost_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->prec = TPP_PREC_BF16;
-	o->attn = TPP_ATTN_UNFUSED;
+	/* fused attention kernels: Megatron-Core's attention_backend auto
+	 * (Transformer Engine's flash / cuDNN fused attention) */
+	o->attn = TPP_ATTN_FLASH;
 	/* costmodel.md 3.6: practitioners reserve about 2-5 GB per GPU for
 	 * the CUDA context, NCCL buffers, cuBLAS workspaces and
 	 * fragmentation (an unsourced rule of thumb; tunable). */

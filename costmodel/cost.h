@@ -84,7 +84,7 @@ struct tpp_cost_opts {
 				     isend/irecv + synchronize, Megatron's
 				     default and its only 1F1B mode) */
 };
-/* Defaults (what the planner recommends): bf16, unfused attention, 3 GiB
+/* Defaults (what the planner recommends): bf16, flash attention, 3 GiB
  * reserve, 1.05, dp_overlap and p2p_overlap on.  Megatron's own defaults
  * have both overlaps off (tpp_cost_opts_megatron). */
 void tpp_cost_opts_default(struct tpp_cost_opts *o);

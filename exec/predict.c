@@ -108,6 +108,8 @@ void tpp_exec_predict(const struct tpp_exec_opts *o, const struct tpp_cluster *c
 		/* exec runs none of the overlaps (Megatron's defaults) */
 		tpp_cost_opts_megatron(&co);
 		co.prec = p;
+		/* exec materialises the s x s scores (exec/run.c) */
+		co.attn = TPP_ATTN_UNFUSED;
 		/* the calibration measured these very devices: no cluster-wide
 		 * spread of GPU speeds on top (tpp_straggler_factor) */
 		co.gpu_speed_sigma = 0;
