@@ -229,6 +229,10 @@ int tpp_cli_calibrate_cluster(struct tpp_cluster *c, const char *path,
 	tpp_strlcpy(p, path, sizeof(p)); /* path may be c->calibration */
 	if ((rc = tpp_cal_load(p, cal, &err))) {
 		tpp_err_print(stderr, &err);
+		/* say which cluster file named it */
+		if (path == c->calibration && c->path[0] && c->calibration_line > 0)
+			fprintf(stderr, "%s:%d:%d: note: the calibration file is named here\n",
+				c->path, c->calibration_line, c->calibration_col);
 		free(cal);
 		return rc;
 	}

@@ -737,6 +737,8 @@ static int set_calibration(struct tpp_ydoc *d, yaml_node_t *node,
 	if (!rel[0])
 		return tpp_y_err(d, node, err,
 				 "calibration: empty path (omit the key for no calibration)");
+	c->calibration_line = (int)node->start_mark.line + 1;
+	c->calibration_col = (int)node->start_mark.column + 1;
 	if (rel[0] == '/') {
 		tpp_strlcpy(c->calibration, rel, sizeof(c->calibration));
 		return TPP_OK;

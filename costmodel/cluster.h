@@ -137,6 +137,8 @@ struct tpp_cluster {
 	int ntiers;
 	struct tpp_tier tiers[TPP_MAX_TIERS]; /* innermost first */
 	char calibration[512]; /* optional calibration file (absolute path) */
+	int calibration_line, calibration_col; /* where `path` names it (1-based;
+						  0 when not from a file) */
 };
 
 /*

@@ -244,6 +244,15 @@ sed 's/^nodes: 4$/nodes: 1/; s/^    span_gpus: 8$/    span_gpus: 16/' \
 	"$ROOT/tests/data/bad/cluster-outer-span-small.yaml" | grep -v '^# expect' >"$TMP/span16.yaml"
 expect outer-span-gpus 2 err "spans only 16 GPUs" "$BIN" --model 125m \
 	--cluster "$TMP/span16.yaml" --gpus 32
+# a calibration file named by the cluster file that cannot be read: the
+# error names the calibration path and the cluster file's line
+mkdir -p "$TMP/caldir"
+{ cat "$ROOT/topologies/dgx-a100.yaml"; echo "calibration: caldir"; } >"$TMP/calnamed.yaml"
+calline=$(grep -n '^calibration: caldir$' "$TMP/calnamed.yaml" | cut -d: -f1)
+if expect calibration-is-directory 3 err "caldir: error: read error" \
+	"$BIN" --model 125m --cluster "$TMP/calnamed.yaml" --gpus 8; then
+	has calibration-is-directory err "calnamed.yaml:$calline:14: note: the calibration file is named here"
+fi
 # output that cannot be written ends non-zero; a device is never replaced
 if [ -w /dev/full ]; then
 	expect stdout-full 4 err "error writing standard output" sh -c \
