@@ -115,6 +115,20 @@ static int finish_load(struct tpp_ydoc *d, yaml_parser_t *p, struct tpp_err *err
 		}
 	}
 	yaml_parser_delete(p);
+	/* a "\0" escape would cut every C string short silently */
+	{
+		yaml_node_t *n;
+		for (n = d->doc.nodes.start; n < d->doc.nodes.top; n++)
+			if (n->type == YAML_SCALAR_NODE &&
+			    strlen((const char *)n->data.scalar.value) != n->data.scalar.length) {
+				int rc = tpp_err_set(err, TPP_E_INPUT, d->path,
+						     (int)n->start_mark.line + 1,
+						     (int)n->start_mark.column + 1,
+						     "a value contains a NUL character (\\0)");
+				tpp_ydoc_free(d);
+				return rc;
+			}
+	}
 	return TPP_OK;
 }
 
