@@ -115,6 +115,18 @@ int tpp_cli_attention(const char *arg, enum tpp_attn *out)
 	return TPP_E_USAGE;
 }
 
+int tpp_cli_fp8_recipe(const char *arg, enum tpp_fp8_recipe *out)
+{
+	int r;
+	for (r = 0; r < TPP_FP8__COUNT; r++)
+		if (!strcmp(arg, tpp_fp8_recipe_names[r])) {
+			*out = (enum tpp_fp8_recipe)r;
+			return TPP_OK;
+		}
+	fprintf(stderr, "tpplan: --fp8-recipe: expected current or delayed, got '%s'\n", arg);
+	return TPP_E_USAGE;
+}
+
 int tpp_cli_parse_layout(const char *arg, struct tpp_search *s,
 			 struct tpp_err *err)
 {

@@ -41,6 +41,8 @@ int tpp_cli_double(const char *flag, const char *arg, double lo, double hi,
 int tpp_cli_train_precision(const char *arg, enum tpp_prec *out);
 /* --attention: unfused or flash (usage error otherwise). */
 int tpp_cli_attention(const char *arg, enum tpp_attn *out);
+/* --fp8-recipe current|delayed; TPP_E_USAGE (message printed) otherwise. */
+int tpp_cli_fp8_recipe(const char *arg, enum tpp_fp8_recipe *out);
 
 /*
  * Parse "tp=8,pp=16,dp=8,cp=1,mbs=1,vp=3,sp=1,recompute=selective,zero=1"

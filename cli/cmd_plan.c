@@ -13,7 +13,7 @@ enum {
 	O_MODEL = 'm', O_CLUSTER = 'c', O_HELP = 'h',
 	O_GPUS = 1000, O_NODES, O_GBS, O_SEQ, O_PREC, O_TOP, O_JSON, O_LAYOUT,
 	O_RESERVE, O_ATTN, O_NO_DP_OVERLAP, O_NO_P2P_OVERLAP, O_GPU_SIGMA, O_TIME_LIMIT, O_MAX_MBS, O_MAX_CP, O_TIMELINE,
-	O_ANALYTIC, O_CALIBRATION,
+	O_ANALYTIC, O_CALIBRATION, O_FP8_RECIPE,
 };
 
 static const struct tpp_optdoc opts[] = {
@@ -24,6 +24,7 @@ static const struct tpp_optdoc opts[] = {
 	{{"global-batch", required_argument, 0, O_GBS}, "B", "global batch in sequences (default: the model's)"},
 	{{"seq", required_argument, 0, O_SEQ}, "S", "sequence length (default: the model's)"},
 	{{"precision", required_argument, 0, O_PREC}, "P", "bf16 (default), fp16 or fp8"},
+	{{"fp8-recipe", required_argument, 0, O_FP8_RECIPE}, "R", "with --precision fp8: current (default: each tensor's own amax, one more read per quantization) or delayed (scale from the amax history)"},
 	{{"top", required_argument, 0, O_TOP}, "K", "show the K best layouts (default 5)"},
 	{{"json", no_argument, 0, O_JSON}, NULL, "print the plan as JSON (schema tpplan.plan/v1)"},
 	{{"layout", required_argument, 0, O_LAYOUT}, "L", "fix layout fields: tp, pp, dp, cp, mbs, vp, sp (0/1), recompute (none/selective/full), zero (0-3), schedule (1f1b/interleaved/zb-h1), tp_overlap (0/1); e.g. tp=8,pp=16,vp=3,sp=1; all given: evaluate that one layout"},
@@ -94,6 +95,7 @@ int tpp_cmd_plan(int argc, char **argv)
 		case O_RESERVE: rc = tpp_cli_double("--mem-reserve-gib", optarg, 0, 1e4, &reserve); break;
 		case O_PREC: rc = tpp_cli_train_precision(optarg, &co.prec); break;
 		case O_ATTN: rc = tpp_cli_attention(optarg, &co.attn); break;
+		case O_FP8_RECIPE: rc = tpp_cli_fp8_recipe(optarg, &co.fp8_recipe); break;
 		case O_HELP: plan_usage(stdout); return TPP_OK;
 		default: return tpp_cli_bad_option(ch, argv, "plan");
 		}

@@ -144,8 +144,11 @@ void tpp_print_plan_text(FILE *f, const struct tpp_plan_ctx *x,
 	fprintf(f, "tpplan %s: %s (%s) on %s, %d GPUs (%d nodes x %d %s)\n",
 		tpp_version, m->name, m->desc, c->name, x->search->gpus,
 		c->nodes, c->gpus_per_node, c->gpu.name);
-	fprintf(f, "global batch %d sequences x %d tokens, %s, attention %s\n",
+	fprintf(f, "global batch %d sequences x %d tokens, %s%s%s%s, attention %s\n",
 		x->search->gbs, m->seq, tpp_prec_names[x->opts->prec],
+		x->opts->prec == TPP_PREC_FP8 ? " (" : "",
+		x->opts->prec == TPP_PREC_FP8 ? tpp_fp8_recipe_names[x->opts->fp8_recipe] : "",
+		x->opts->prec == TPP_PREC_FP8 ? " scaling)" : "",
 		tpp_attn_names[x->opts->attn]);
 	print_sources(f, c, x->opts);
 	fprintf(f, "\nbest layouts (step time %s; m = micro-batches per step):\n",
@@ -262,9 +265,13 @@ void tpp_print_plan_json(FILE *f, const struct tpp_plan_ctx *x,
 		tpp_json_str(f, c->calibration);
 	else
 		fputs("null", f);
-	fprintf(f, "},\n  \"global_batch\": %d,\n  \"precision\": \"%s\",\n  \"attention\": \"%s\",\n",
-		x->search->gbs, tpp_prec_names[x->opts->prec],
-		tpp_attn_names[x->opts->attn]);
+	fprintf(f, "},\n  \"global_batch\": %d,\n  \"precision\": \"%s\",\n  \"fp8_recipe\": ",
+		x->search->gbs, tpp_prec_names[x->opts->prec]);
+	if (x->opts->prec == TPP_PREC_FP8)
+		fprintf(f, "\"%s\"", tpp_fp8_recipe_names[x->opts->fp8_recipe]);
+	else
+		fputs("null", f);
+	fprintf(f, ",\n  \"attention\": \"%s\",\n", tpp_attn_names[x->opts->attn]);
 	fprintf(f, "  \"gpu_speed_sigma\": %.6g,\n  \"straggler_factor\": %.6g,\n",
 		x->opts->gpu_speed_sigma,
 		tpp_straggler_factor(x->opts, tpp_cluster_gpus(x->cluster)));

@@ -37,6 +37,11 @@ const char *const tpp_sched_names[TPP_SCHED__COUNT] = {
 	[TPP_SCHED_ZB_H1] = "zb-h1",
 };
 
+const char *const tpp_fp8_recipe_names[TPP_FP8__COUNT] = {
+	[TPP_FP8_CURRENT] = "current",
+	[TPP_FP8_DELAYED] = "delayed",
+};
+
 const char *const tpp_attn_names[TPP_ATTN__COUNT] = {
 	[TPP_ATTN_UNFUSED] = "unfused",
 	[TPP_ATTN_FLASH] = "flash",
@@ -76,6 +81,7 @@ void tpp_cost_opts_default(struct tpp_cost_opts *o)
 	/* fused attention kernels: Megatron-Core's attention_backend auto
 	 * (Transformer Engine's flash / cuDNN fused attention) */
 	o->attn = TPP_ATTN_FLASH;
+	o->fp8_recipe = TPP_FP8_CURRENT;
 	/* costmodel.md 3.6: practitioners reserve about 2-5 GB per GPU for
 	 * the CUDA context, NCCL buffers, cuBLAS workspaces and
 	 * fragmentation (an unsourced rule of thumb; tunable). */
@@ -786,14 +792,18 @@ static void layer_cost(const struct tpp_model *m, const struct tpp_cluster *c,
 	 * FP8 quantization (Transformer Engine's fused cast-transpose): every
 	 * Linear input is read in bf16 and written as fp8 plus its fp8
 	 * transpose for the weight gradient, 4 bytes per element; in backward
-	 * the same for every output gradient.  The gathered [T, h] inputs of
-	 * QKV and fc1 (SP) are counted whole.  Weights are quantized once per
-	 * step (cached across micro-batches), not counted.
+	 * the same for every output gradient.  Current scaling reads each
+	 * tensor once more first, to find its amax ("two tensor reads per
+	 * quantization", TE docs, FP8 Delayed Scaling page): 6 bytes.  The
+	 * gathered [T, h] inputs of QKV and fc1 (SP) are counted whole.
+	 * Weights are quantized once per step (cached across micro-batches),
+	 * not counted.
 	 */
 	fp8_f = fp8_b = 0;
 	if (p == TPP_PREC_FP8) {
-		fp8_f = 4.0 * T * (h + qd / t + h + f / t);
-		fp8_b = 4.0 * T * ((qd + 2 * kvd) / t + h + up_n + h);
+		double per_elem = o->fp8_recipe == TPP_FP8_CURRENT ? 6.0 : 4.0;
+		fp8_f = per_elem * T * (h + qd / t + h + f / t);
+		fp8_b = per_elem * T * ((qd + 2 * kvd) / t + h + up_n + h);
 	}
 
 	lc->fwd_s = gemm_f + attn_f + mem_time(g, ew_f) + mem_time(g, ew_attn_f) +

@@ -64,9 +64,21 @@ enum tpp_attn {
 };
 extern const char *const tpp_attn_names[TPP_ATTN__COUNT];
 
+/* How fp8 tensors get their per-tensor scale (Transformer Engine recipes). */
+enum tpp_fp8_recipe {
+	TPP_FP8_CURRENT, /* amax of the tensor itself: a read to find it, then
+			    the cast (Float8CurrentScaling, Megatron-Bridge's
+			    performance recipes "FP8-CS") */
+	TPP_FP8_DELAYED, /* scale from the amax history: the cast alone
+			    (DelayedScaling) */
+	TPP_FP8__COUNT
+};
+extern const char *const tpp_fp8_recipe_names[TPP_FP8__COUNT];
+
 struct tpp_cost_opts {
 	enum tpp_prec prec;       /* compute precision (default bf16) */
 	enum tpp_attn attn;
+	enum tpp_fp8_recipe fp8_recipe; /* with prec fp8 (default current) */
 	double mem_reserve_bytes; /* CUDA context, NCCL buffers, workspaces,
 				     fragmentation: kept free on every GPU */
 	double act_temp_factor;   /* activation temporaries factor (1.05, Megatron) */
@@ -84,7 +96,8 @@ struct tpp_cost_opts {
 				     isend/irecv + synchronize, Megatron's
 				     default and its only 1F1B mode) */
 };
-/* Defaults (what the planner recommends): bf16, flash attention, 3 GiB
+/* Defaults (what the planner recommends): bf16, flash attention, fp8
+ * current scaling, 3 GiB
  * reserve, 1.05, dp_overlap and p2p_overlap on.  Megatron's own defaults
  * have both overlaps off (tpp_cost_opts_megatron). */
 void tpp_cost_opts_default(struct tpp_cost_opts *o);

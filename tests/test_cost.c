@@ -1022,6 +1022,33 @@ static void test_attention_core(void)
 	}
 }
 
+/* FP8 current scaling reads every quantized tensor once more than delayed
+ * scaling (TE docs); nothing changes outside fp8. */
+static void test_fp8_recipe(void)
+{
+	const struct tpp_model *m = preset("llama3-8b");
+	struct tpp_cluster c;
+	struct tpp_cost_opts o;
+	struct tpp_layout l = layout(1, 1, 8, 1, 1, 0, TPP_RECOMPUTE_NONE, 1, 64);
+	struct tpp_eval cur, del;
+	load_cluster("dgx-h100", 8, &c);
+	tpp_cost_opts_default(&o);
+	CHECK(o.fp8_recipe == TPP_FP8_CURRENT);
+	o.prec = TPP_PREC_FP8;
+	CHECK(!eval(m, &c, &o, &l, &cur));
+	o.fp8_recipe = TPP_FP8_DELAYED;
+	CHECK(!eval(m, &c, &o, &l, &del));
+	CHECK(cur.layer_fwd_s > del.layer_fwd_s);
+	CHECK(cur.layer_bwd_s > del.layer_bwd_s);
+	/* the extra read is HBM traffic: a few percent of a layer, not more */
+	CHECK(cur.layer_fwd_s < 1.10 * del.layer_fwd_s);
+	o.prec = TPP_PREC_BF16;
+	CHECK(!eval(m, &c, &o, &l, &del));
+	o.fp8_recipe = TPP_FP8_CURRENT;
+	CHECK(!eval(m, &c, &o, &l, &cur));
+	CHECK(cur.layer_fwd_s == del.layer_fwd_s);
+}
+
 int main(int argc, char **argv)
 {
 	int k22 = argc < 2 || !strcmp(argv[1], "k22");
@@ -1048,6 +1075,7 @@ int main(int argc, char **argv)
 	test_straggler();
 	test_gemm_table();
 	test_attention_core();
+	test_fp8_recipe();
 	test_chunk_limit();
 	return tpp_test_done("test_cost");
 }

@@ -137,7 +137,23 @@ fi
 if expect json-top1 0 out '"layouts"' \
 	"$BIN" --model llama3-70b --cluster dgx-h100 --gpus 64 --top 1 --json; then
 	jcheck json-top1 "$OUT" '.layouts | length == 1'
+	jcheck json-top1 "$OUT" '.fp8_recipe == null and .attention == "flash"'
 fi
+# fp8: current scaling (default) reads each quantized tensor once more
+FP8_LAYOUT="tp=1,pp=1,dp=8,cp=1,mbs=1,vp=1,sp=0,recompute=none,zero=3,schedule=1f1b,tp_overlap=0"
+if expect fp8-current 0 out '"fp8_recipe": "current"' "$BIN" --model llama3-8b \
+	--cluster dgx-h100 --gpus 8 --precision fp8 --layout "$FP8_LAYOUT" --json; then
+	cp "$OUT" "$TMP/fp8cur.json"
+	if expect fp8-delayed 0 out '"fp8_recipe": "delayed"' "$BIN" --model llama3-8b \
+		--cluster dgx-h100 --gpus 8 --precision fp8 --fp8-recipe delayed \
+		--layout "$FP8_LAYOUT" --json; then
+		d=$(jq '.layouts[0].step_s' "$OUT") c=$(jq '.layouts[0].step_s' "$TMP/fp8cur.json")
+		awk -v c="$c" -v d="$d" 'BEGIN { exit !(c > d) }' ||
+			fail "fp8-delayed: current scaling ($c s) not slower than delayed ($d s)"
+	fi
+fi
+expect fp8-recipe-bad 2 err "--fp8-recipe: expected current or delayed" "$BIN" \
+	--model llama3-8b --cluster dgx-h100 --fp8-recipe x
 
 # --layout with every field fixed evaluates exactly that layout
 fixed="tp=8,pp=8,dp=16,cp=1,mbs=1,vp=3,sp=1,recompute=selective,zero=1,schedule=interleaved,tp_overlap=0"
