@@ -144,6 +144,11 @@ int tpp_vocab_padded(const struct tpp_model *m, int tp)
 /* Achievable fraction of peak for large GEMMs.  Measured MAMF / datasheet
  * peak when the cluster has it (calibration.md 7.2), else 0.80, the low
  * end of the MAMF/peak ratios of current NVIDIA parts (77.6-86.9 %). */
+/* Fraction of compute throughput communication kernels take while they
+ * overlap it: Calculon's processor_usage for NVLink collectives, 0.15
+ * (calibration.md 4.4, 8). */
+#define TPP_OVERLAP_SM_SHARE 0.15
+
 static double gemm_ceiling(const struct tpp_gpu *g, enum tpp_prec p)
 {
 	static const enum tpp_prec alt[] = {TPP_PREC_BF16, TPP_PREC_FP16};
@@ -282,28 +287,52 @@ static double gemm_table_rate(const struct tpp_gemm_table *t, double M,
 	return wsum > 0 ? rsum / wsum : 0;
 }
 
-static double gemm_time(const struct tpp_gpu *g, enum tpp_prec p, double M,
-			double N, double K, double batch)
+/*
+ * The GEMM on all SMs but `reserve` (kept for communication kernels that
+ * run beside it, e.g. Transformer Engine's set_sm_margin): waves over the
+ * remaining SMs and the rate scaled by their share.  Without an SM count,
+ * the share falls back on TPP_OVERLAP_SM_SHARE.
+ */
+static double gemm_time_sms(const struct tpp_gpu *g, enum tpp_prec p, double M,
+			    double N, double K, double batch, int reserve)
 {
 	double flops = 2.0 * M * N * K * batch;
-	double eff = gemm_ceiling(g, p) * wave_eff(g->sm_count, M, N, batch) *
-		     (K / (K + 128.0));
+	int sms = g->sm_count > reserve ? g->sm_count - reserve : g->sm_count;
+	double share = 1.0;
+	double eff;
+	if (reserve > 0)
+		share = g->sm_count > reserve ? (double)sms / g->sm_count
+					      : 1.0 - TPP_OVERLAP_SM_SHARE;
+	eff = gemm_ceiling(g, p) * wave_eff(sms, M, N, batch) * (K / (K + 128.0));
 	if (g->gemm_table[p].n > 0) {
 		/* measured shapes include their own quantization effects */
 		double rate = gemm_table_rate(&g->gemm_table[p], M, N, K);
 		if (rate > 0)
 			eff = rate / peak_flops(g, p);
 	}
+	eff *= share;
 	double t_c = flops / (peak_flops(g, p) * eff);
 	double bytes = (M * K + K * N + M * N) * batch * prec_bytes(p);
 	double t_m = mem_time(g, bytes);
 	return t_c > t_m ? t_c : t_m;
 }
 
+static double gemm_time(const struct tpp_gpu *g, enum tpp_prec p, double M,
+			double N, double K, double batch)
+{
+	return gemm_time_sms(g, p, M, N, K, batch, 0);
+}
+
 double tpp_gemm_time(const struct tpp_gpu *g, enum tpp_prec p, double M,
 		     double N, double K)
 {
 	return gemm_time(g, p, M, N, K, 1);
+}
+
+double tpp_gemm_time_sms(const struct tpp_gpu *g, enum tpp_prec p, double M,
+			 double N, double K, int reserve)
+{
+	return gemm_time_sms(g, p, M, N, K, 1, reserve);
 }
 
 /* Forward + dgrad + wgrad of a linear layer Y[M,N] = X[M,K] W[K,N]. */
@@ -438,10 +467,6 @@ static double ring_steps(enum tpp_coll coll, int n)
  * (calibration.md 2.4 table, 7.1). */
 #define TPP_DEFAULT_LINK_EFF 0.80
 
-/* Fraction of compute throughput communication kernels take while they
- * overlap it: Calculon's processor_usage for NVLink collectives, 0.15
- * (calibration.md 4.4, 8). */
-#define TPP_OVERLAP_SM_SHARE 0.15
 
 /* NCCL base latency of a ring collective, Simple protocol (tuning.cc,
  * calibration.md 2.3): 8.4 us. */
@@ -746,24 +771,26 @@ static void layer_cost(const struct tpp_model *m, const struct tpp_cluster *c,
 	double rep = l->sp ? 1.0 / t : 1.0; /* replicated part, split by SP */
 	double causal = o->attn == TPP_ATTN_FLASH ? 0.5 : 1.0;
 	double gemm_f, gemm_b, gemm_w, attn_f, attn_b, ew_f, ew_attn_f, fp8_f, fp8_b;
-	double lin_f[4], lin_bw[4];
+	double lin_f[4], lin_d[4], lin_w[4], dims[4][2];
 	double tp_one, cp_comm;
 
 	/* Linear layers (costmodel.md 1.1; GQA/SwiGLU per 1.6). */
 	/* per linear layer: QKV, attention out, MLP up (and gate), MLP down */
 	{
-		const double dims[4][2] = {{(qd + 2 * kvd) / t, h}, {h, qd / t},
-					   {up_n, h}, {h, f / t}}; /* N, K */
+		/* N, K of each */
+		dims[0][0] = (qd + 2 * kvd) / t; dims[0][1] = h;
+		dims[1][0] = h;                  dims[1][1] = qd / t;
+		dims[2][0] = up_n;               dims[2][1] = h;
+		dims[3][0] = h;                  dims[3][1] = f / t;
 		int i;
 		gemm_f = gemm_b = gemm_w = 0;
 		for (i = 0; i < 4; i++) {
-			double d = linear_dgrad(g, p, T, dims[i][0], dims[i][1]);
-			double wg = linear_wgrad(g, p, T, dims[i][0], dims[i][1]);
+			lin_d[i] = linear_dgrad(g, p, T, dims[i][0], dims[i][1]);
+			lin_w[i] = linear_wgrad(g, p, T, dims[i][0], dims[i][1]);
 			lin_f[i] = linear_fwd(g, p, T, dims[i][0], dims[i][1]);
-			lin_bw[i] = d + wg;
 			gemm_f += lin_f[i];
-			gemm_b += d;
-			gemm_w += wg;
+			gemm_b += lin_d[i];
+			gemm_w += lin_w[i];
 		}
 	}
 	/* Core attention; keys span the whole sequence under CP. */
@@ -882,45 +909,77 @@ static void layer_cost(const struct tpp_model *m, const struct tpp_cluster *c,
 
 	/*
 	 * TP communication overlap (Megatron --tp-comm-overlap, Transformer
-	 * Engine userbuffers; needs SP, costmodel.md 5.1): the all-gathers and
-	 * reduce-scatters are split into tp chunks and pipelined with the
-	 * GEMMs next to them, so up to the linear layers' GEMM time is hidden,
-	 * less the first / last chunk; the
-	 * communication kernels take SMs meanwhile, slowing that compute by
-	 * TPP_OVERLAP_SM_SHARE of the hidden time.
+	 * Engine userbuffers; needs SP, costmodel.md 5.1), with TE's default
+	 * method per GEMM (transformer_engine/pytorch/module/base.py,
+	 * initialize_ub):
+	 *   ring_exchange (qkv / fc1 forward, proj / fc2 dgrad): the
+	 *     all-gather runs as tp point-to-point steps on the copy engines
+	 *     while the GEMM runs in tp chunks of T/tp rows, one per arrived
+	 *     shard: tp GEMMs of T/tp rows (their own wave quantization, the
+	 *     weight read tp times), each step max(chunk GEMM, transfer);
+	 *   pipeline (proj / fc2 forward, GEMM then reduce-scatter): 4 chunks
+	 *     of T/4 rows, each reduce-scattered while the next is computed,
+	 *     the GEMM on all SMs but the 16 the reduction kernels use
+	 *     (num_sm 16, set_sm_margin); the last chunk's reduce-scatter
+	 *     is exposed;
+	 *   bulk (qkv / fc1 dgrad beside the re-gather of their input, their
+	 *     wgrad beside the reduce-scatter of the dgrad output): the GEMM
+	 *     on all SMs but 16, the collective whole beside it.
+	 * proj / fc2 wgrad have no collective.  What a method cannot hide
+	 * stays in tp_*_s; the slower, chunked or SM-reduced GEMMs are the
+	 * compute part.
 	 */
 	if (l->tp_overlap && l->sp && l->tp > 1) {
-		/*
-		 * Each collective hides only behind the GEMM it feeds or
-		 * drains (Transformer Engine pairs them): forward, the
-		 * all-gather with the QKV / fc1 GEMM and the reduce-scatter
-		 * with the attention-out / fc2 GEMM; backward, each linear
-		 * layer's collectives (its input-gradient reduce-scatter or
-		 * output-gradient all-gather, plus the SP re-gather of its
-		 * input) with its own dgrad + wgrad GEMMs.  The ring-exchange
-		 * split has tp chunks: the first all-gather chunk and the last
-		 * reduce-scatter chunk have no GEMM to hide behind, so at
-		 * least 1/tp of each collective stays exposed.
-		 */
-		double keep = 1.0 - 1.0 / t;
+		const int ub_sms = 16;   /* TE default num_sm, pipeline and bulk */
+		const double splits = 4; /* TE default num_splits, pipeline */
 		double msg = T * h * act_elem_bytes(p);
 		double ag = tpp_coll_time(c, TPP_COLL_ALL_GATHER, msg, l->tp, 1);
 		double rs = tpp_coll_time(c, TPP_COLL_REDUCE_SCATTER, msg, l->tp, 1);
-		const double c_f[4] = {ag, rs, ag, rs};
-		const double c_b[4] = {rs + ag, ag, rs + ag, ag};
-		double hid_f = 0, hid_b = 0, hid_r;
+		double rs_c = tpp_coll_time(c, TPP_COLL_REDUCE_SCATTER, msg / splits, l->tp, 1);
+		double step = ag / (t - 1);  /* one ring-exchange transfer */
+		double cf = 0, xf = 0, cd = 0, cw = 0, xb = 0, dcw;
 		int i;
 		for (i = 0; i < 4; i++) {
-			hid_f += fmin(keep * c_f[i], lin_f[i]);
-			hid_b += fmin(keep * c_b[i], lin_bw[i]);
+			double N = dims[i][0], K = dims[i][1], gc, tot;
+			if (i == 0 || i == 2) {
+				/* forward AG + GEMM, ring exchange */
+				gc = gemm_time(g, p, T / t, N, K, 1);
+				tot = gc + (t - 1) * fmax(gc, step);
+				cf += t * gc;
+				xf += tot - t * gc;
+				/* dgrad beside the input re-gather (bulk), wgrad
+				 * beside the dgrad's reduce-scatter (bulk) */
+				gc = gemm_time_sms(g, p, T, K, N, 1, ub_sms);
+				cd += gc;
+				xb += fmax(0, ag - gc);
+				gc = gemm_time_sms(g, p, K, N, T, 1, ub_sms);
+				cw += gc;
+				xb += fmax(0, rs - gc);
+			} else {
+				/* forward GEMM + RS, pipeline in 4 chunks */
+				gc = gemm_time_sms(g, p, T / splits, N, K, 1, ub_sms);
+				tot = gc + (splits - 1) * fmax(gc, rs_c) + rs_c;
+				cf += splits * gc;
+				xf += tot - splits * gc;
+				/* dgrad: AG of the output gradient + GEMM, ring
+				 * exchange; wgrad alone */
+				gc = gemm_time(g, p, T / t, K, N, 1);
+				tot = gc + (t - 1) * fmax(gc, step);
+				cd += t * gc;
+				xb += tot - t * gc;
+				cw += lin_w[i];
+			}
 		}
-		hid_r = lc->tp_recomp_s > 0 ? hid_f : 0;
-		lc->tp_fwd_s -= hid_f;
-		lc->fwd_s += TPP_OVERLAP_SM_SHARE * hid_f;
-		lc->tp_bwd_s -= hid_b;
-		lc->bwd_in_s += TPP_OVERLAP_SM_SHARE * hid_b;
-		lc->tp_recomp_s -= hid_r;
-		lc->recomp_s += TPP_OVERLAP_SM_SHARE * hid_r;
+		lc->fwd_s += cf - gemm_f;
+		lc->tp_fwd_s = xf;
+		dcw = cw - gemm_w;
+		lc->bwd_in_s += cd - gemm_b;
+		lc->bwd_w_s += dcw;
+		lc->tp_bwd_s = xb;
+		if (l->recompute == TPP_RECOMPUTE_FULL) {
+			lc->recomp_s += cf - gemm_f;
+			lc->tp_recomp_s = xf;
+		}
 		lc->bwd_s = lc->bwd_in_s + lc->bwd_w_s;
 	}
 	lc->tp_bwd_s += lc->tp_recomp_s; /* counted with the backward */

@@ -288,6 +288,10 @@ void tpp_attn_core_time(const struct tpp_gpu *g, enum tpp_prec p,
  * roofline with wave quantization over the GEMM ceiling. */
 double tpp_gemm_time(const struct tpp_gpu *g, enum tpp_prec p, double M,
 		     double N, double K);
+/* The same on all SMs but `reserve` (kept by communication kernels running
+ * beside it); without an SM count the rate drops by the Calculon share. */
+double tpp_gemm_time_sms(const struct tpp_gpu *g, enum tpp_prec p, double M,
+			 double N, double K, int reserve);
 
 /* Vocabulary padded as Megatron does: multiple of 128 * tp. */
 int tpp_vocab_padded(const struct tpp_model *m, int tp);
