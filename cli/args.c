@@ -144,6 +144,7 @@ int tpp_cli_parse_layout(const char *arg, struct tpp_search *s,
 		{"sp", offsetof(struct tpp_search, sp), 0, 1},
 		{"zero", offsetof(struct tpp_search, zero), 0, 3},
 		{"tp_overlap", offsetof(struct tpp_search, tp_overlap), 0, 1},
+		{"recompute_layers", offsetof(struct tpp_search, recompute_layers), 0, 1 << 20},
 	};
 	char buf[512], *item, *save = NULL;
 	char seen[512] = ",";
@@ -205,7 +206,7 @@ int tpp_cli_parse_layout(const char *arg, struct tpp_search *s,
 				break;
 		if (i == TPP_ARRAY_LEN(keys))
 			return tpp_err_set(err, TPP_E_USAGE, NULL, 0, 0,
-					   "--layout: unknown key '%s' (known: tp, pp, dp, cp, mbs, vp, sp, recompute, zero, schedule, tp_overlap)",
+					   "--layout: unknown key '%s' (known: tp, pp, dp, cp, mbs, vp, sp, recompute, recompute_layers, zero, schedule, tp_overlap)",
 					   item);
 		errno = 0;
 		v = strtol(eq + 1, &end, 10);

@@ -280,6 +280,10 @@ static int predict_row(char **fv, const int *col, const char *dir,
 		snprintf(r->reason, sizeof(r->reason), "unknown recompute '%s'", F(C_RECOMPUTE));
 		return -1;
 	}
+	/* the runs format's "full" is every layer (Megatron's uniform
+	 * method); blank leaves block recompute to the search */
+	if (s.recompute == TPP_RECOMPUTE_FULL)
+		s.recompute_layers = 0;
 	/*
 	 * The runs format describes a layout by its columns; what it has no
 	 * column for follows the row's software stack (row_stack): overlaps
@@ -326,8 +330,10 @@ static int predict_row(char **fv, const int *col, const char *dir,
 			s.sp = 0;
 		if (s.zero == TPP_FREE)
 			s.zero = 0;
-		if (s.recompute == TPP_FREE)
+		if (s.recompute == TPP_FREE) {
 			s.recompute = TPP_RECOMPUTE_FULL;
+			s.recompute_layers = 0;
+		}
 	}
 	r->attn = co.attn;
 	rc = tpp_plan_search(model, cluster, &co, &s, plan, &err);

@@ -46,10 +46,16 @@ static void explain(const struct tpp_eval *alt, const struct tpp_eval *best,
 static void print_layout_row(FILE *f, int rank, const struct tpp_eval *e)
 {
 	const struct tpp_layout *l = &e->layout;
+	char rc[24];
+	/* block recompute: full:N, N layers of each model chunk */
+	if (l->recompute == TPP_RECOMPUTE_FULL && l->recompute_layers > 0)
+		snprintf(rc, sizeof(rc), "full:%d", l->recompute_layers);
+	else
+		snprintf(rc, sizeof(rc), "%s", tpp_recompute_names[l->recompute]);
 	fprintf(f, "%4d  %3d %3d %5d %3d %4d %3d %-11s %3s %-9s %4d %4d  %9.3f %11.0f %8.1f %6.1f%% %8.1f\n",
 		rank, l->tp, l->pp, l->dp, l->cp, l->mbs, l->vp,
 		tpp_sched_names[tpp_layout_sched(l)], l->tp_overlap ? "ovl" : l->sp ? "yes" : "no",
-		tpp_recompute_names[l->recompute], l->zero, e->microbatches,
+		rc, l->zero, e->microbatches,
 		e->step_s, e->tokens_per_s, e->model_tflops_per_gpu,
 		100.0 * e->mfu, e->mem.total_bytes / GIB);
 }
@@ -216,9 +222,10 @@ static void json_eval(FILE *f, const struct tpp_eval *e, const char *ind)
 	char lb[200];
 	int i;
 	tpp_layout_format(l, lb, sizeof(lb));
-	fprintf(f, "%s{\"layout\": {\"tp\": %d, \"pp\": %d, \"dp\": %d, \"cp\": %d, \"mbs\": %d, \"vp\": %d, \"sp\": %s, \"recompute\": \"%s\", \"zero\": %d, \"schedule\": \"%s\", \"tp_overlap\": %s, \"gbs\": %d},\n",
+	fprintf(f, "%s{\"layout\": {\"tp\": %d, \"pp\": %d, \"dp\": %d, \"cp\": %d, \"mbs\": %d, \"vp\": %d, \"sp\": %s, \"recompute\": \"%s\", \"recompute_layers\": %d, \"zero\": %d, \"schedule\": \"%s\", \"tp_overlap\": %s, \"gbs\": %d},\n",
 		ind, l->tp, l->pp, l->dp, l->cp, l->mbs, l->vp, l->sp ? "true" : "false",
-		tpp_recompute_names[l->recompute], l->zero,
+		tpp_recompute_names[l->recompute],
+		l->recompute == TPP_RECOMPUTE_FULL ? l->recompute_layers : 0, l->zero,
 		tpp_sched_names[tpp_layout_sched(l)], l->tp_overlap ? "true" : "false", l->gbs);
 	fprintf(f, "%s \"layout_arg\": ", ind);
 	tpp_json_str(f, lb);

@@ -104,6 +104,9 @@ void tpp_report_megatron_args(const struct tpp_model *m, enum tpp_prec p,
 		APP(args, args_size, n, " --tp-comm-overlap");
 	if (l->recompute == TPP_RECOMPUTE_SELECTIVE)
 		APP(args, args_size, n, " --recompute-granularity selective");
+	else if (l->recompute == TPP_RECOMPUTE_FULL && l->recompute_layers > 0)
+		APP(args, args_size, n, " --recompute-granularity full --recompute-method block --recompute-num-layers %d",
+		    l->recompute_layers);
 	else if (l->recompute == TPP_RECOMPUTE_FULL)
 		APP(args, args_size, n, " --recompute-granularity full --recompute-method uniform --recompute-num-layers 1");
 	if (l->zero >= 1)

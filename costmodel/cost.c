@@ -129,6 +129,12 @@ void tpp_layout_format(const struct tpp_layout *l, char *buf, size_t size)
 		 l->tp, l->pp, l->dp, l->cp, l->mbs, l->vp, l->sp,
 		 tpp_recompute_names[l->recompute], l->zero,
 		 tpp_sched_names[tpp_layout_sched(l)], l->tp_overlap);
+	/* block recompute only: every existing layout keeps its string */
+	if (l->recompute == TPP_RECOMPUTE_FULL && l->recompute_layers > 0) {
+		size_t n = strlen(buf);
+		if (n < size)
+			snprintf(buf + n, size - n, ",recompute_layers=%d", l->recompute_layers);
+	}
 }
 
 int tpp_vocab_padded(const struct tpp_model *m, int tp)
@@ -666,6 +672,7 @@ const char *const tpp_invalid_names[TPP_INV__COUNT] = {
 	[TPP_INV_ZERO] = "zero=3 with pipelining",
 	[TPP_INV_PRECISION] = "no peak for the precision on this GPU",
 	[TPP_INV_CP_ATTN] = "context parallelism needs flash attention (--attention flash)",
+	[TPP_INV_RECOMPUTE] = "recompute_layers needs recompute=full and at most the layers of a model chunk",
 };
 
 int tpp_tp_divides(const struct tpp_model *m, int tp)
@@ -719,6 +726,11 @@ enum tpp_invalid tpp_layout_invalid(const struct tpp_model *m,
 	 * offers CP only with fused attention kernels. */
 	if (o && l->cp > 1 && o->attn == TPP_ATTN_UNFUSED)
 		return TPP_INV_CP_ATTN;
+	if (l->recompute_layers < 0 ||
+	    (l->recompute_layers > 0 &&
+	     (l->recompute != TPP_RECOMPUTE_FULL ||
+	      l->recompute_layers > tpp_max_chunk_layers(m, l))))
+		return TPP_INV_RECOMPUTE;
 	return TPP_INV_NONE;
 }
 
@@ -1065,6 +1077,33 @@ int tpp_chunk_layers(int layers, int nchunks, int k)
 	return base;
 }
 
+int tpp_max_chunk_layers(const struct tpp_model *m, const struct tpp_layout *l)
+{
+	int n = l->pp * l->vp;
+	return n > 0 ? (m->layers + n - 1) / n : m->layers;
+}
+
+/*
+ * Share of all layers that full recompute re-runs: every layer, or with
+ * block recompute the first recompute_layers of each of the pp*vp model
+ * chunks (Megatron --recompute-method block, per model chunk).  The cost
+ * model spreads it evenly over the layers: a rank's chunks are within one
+ * layer of each other.
+ */
+double tpp_recompute_share(const struct tpp_model *m, const struct tpp_layout *l)
+{
+	int n = l->pp * l->vp, k, sum = 0;
+	if (l->recompute != TPP_RECOMPUTE_FULL)
+		return l->recompute == TPP_RECOMPUTE_NONE ? 0.0 : 1.0;
+	if (l->recompute_layers <= 0 || n < 1)
+		return 1.0;
+	for (k = 0; k < n; k++) {
+		int lk = tpp_chunk_layers(m->layers, n, k);
+		sum += lk < l->recompute_layers ? lk : l->recompute_layers;
+	}
+	return (double)sum / m->layers;
+}
+
 /* Everything per micro-batch that the analytic step and the simulator share. */
 struct work {
 	struct layer_cost lc;
@@ -1218,6 +1257,16 @@ static void work_get(const struct tpp_model *m, const struct tpp_cluster *c,
 		w->head_f *= k;
 		w->head_b *= k;
 		w->head_w *= k;
+	}
+	/* Block recompute re-runs only a share of the layers (and of their
+	 * forward TP collectives): per layer on average. */
+	if (l->recompute == TPP_RECOMPUTE_FULL && l->recompute_layers > 0) {
+		struct layer_cost *lc = &w->lc;
+		double phi = tpp_recompute_share(m, l);
+		lc->tp_bwd_s -= (1.0 - phi) * lc->tp_recomp_s;
+		lc->tp_recomp_s *= phi;
+		lc->recomp_s *= phi;
+		lc->flops_recomp *= phi;
 	}
 	/* Pipeline P2P (costmodel.md 2.3): b*s*h per boundary per direction;
 	 * each TP rank sends 1/t of it (scatter/gather optimisation, or SP),
@@ -1373,6 +1422,15 @@ static void mem_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 
 	rank_param_ctx_init(m, l, &rpx);
 	state_bytes(l->zero, d * l->cp, &wb, &gb, &ob);
+	/* block recompute: the recomputed share keeps only its inputs, the
+	 * rest everything (spread evenly, as in tpp_recompute_share) */
+	if (l->recompute == TPP_RECOMPUTE_FULL && l->recompute_layers > 0) {
+		struct tpp_layout ln = *l;
+		double phi = tpp_recompute_share(m, l);
+		ln.recompute = TPP_RECOMPUTE_NONE;
+		ln.recompute_layers = 0;
+		apl = phi * apl + (1.0 - phi) * act_per_layer(m, o, &ln);
+	}
 	for (r = 0; r < l->pp; r++) {
 		int layers_r, first, last;
 		double P = rank_params(m, l, &rpx, r, &layers_r, &first, &last);
@@ -1419,6 +1477,39 @@ int tpp_cost_memory(const struct tpp_model *m, const struct tpp_cluster *c,
 	*mem = e.mem;
 	*fits = e.fits;
 	return TPP_OK;
+}
+
+int tpp_recompute_layers_min(const struct tpp_model *m, const struct tpp_cluster *c,
+			     const struct tpp_cost_opts *o, const struct tpp_layout *l)
+{
+	struct tpp_layout x = *l;
+	struct tpp_eval e;
+	int lo = 1, hi = tpp_max_chunk_layers(m, l);
+
+	x.recompute = TPP_RECOMPUTE_FULL;
+	x.recompute_layers = 0;
+	mem_eval(m, c, o, &x, &e);
+	if (!e.fits)
+		return -1;
+	if (hi <= 1)
+		return 0;
+	/* memory falls as more layers of a chunk are recomputed: the
+	 * smallest count that fits, by bisection over 1 .. hi - 1 */
+	x.recompute_layers = hi - 1;
+	mem_eval(m, c, o, &x, &e);
+	if (!e.fits)
+		return 0;
+	hi = hi - 1;
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+		x.recompute_layers = mid;
+		mem_eval(m, c, o, &x, &e);
+		if (e.fits)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1593,7 +1684,8 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 			 * with parameter count at fixed per-GPU work, i.e.
 			 * communication that prefetching did not hide.
 			 */
-			double gathers = l->recompute == TPP_RECOMPUTE_FULL ? 3 : 2;
+			double gathers = l->recompute == TPP_RECOMPUTE_FULL
+						 ? 2 + tpp_recompute_share(m, l) : 2;
 			/* one gather / reduce-scatter per layer (the FSDP unit) */
 			double L = m->layers;
 			double ag = L * tpp_coll_time(c, TPP_COLL_ALL_GATHER, param_bytes / L, nd, stride);

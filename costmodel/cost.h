@@ -43,6 +43,12 @@ struct tpp_layout {
 				(Megatron --tp-comm-overlap; needs sp and
 				the TP group inside the innermost tier) */
 	enum tpp_recompute recompute;
+	int recompute_layers; /* with recompute full: layers of each model
+				 chunk recomputed, the first ones (Megatron
+				 --recompute-method block
+				 --recompute-num-layers N); the others keep
+				 their activations.  0 = every layer
+				 (uniform) */
 	int zb;              /* 1: zero-bubble ZB-H1 schedule (needs vp = 1, pp > 1) */
 	int zero;            /* 0: replicated optimizer; 1: sharded optimizer
 				states (Megatron distributed optimizer);
@@ -198,6 +204,8 @@ enum tpp_invalid {
 	TPP_INV_ZERO,      /* zero=3 combined with pipelining */
 	TPP_INV_PRECISION, /* the GPU has no peak for the precision */
 	TPP_INV_CP_ATTN,   /* context parallelism with unfused attention */
+	TPP_INV_RECOMPUTE, /* recompute_layers without recompute full, or
+			      more than a model chunk's layers */
 	TPP_INV__COUNT
 };
 extern const char *const tpp_invalid_names[TPP_INV__COUNT];
@@ -265,6 +273,17 @@ int tpp_cost_stages(const struct tpp_model *m, const struct tpp_cluster *c,
 		    struct tpp_stages *st, struct tpp_err *err);
 /* Transformer layers of chunk k of n for a model of `layers`. */
 int tpp_chunk_layers(int layers, int nchunks, int k);
+/* Layers of the largest model chunk: ceil(layers / (pp * vp)). */
+int tpp_max_chunk_layers(const struct tpp_model *m, const struct tpp_layout *l);
+/* Share of the layers a full-recompute layout re-runs in backward: 1, or
+ * with recompute_layers > 0 the first that many of each model chunk over
+ * all layers (0 for none, 1 for selective, which re-runs a part of each). */
+double tpp_recompute_share(const struct tpp_model *m, const struct tpp_layout *l);
+/* Smallest recompute_layers (1 .. the largest chunk's layers) with which a
+ * full-recompute layout fits in GPU memory; 0 when only every layer fits
+ * (or no block size is smaller than a chunk), -1 when nothing fits. */
+int tpp_recompute_layers_min(const struct tpp_model *m, const struct tpp_cluster *c,
+			     const struct tpp_cost_opts *o, const struct tpp_layout *l);
 /* Transformer layers on pipeline rank r (its vp chunks), O(1). */
 int tpp_rank_layers(int layers, int pp, int vp, int r);
 

@@ -29,6 +29,7 @@ void tpp_search_default(struct tpp_search *s, int gpus, int gbs)
 	s->gbs = gbs;
 	s->tp = s->pp = s->dp = s->cp = s->mbs = s->vp = TPP_FREE;
 	s->sp = s->recompute = s->zero = TPP_FREE;
+	s->recompute_layers = TPP_FREE;
 	s->top_k = 5;
 	s->max_mbs = 16;
 	s->max_cp = 16;
@@ -132,11 +133,13 @@ static int past_limit(struct ctx *x)
 }
 
 /* Check, evaluate and file one layout. */
-static void consider(struct ctx *x, const struct tpp_layout *l)
+static void consider(struct ctx *x, const struct tpp_layout *lin)
 {
 	struct tpp_plan *plan = x->plan;
 	struct tpp_eval e;
 	enum tpp_invalid why;
+	struct tpp_layout lb;
+	const struct tpp_layout *l = lin;
 	int rc;
 
 	if (x->timed_out)
@@ -150,6 +153,19 @@ static void consider(struct ctx *x, const struct tpp_layout *l)
 	if (why != TPP_INV_NONE) {
 		plan->rejected[why]++;
 		return;
+	}
+	/*
+	 * Full recompute with the block size left to the search: recompute
+	 * the fewest layers per chunk that fit, since step time only grows
+	 * with each layer recomputed (Megatron --recompute-method block).
+	 */
+	if (l->recompute == TPP_RECOMPUTE_FULL && x->s->recompute_layers == TPP_FREE) {
+		int n = tpp_recompute_layers_min(x->m, x->c, x->o, l);
+		if (n > 0) {
+			lb = *l;
+			lb.recompute_layers = n;
+			l = &lb;
+		}
 	}
 	{
 		/* memory first: most invalid-by-size layouts stop here */
@@ -242,6 +258,10 @@ static void enumerate_inner(struct ctx *x, struct tpp_layout *l)
 					for (rc = 0; rc < TPP_RECOMPUTE__COUNT; rc++) {
 						if (!in(s->recompute, rc))
 							continue;
+						/* a block size implies full recompute */
+						if (s->recompute_layers > 0 && rc != TPP_RECOMPUTE_FULL &&
+						    s->recompute == TPP_FREE)
+							continue;
 						for (zero = 0; zero <= 3; zero++) {
 							if (!in(s->zero, zero))
 								continue;
@@ -253,6 +273,10 @@ static void enumerate_inner(struct ctx *x, struct tpp_layout *l)
 							l->sp = spf;
 							l->tp_overlap = ov;
 							l->recompute = (enum tpp_recompute)rc;
+							/* a block size with another mode is
+							 * kept, to be rejected as invalid */
+							l->recompute_layers = s->recompute_layers != TPP_FREE
+									      ? s->recompute_layers : 0;
 							l->zero = zero;
 							if (!bulk_tp) {
 								consider(x, l);

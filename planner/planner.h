@@ -26,6 +26,7 @@ enum tpp_reject {
 	TPP_REJ_ZERO = TPP_INV_ZERO,
 	TPP_REJ_PRECISION = TPP_INV_PRECISION,
 	TPP_REJ_CP_ATTN = TPP_INV_CP_ATTN,
+	TPP_REJ_RECOMPUTE = TPP_INV_RECOMPUTE,
 	TPP_REJ_MEMORY = TPP_INV__COUNT, /* does not fit in GPU memory */
 	TPP_REJ__COUNT
 };
@@ -41,6 +42,9 @@ struct tpp_search {
 	int gpus;
 	int gbs;
 	int tp, pp, dp, cp, mbs, vp, sp, recompute, zero;
+	int recompute_layers; /* with recompute full: a fixed block size (0 =
+				 every layer), or TPP_FREE: the fewest layers
+				 per chunk that fit (tpp_recompute_layers_min) */
 	int sched;          /* enum tpp_sched, or TPP_FREE */
 	int tp_overlap;     /* 0, 1 or TPP_FREE */
 	int zb;             /* zero-bubble schedule allowed: 0, 1 or TPP_FREE */

@@ -1083,6 +1083,68 @@ static void test_fp8_recipe(void)
 	CHECK(cur.layer_fwd_s == del.layer_fwd_s);
 }
 
+/*
+ * Block recompute (Megatron --recompute-method block): the first N layers
+ * of each model chunk are recomputed.  Llama 3.1 405B on pp 16 x vp 4 = 64
+ * chunks of 126 layers: 62 chunks of 2 and 2 of 1, so N = 1 re-runs 64 of
+ * 126 layers.  Memory and recompute time sit between none and full in
+ * proportion; the planner's block size is the fewest layers that fit.
+ */
+static void test_block_recompute(void)
+{
+	const struct tpp_model *m = preset("llama3.1-405b");
+	struct tpp_cluster c;
+	struct tpp_cost_opts o;
+	struct tpp_layout l = layout(4, 16, 4, 1, 4, 1, TPP_RECOMPUTE_FULL, 1, 1536);
+	struct tpp_eval full, blk, none;
+	struct tpp_mem_breakdown mem;
+	double phi = 64.0 / 126.0;
+	int n, fits;
+	char lb[256];
+
+	load_cluster("gb200-nvl72", 256, &c);
+	tpp_cost_opts_default(&o);
+	o.prec = TPP_PREC_FP8;
+	CHECK(tpp_max_chunk_layers(m, &l) == 2);
+	CHECK_REL(tpp_recompute_share(m, &l), 1.0, 1e-12);
+	CHECK(!eval(m, &c, &o, &l, &full));
+	l.recompute_layers = 1;
+	CHECK_REL(tpp_recompute_share(m, &l), phi, 1e-12);
+	CHECK(tpp_layout_invalid(m, &c, &o, &l) == TPP_INV_NONE);
+	CHECK(!eval(m, &c, &o, &l, &blk));
+	l.recompute = TPP_RECOMPUTE_NONE;
+	l.recompute_layers = 0;
+	CHECK(tpp_cost_memory(m, &c, &o, &l, &none.mem, &fits) == TPP_OK);
+	/* activations (of the first rank): phi of the layers keep their
+	 * input only */
+	CHECK_REL(blk.mem.layer_act_bytes,
+		  phi * full.mem.layer_act_bytes + (1 - phi) * none.mem.layer_act_bytes, 1e-9);
+	CHECK_REL(blk.t.recompute_s, phi * full.t.recompute_s, 1e-9);
+	CHECK(blk.step_s < full.step_s);
+	/* the planner's choice: 1 layer per chunk fits on GB200, 0 (all)
+	 * does not exist below it */
+	l.recompute = TPP_RECOMPUTE_FULL;
+	n = tpp_recompute_layers_min(m, &c, &o, &l);
+	CHECK(n == 1);
+	l.recompute_layers = n;
+	CHECK(tpp_cost_memory(m, &c, &o, &l, &mem, &fits) == TPP_OK && fits);
+	tpp_layout_format(&l, lb, sizeof(lb));
+	CHECK_STR_CONTAINS(lb, ",recompute_layers=1");
+	/* a block size is a full-recompute setting, at most a chunk */
+	l.recompute_layers = 3;
+	CHECK(tpp_layout_invalid(m, &c, &o, &l) == TPP_INV_RECOMPUTE);
+	l.recompute_layers = 1;
+	l.recompute = TPP_RECOMPUTE_SELECTIVE;
+	CHECK(tpp_layout_invalid(m, &c, &o, &l) == TPP_INV_RECOMPUTE);
+	/* on H100 (80 GB) nothing short of every layer fits: 0 */
+	load_cluster("dgx-h100", 256, &c);
+	l.recompute = TPP_RECOMPUTE_FULL;
+	l.recompute_layers = 0;
+	l.zero = 1;
+	n = tpp_recompute_layers_min(m, &c, &o, &l);
+	CHECK(n == 0 || n == -1);
+}
+
 int main(int argc, char **argv)
 {
 	int k22 = argc < 2 || !strcmp(argv[1], "k22");
@@ -1110,6 +1172,7 @@ int main(int argc, char **argv)
 	test_gemm_table();
 	test_attention_core();
 	test_fp8_recipe();
+	test_block_recompute();
 	test_chunk_limit();
 	return tpp_test_done("test_cost");
 }

@@ -152,6 +152,19 @@ if expect fp8-current 0 out '"fp8_recipe": "current"' "$BIN" --model llama3-8b \
 			fail "fp8-delayed: current scaling ($c s) not slower than delayed ($d s)"
 	fi
 fi
+# block recompute: left out, the fewest layers per chunk that fit; given,
+# exactly that many; a block size without full recompute is rejected
+BLK="--model llama3.1-405b --cluster gb200-nvl72 --gpus 256 --global-batch 1536 --precision fp8"
+if expect block-recompute 0 out '"recompute_layers": 1' "$BIN" $BLK \
+	--layout tp=4,pp=16,dp=4,cp=1,mbs=1,vp=4,sp=1,recompute=full,zero=1,tp_overlap=1 --json; then
+	jcheck block-recompute "$OUT" '.layouts[0].layout_arg | endswith(",recompute_layers=1")'
+fi
+if expect block-recompute-given 0 out '"recompute_layers": 2' "$BIN" $BLK \
+	--layout tp=4,pp=16,dp=4,cp=1,mbs=1,vp=4,sp=1,recompute=full,recompute_layers=2,zero=1,tp_overlap=1 --json; then :; fi
+expect block-recompute-text 0 out "full:1" "$BIN" $BLK \
+	--layout tp=4,pp=16,dp=4,cp=1,mbs=1,vp=4,sp=1,recompute=full,zero=1,tp_overlap=1
+expect block-recompute-selective 1 err "recompute_layers needs recompute=full" "$BIN" $BLK \
+	--layout tp=4,pp=16,dp=4,cp=1,mbs=1,vp=4,sp=1,recompute=selective,recompute_layers=1,zero=1,tp_overlap=1
 expect fp8-recipe-bad 2 err "--fp8-recipe: expected current or delayed" "$BIN" \
 	--model llama3-8b --cluster dgx-h100 --fp8-recipe x
 
@@ -163,7 +176,7 @@ if expect layout-fixed 0 out '"layouts"' "$BIN" --model 175b --cluster dgx-a100 
 	jcheck layout-fixed "$OUT" '.considered == 1'
 	jcheck layout-fixed "$OUT" '.layouts[0].layout == {"tp": 8, "pp": 8,
 		"dp": 16, "cp": 1, "mbs": 1, "vp": 3, "sp": true,
-		"recompute": "selective", "zero": 1, "schedule": "interleaved",
+		"recompute": "selective", "recompute_layers": 0, "zero": 1, "schedule": "interleaved",
 		"tp_overlap": false, "gbs": 1536}'
 	jcheck layout-fixed "$OUT" ".layouts[0].layout_arg == \"$fixed\""
 fi
