@@ -899,7 +899,10 @@ static void write_doc(struct doc *d, const struct tpp_report *r,
 			d_td(d, "%d", l->cp), d_td(d, "%d", l->mbs), d_td(d, "%d", l->vp),
 			d_td(d, "%s", tpp_sched_names[tpp_layout_sched(l)]),
 			d_td(d, "%s", l->tp_overlap ? "yes+overlap" : l->sp ? "yes" : "no"),
-			d_td(d, "%s", tpp_recompute_names[l->recompute]), d_td(d, "%d", l->zero),
+			(l->recompute == TPP_RECOMPUTE_FULL && l->recompute_layers > 0
+				 ? d_td(d, "full, %d per chunk", l->recompute_layers)
+				 : d_td(d, "%s", tpp_recompute_names[l->recompute])),
+			d_td(d, "%d", l->zero),
 			d_td(d, "%d", e->microbatches), d_td(d, "%.3f", e->step_s),
 			d_td(d, "%.0f", e->tokens_per_s), d_td(d, "%.1f%%", 100 * e->mfu),
 			d_td(d, "%.1f", e->mem.total_bytes / GIB);
