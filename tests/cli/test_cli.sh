@@ -369,6 +369,12 @@ if expect validate-bridge 0 out "MAPE " \
 	"$BIN" validate "$ROOT/tests/data/runs/bridge-25.11.tsv"; then
 	grep -q '^MAPE .* rows 8$' "$OUT" || fail "validate-bridge: not all 8 rows predicted"
 fi
+# a third corpus (MosaicML MPT on A100, FSDP): every row predicts under
+# the modern stack (no threshold: accuracy is reported, not tested)
+if expect validate-mpt 0 out "MAPE " \
+	"$BIN" validate "$ROOT/tests/data/runs/mosaic-mpt-a100.tsv" --stack modern; then
+	grep -q '^MAPE .* rows 6$' "$OUT" || fail "validate-mpt: not all 6 rows predicted"
+fi
 # the attention kernel of a row follows its era; --attention overrides it
 if expect validate-era-attention 0 out '"attention"' \
 	"$BIN" validate "$ROOT/tests/data/runs/era-attention.tsv" --json; then
