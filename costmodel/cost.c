@@ -151,9 +151,24 @@ int tpp_vocab_padded(const struct tpp_model *m, int tp)
  * peak when the cluster has it (calibration.md 7.2), else 0.80, the low
  * end of the MAMF/peak ratios of current NVIDIA parts (77.6-86.9 %). */
 /* Fraction of compute throughput communication kernels take while they
- * overlap it: Calculon's processor_usage for NVLink collectives, 0.15
- * (calibration.md 4.4, 8). */
+ * overlap it: Calculon's processor_usage, 0.15 for collectives inside the
+ * scale-up fabric (NVLink), 0.02 over the network (IB) (calibration.md
+ * 4.4, 8). */
 #define TPP_OVERLAP_SM_SHARE 0.15
+#define TPP_OVERLAP_SM_SHARE_NET 0.02
+
+/* The share for a collective on tier t. */
+static double overlap_share(const struct tpp_tier *t)
+{
+	switch (t->kind) {
+	case TPP_TIER_INFINIBAND:
+	case TPP_TIER_ROCE:
+	case TPP_TIER_ETHERNET:
+		return TPP_OVERLAP_SM_SHARE_NET;
+	default:
+		return TPP_OVERLAP_SM_SHARE;
+	}
+}
 
 static double gemm_ceiling(const struct tpp_gpu *g, enum tpp_prec p)
 {
@@ -895,9 +910,14 @@ static void layer_cost(const struct tpp_model *m, const struct tpp_cluster *c,
 		double ring = (cp - 1) * tpp_coll_time(c, TPP_COLL_SEND_RECV, kv, l->cp, l->tp);
 		double exposed_f = ring - attn_f;
 		double exposed_b = 2 * ring - attn_b;
+		double share = overlap_share(&c->tiers[tpp_cluster_tier_for(c, l->cp, l->tp)]);
 		lc->cp_f_s = exposed_f > 0 ? exposed_f : 0;
 		lc->cp_b_s = exposed_b > 0 ? exposed_b : 0;
 		cp_comm = lc->cp_f_s + lc->cp_b_s;
+		/* the hidden transfers' kernels slow the attention beside them */
+		lc->fwd_s += share * fmin(ring, attn_f);
+		lc->bwd_in_s += share * fmin(2 * ring, attn_b);
+		lc->bwd_s = lc->bwd_in_s + lc->bwd_w_s;
 	} else {
 		lc->cp_f_s = lc->cp_b_s = 0;
 	}
@@ -1258,6 +1278,30 @@ static void work_get(const struct tpp_model *m, const struct tpp_cluster *c,
 		w->head_b *= k;
 		w->head_w *= k;
 	}
+	/*
+	 * ZeRO-3 / FSDP with overlap: each layer's parameter gather (and its
+	 * gradient reduce-scatter) runs beside that layer's compute (the
+	 * exposure is priced in tpp_cost_eval); the collective kernels slow
+	 * the compute they hide behind by the tier's share.  Here, past the
+	 * per-layer cache, as it depends on dp and the ZeRO stage.
+	 */
+	if (l->zero == 3 && o->dp_overlap && (long long)l->dp * l->cp > 1) {
+		struct layer_cost *lc = &w->lc;
+		double t = l->tp;
+		int nd = l->dp * l->cp;
+		double pl = (tpp_model_params_per_layer(m) -
+			     tpp_model_params_per_layer_replicated(m)) / t +
+			    tpp_model_params_per_layer_replicated(m);
+		double share = overlap_share(&c->tiers[tpp_cluster_tier_for(c, nd, l->tp)]);
+		double ag = tpp_coll_time(c, TPP_COLL_ALL_GATHER, pl * 2.0, nd, l->tp);
+		double rs = tpp_coll_time(c, TPP_COLL_REDUCE_SCATTER, pl * 4.0, nd, l->tp);
+		lc->fwd_s += share * fmin(ag, lc->fwd_s);
+		if (l->recompute == TPP_RECOMPUTE_FULL)
+			lc->recomp_s += share * fmin(ag, lc->recomp_s);
+		lc->bwd_in_s += share * fmin(ag + rs, lc->bwd_in_s + lc->bwd_w_s);
+		lc->bwd_s = lc->bwd_in_s + lc->bwd_w_s;
+	}
+
 	/* Block recompute re-runs only a share of the layers (and of their
 	 * forward TP collectives): per layer on average. */
 	if (l->recompute == TPP_RECOMPUTE_FULL && l->recompute_layers > 0) {
