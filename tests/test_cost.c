@@ -1145,6 +1145,34 @@ static void test_block_recompute(void)
 	CHECK(n == 0 || n == -1);
 }
 
+/* ZeRO-3 with overlap: each layer's gather runs beside its forward and
+ * takes Calculon's 15 % of the compute it hides behind (NVLink tier). */
+static void test_zero3_overlap_share(void)
+{
+	const struct tpp_model *m = preset("llama3-8b");
+	struct tpp_cluster c;
+	struct tpp_cost_opts o;
+	struct tpp_layout l = layout(1, 1, 8, 1, 1, 0, TPP_RECOMPUTE_NONE, 3, 64);
+	struct tpp_eval on, off;
+	double pl = tpp_model_params_per_layer(m), ag;
+	load_cluster("dgx-h100", 8, &c);
+	tpp_cost_opts_default(&o);
+	o.gpu_speed_sigma = 0;
+	o.dp_overlap = 0;
+	CHECK(!eval(m, &c, &o, &l, &off));
+	o.dp_overlap = 1;
+	CHECK(!eval(m, &c, &o, &l, &on));
+	ag = tpp_coll_time(&c, TPP_COLL_ALL_GATHER, pl * 2.0, 8, 1);
+	CHECK(ag < off.layer_fwd_s);
+	CHECK_REL(on.layer_fwd_s - off.layer_fwd_s, 0.15 * ag, 1e-9);
+	/* no sharded parameters, no per-layer collectives beside compute */
+	l.zero = 1;
+	CHECK(!eval(m, &c, &o, &l, &on));
+	o.dp_overlap = 0;
+	CHECK(!eval(m, &c, &o, &l, &off));
+	CHECK(on.layer_fwd_s == off.layer_fwd_s);
+}
+
 int main(int argc, char **argv)
 {
 	int k22 = argc < 2 || !strcmp(argv[1], "k22");
@@ -1173,6 +1201,7 @@ int main(int argc, char **argv)
 	test_attention_core();
 	test_fp8_recipe();
 	test_block_recompute();
+	test_zero3_overlap_share();
 	test_chunk_limit();
 	return tpp_test_done("test_cost");
 }
