@@ -103,28 +103,38 @@ int tpp_cli_train_precision(const char *arg, enum tpp_prec *out)
 	return TPP_OK;
 }
 
-int tpp_cli_attention(const char *arg, enum tpp_attn *out)
+/* The index of `arg` among a flag's n value names; a usage error listing
+ * them ("expected a or b") otherwise. */
+static int cli_named_value(const char *flag, const char *arg,
+			   const char *const *names, int n, int *out)
 {
-	int a;
-	for (a = 0; a < TPP_ATTN__COUNT; a++)
-		if (!strcmp(arg, tpp_attn_names[a])) {
-			*out = (enum tpp_attn)a;
+	int i;
+	for (i = 0; i < n; i++)
+		if (!strcmp(arg, names[i])) {
+			*out = i;
 			return TPP_OK;
 		}
-	fprintf(stderr, "tpplan: --attention: expected unfused or flash, got '%s'\n", arg);
+	fprintf(stderr, "tpplan: %s: expected", flag);
+	for (i = 0; i < n; i++)
+		fprintf(stderr, "%s %s", i == 0 ? "" : i == n - 1 ? " or" : ",", names[i]);
+	fprintf(stderr, ", got '%s'\n", arg);
 	return TPP_E_USAGE;
+}
+
+int tpp_cli_attention(const char *arg, enum tpp_attn *out)
+{
+	int v, rc = cli_named_value("--attention", arg, tpp_attn_names, TPP_ATTN__COUNT, &v);
+	if (rc == TPP_OK)
+		*out = (enum tpp_attn)v;
+	return rc;
 }
 
 int tpp_cli_fp8_recipe(const char *arg, enum tpp_fp8_recipe *out)
 {
-	int r;
-	for (r = 0; r < TPP_FP8__COUNT; r++)
-		if (!strcmp(arg, tpp_fp8_recipe_names[r])) {
-			*out = (enum tpp_fp8_recipe)r;
-			return TPP_OK;
-		}
-	fprintf(stderr, "tpplan: --fp8-recipe: expected current or delayed, got '%s'\n", arg);
-	return TPP_E_USAGE;
+	int v, rc = cli_named_value("--fp8-recipe", arg, tpp_fp8_recipe_names, TPP_FP8__COUNT, &v);
+	if (rc == TPP_OK)
+		*out = (enum tpp_fp8_recipe)v;
+	return rc;
 }
 
 int tpp_cli_parse_layout(const char *arg, struct tpp_search *s,
