@@ -27,7 +27,7 @@ static const struct tpp_optdoc opts[] = {
 	{{"fp8-recipe", required_argument, 0, O_FP8_RECIPE}, "R", "with --precision fp8: current (default: each tensor's own amax, one more read per quantization) or delayed (scale from the amax history)"},
 	{{"top", required_argument, 0, O_TOP}, "K", "show the K best layouts (default 5)"},
 	{{"json", no_argument, 0, O_JSON}, NULL, "print the plan as JSON (schema tpplan.plan/v1)"},
-	{{"layout", required_argument, 0, O_LAYOUT}, "L", "fix layout fields: tp, pp, dp, cp, mbs, vp, sp (0/1), recompute (none/selective/full), recompute_layers (with full: layers of each model chunk recomputed, 0 = all; left out, the fewest that fit), zero (0-3), schedule (1f1b/interleaved/zb-h1), tp_overlap (0/1); e.g. tp=8,pp=16,vp=3,sp=1; all given: evaluate that one layout"},
+	{{"layout", required_argument, 0, O_LAYOUT}, "L", "fix layout fields: tp, pp, dp, cp, mbs, vp, sp (0/1), recompute (none/selective/full), recompute_layers (with full: the first N layers of each model chunk recomputed, block method; 0 or left out = every layer; with recompute left to the search, the fewest that fit), zero (0-3), schedule (1f1b/interleaved/zb-h1), tp_overlap (0/1); e.g. tp=8,pp=16,vp=3,sp=1; all given: evaluate that one layout"},
 	{{"mem-reserve-gib", required_argument, 0, O_RESERVE}, "G", "GPU memory kept free for context, NCCL, workspaces (default 3)"},
 	{{"attention", required_argument, 0, O_ATTN}, "A", "flash (default: fused attention kernels, FlashAttention / cuDNN via Transformer Engine; needed for context parallelism) or unfused (scores materialised, Megatron's fused softmax before 2023)"},
 	{{"no-dp-overlap", no_argument, 0, O_NO_DP_OVERLAP}, NULL, "do not overlap gradient reduction with backward"},

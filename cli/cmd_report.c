@@ -14,7 +14,7 @@
 enum {
 	O_MODEL = 'm', O_CLUSTER = 'c', O_OUT = 'o', O_HELP = 'h',
 	O_GPUS = 1000, O_NODES, O_GBS, O_SEQ, O_PREC, O_TOP, O_CALIBRATION,
-	O_EXEC, O_NO_PLOTS,
+	O_EXEC, O_NO_PLOTS, O_FP8_RECIPE,
 };
 
 static const struct tpp_optdoc opts[] = {
@@ -25,6 +25,7 @@ static const struct tpp_optdoc opts[] = {
 	{{"global-batch", required_argument, 0, O_GBS}, "B", "global batch in sequences (default: the model's)"},
 	{{"seq", required_argument, 0, O_SEQ}, "S", "sequence length (default: the model's)"},
 	{{"precision", required_argument, 0, O_PREC}, "P", "bf16 (default), fp16 or fp8"},
+	{{"fp8-recipe", required_argument, 0, O_FP8_RECIPE}, "R", "with --precision fp8: current (default) or delayed scaling"},
 	{{"top", required_argument, 0, O_TOP}, "K", "report the K best layouts (default 5)"},
 	{{"calibration", required_argument, 0, O_CALIBRATION}, "FILE", "use (and plot) the figures measured by `tpplan calibrate`"},
 	{{"exec", required_argument, 0, O_EXEC}, "FILE", "add measured vs predicted per phase from `tpplan exec --json` output"},
@@ -138,6 +139,7 @@ int tpp_cmd_report(int argc, char **argv)
 		case O_EXEC: exec_arg = optarg; break;
 		case O_NO_PLOTS: plots = 0; break;
 		case O_PREC: rc = tpp_cli_train_precision(optarg, &co.prec); break;
+		case O_FP8_RECIPE: rc = tpp_cli_fp8_recipe(optarg, &co.fp8_recipe); break;
 		case O_HELP: report_usage(stdout); return TPP_OK;
 		default: return tpp_cli_bad_option(ch, argv, "report");
 		}

@@ -81,10 +81,12 @@ static int af_close(struct afile *a)
 	((n) += (size_t)snprintf((buf) + ((n) < (size) ? (n) : (size)),         \
 				 (n) < (size) ? (size) - (n) : 0, __VA_ARGS__))
 
-void tpp_report_megatron_args(const struct tpp_model *m, enum tpp_prec p,
+void tpp_report_megatron_args(const struct tpp_model *m,
+			      const struct tpp_cost_opts *o,
 			      const struct tpp_eval *e, char *args,
 			      size_t args_size, char *note, size_t note_size)
 {
+	enum tpp_prec p = o->prec;
 	const struct tpp_layout *l = &e->layout;
 	size_t n = 0, k = 0;
 	int chunks = l->pp * l->vp;
@@ -114,7 +116,9 @@ void tpp_report_megatron_args(const struct tpp_model *m, enum tpp_prec p,
 	if (p == TPP_PREC_FP16)
 		APP(args, args_size, n, " --fp16");
 	else if (p == TPP_PREC_FP8)
-		APP(args, args_size, n, " --bf16 --fp8-format hybrid");
+		/* Megatron's --fp8-recipe: tensorwise is current scaling */
+		APP(args, args_size, n, " --bf16 --fp8-format hybrid --fp8-recipe %s",
+		    o->fp8_recipe == TPP_FP8_CURRENT ? "tensorwise" : "delayed");
 	else
 		APP(args, args_size, n, " --bf16");
 	APP(args, args_size, n, " --num-layers %d --hidden-size %d --num-attention-heads %d",
@@ -893,7 +897,7 @@ static void write_doc(struct doc *d, const struct tpp_report *r,
 		const struct tpp_eval *e = &p->top[i];
 		const struct tpp_layout *l = &e->layout;
 		tpp_layout_format(l, lb, sizeof(lb));
-		tpp_report_megatron_args(m, prec, e, args, sizeof(args), note, sizeof(note));
+		tpp_report_megatron_args(m, x->opts, e, args, sizeof(args), note, sizeof(note));
 		d_row(d);
 		d_td(d, "%d", i + 1), d_td(d, "%d", l->tp), d_td(d, "%d", l->pp), d_td(d, "%d", l->dp),
 			d_td(d, "%d", l->cp), d_td(d, "%d", l->mbs), d_td(d, "%d", l->vp),

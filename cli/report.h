@@ -68,11 +68,12 @@ struct tpp_report {
 int tpp_report_read_exec(const char *path, struct tpp_report *r);
 
 /*
- * Megatron-LM launch arguments reproducing layout `e` of model `m` at
- * precision `p`, into args; what Megatron-LM cannot express (ZB-H1,
+ * Megatron-LM launch arguments reproducing layout `e` of model `m` under
+ * options `o` (precision, fp8 recipe), into args; what Megatron-LM cannot express (ZB-H1,
  * ZeRO-2/3, uneven layer splits) into note ("" when nothing).
  */
-void tpp_report_megatron_args(const struct tpp_model *m, enum tpp_prec p,
+void tpp_report_megatron_args(const struct tpp_model *m,
+			      const struct tpp_cost_opts *o,
 			      const struct tpp_eval *e, char *args,
 			      size_t args_size, char *note, size_t note_size);
 

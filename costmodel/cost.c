@@ -1456,7 +1456,7 @@ static void mem_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 	double params_layer = tpp_model_params_per_layer(m);
 	double params_rep = tpp_model_params_per_layer_replicated(m);
 	double params_layer_gpu = (params_layer - params_rep) / t + params_rep;
-	double apl = act_per_layer(m, o, l);
+	double apl = act_per_layer(m, o, l), apl_kept = 0;
 	double interleave = l->vp > 1 ? 1.0 + (pp - 1) / (pp * v) : 1.0;
 	double bmb = l->mbs, best = -1, wb, gb, ob;
 	int mb = tpp_layout_microbatches(l), r;
@@ -1466,21 +1466,29 @@ static void mem_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 
 	rank_param_ctx_init(m, l, &rpx);
 	state_bytes(l->zero, d * l->cp, &wb, &gb, &ob);
-	/* block recompute: the recomputed share keeps only its inputs, the
-	 * rest everything (spread evenly, as in tpp_recompute_share) */
+	/* block recompute: of each of the rank's chunks the first
+	 * recompute_layers keep only their input, the others everything */
 	if (l->recompute == TPP_RECOMPUTE_FULL && l->recompute_layers > 0) {
 		struct tpp_layout ln = *l;
-		double phi = tpp_recompute_share(m, l);
 		ln.recompute = TPP_RECOMPUTE_NONE;
 		ln.recompute_layers = 0;
-		apl = phi * apl + (1.0 - phi) * act_per_layer(m, o, &ln);
+		apl_kept = act_per_layer(m, o, &ln);
 	}
 	for (r = 0; r < l->pp; r++) {
 		int layers_r, first, last;
 		double P = rank_params(m, l, &rpx, r, &layers_r, &first, &last);
 		double inflight, act, other, total;
 		inflight = pp - r < mb ? pp - r : mb;
-		act = apl * layers_r * inflight * (r == 0 ? interleave : 1.0);
+		act = apl * layers_r;
+		if (apl_kept > 0) {
+			int j, kept = 0;
+			for (j = 0; j < l->vp; j++) {
+				int lk = tpp_chunk_layers(m->layers, l->pp * l->vp, j * l->pp + r);
+				kept += lk > l->recompute_layers ? lk - l->recompute_layers : 0;
+			}
+			act = apl * (layers_r - kept) + apl_kept * kept;
+		}
+		act *= inflight * (r == 0 ? interleave : 1.0);
 		other = 0;
 		if (first)
 			other += (8.0 * s * bmb + (m->dropout ? s * bmb * h : 0)) *

@@ -152,17 +152,30 @@ if expect fp8-current 0 out '"fp8_recipe": "current"' "$BIN" --model llama3-8b \
 			fail "fp8-delayed: current scaling ($c s) not slower than delayed ($d s)"
 	fi
 fi
-# block recompute: left out, the fewest layers per chunk that fit; given,
-# exactly that many; a block size without full recompute is rejected
+# block recompute: recompute left to the search, the fewest layers per
+# chunk that fit; recompute=full alone, every layer; a block size given,
+# exactly that many; printed layouts read back to the same step; a block
+# size without full recompute is rejected
 BLK="--model llama3.1-405b --cluster gb200-nvl72 --gpus 256 --global-batch 1536 --precision fp8"
 if expect block-recompute 0 out '"recompute_layers": 1' "$BIN" $BLK \
-	--layout tp=4,pp=16,dp=4,cp=1,mbs=1,vp=4,sp=1,recompute=full,zero=1,tp_overlap=1 --json; then
+	--layout tp=4,pp=16,dp=4,cp=1,mbs=1,vp=4,sp=1,zero=1,tp_overlap=1 --top 1 --json; then
 	jcheck block-recompute "$OUT" '.layouts[0].layout_arg | endswith(",recompute_layers=1")'
+	arg=$(jq -r '.layouts[0].layout_arg' "$OUT") step=$(jq '.layouts[0].step_s' "$OUT")
+	if expect block-recompute-roundtrip 0 out '"layouts"' "$BIN" $BLK --layout "$arg" --json; then
+		jcheck block-recompute-roundtrip "$OUT" ".layouts[0].step_s == $step"
+	fi
+fi
+if expect block-recompute-full 0 out '"recompute_layers": 0' "$BIN" $BLK \
+	--layout tp=4,pp=16,dp=4,cp=1,mbs=1,vp=4,sp=1,recompute=full,zero=1,tp_overlap=1 --json; then
+	arg=$(jq -r '.layouts[0].layout_arg' "$OUT") step=$(jq '.layouts[0].step_s' "$OUT")
+	if expect block-recompute-full-roundtrip 0 out '"layouts"' "$BIN" $BLK --layout "$arg" --json; then
+		jcheck block-recompute-full-roundtrip "$OUT" ".layouts[0].step_s == $step"
+	fi
 fi
 if expect block-recompute-given 0 out '"recompute_layers": 2' "$BIN" $BLK \
 	--layout tp=4,pp=16,dp=4,cp=1,mbs=1,vp=4,sp=1,recompute=full,recompute_layers=2,zero=1,tp_overlap=1 --json; then :; fi
 expect block-recompute-text 0 out "full:1" "$BIN" $BLK \
-	--layout tp=4,pp=16,dp=4,cp=1,mbs=1,vp=4,sp=1,recompute=full,zero=1,tp_overlap=1
+	--layout tp=4,pp=16,dp=4,cp=1,mbs=1,vp=4,sp=1,zero=1,tp_overlap=1 --top 1
 expect block-recompute-selective 1 err "recompute_layers needs recompute=full" "$BIN" $BLK \
 	--layout tp=4,pp=16,dp=4,cp=1,mbs=1,vp=4,sp=1,recompute=selective,recompute_layers=1,zero=1,tp_overlap=1
 expect fp8-recipe-bad 2 err "--fp8-recipe: expected current or delayed" "$BIN" \
