@@ -75,12 +75,32 @@ static int check_nesting(const char *path, const char *text, size_t n,
 	return TPP_OK;
 }
 
-static int finish_load(struct tpp_ydoc *d, yaml_parser_t *p, struct tpp_err *err)
+/* Line and column (1-based) of byte `off` of text[0..n). */
+static void offset_line_col(const char *text, size_t n, size_t off, int *line, int *col)
+{
+	size_t i;
+	*line = 1;
+	*col = 1;
+	for (i = 0; i < off && i < n; i++) {
+		if (text[i] == '\n') {
+			++*line;
+			*col = 1;
+		} else if (((unsigned char)text[i] & 0xC0) != 0x80) {
+			++*col; /* count characters, not UTF-8 continuation bytes */
+		}
+	}
+}
+
+static int finish_load(struct tpp_ydoc *d, yaml_parser_t *p, const char *text,
+		       size_t n, struct tpp_err *err)
 {
 	yaml_document_t extra;
 	if (!yaml_parser_load(p, &d->doc)) {
 		int line = (int)p->problem_mark.line + 1;
 		int col = (int)p->problem_mark.column + 1;
+		/* the reader (bad bytes, encoding) reports a byte offset only */
+		if (p->error == YAML_READER_ERROR)
+			offset_line_col(text, n, p->problem_offset, &line, &col);
 		const char *what = p->problem ? p->problem : "malformed YAML";
 		if (p->context)
 			tpp_err_set(err, TPP_E_INPUT, d->path, line, col,
@@ -117,13 +137,13 @@ static int finish_load(struct tpp_ydoc *d, yaml_parser_t *p, struct tpp_err *err
 	yaml_parser_delete(p);
 	/* a "\0" escape would cut every C string short silently */
 	{
-		yaml_node_t *n;
-		for (n = d->doc.nodes.start; n < d->doc.nodes.top; n++)
-			if (n->type == YAML_SCALAR_NODE &&
-			    strlen((const char *)n->data.scalar.value) != n->data.scalar.length) {
+		yaml_node_t *nd;
+		for (nd = d->doc.nodes.start; nd < d->doc.nodes.top; nd++)
+			if (nd->type == YAML_SCALAR_NODE &&
+			    strlen((const char *)nd->data.scalar.value) != nd->data.scalar.length) {
 				int rc = tpp_err_set(err, TPP_E_INPUT, d->path,
-						     (int)n->start_mark.line + 1,
-						     (int)n->start_mark.column + 1,
+						     (int)nd->start_mark.line + 1,
+						     (int)nd->start_mark.column + 1,
 						     "a value contains a NUL character (\\0)");
 				tpp_ydoc_free(d);
 				return rc;
@@ -192,7 +212,7 @@ int tpp_ydoc_load(struct tpp_ydoc *d, const char *path, struct tpp_err *err)
 				   "out of memory initialising YAML parser");
 	}
 	yaml_parser_set_input_string(&p, (const unsigned char *)text, n);
-	rc = finish_load(d, &p, err);
+	rc = finish_load(d, &p, text, n, err);
 	free(text);
 	return rc;
 }
@@ -212,7 +232,7 @@ int tpp_ydoc_load_string(struct tpp_ydoc *d, const char *name,
 	}
 	yaml_parser_set_input_string(&p, (const unsigned char *)text,
 				     strlen(text));
-	return finish_load(d, &p, err);
+	return finish_load(d, &p, text, strlen(text), err);
 }
 
 void tpp_ydoc_free(struct tpp_ydoc *d)
