@@ -168,8 +168,10 @@ static int predict_row(char **fv, const int *col, const char *dir,
 	tpp_strlcpy(model->name, F(C_ID), sizeof(model->name));
 	tpp_strlcpy(model->desc, F(C_SOURCE), sizeof(model->desc));
 	r->measured_s = strtod(F(C_STEP), &end);
-	if (end == F(C_STEP) || *end || !(r->measured_s > 0)) {
-		snprintf(r->reason, sizeof(r->reason), "bad step_time_s '%s'", F(C_STEP));
+	/* a positive, finite, normal number of seconds: inf, nan or a
+	 * denormal would make the errors and the MAPE meaningless */
+	if (end == F(C_STEP) || *end || !isnormal(r->measured_s) || !(r->measured_s > 0)) {
+		snprintf(r->reason, sizeof(r->reason), "bad step_time_s '%s' (a positive number of seconds)", F(C_STEP));
 		r->measured_s = 0;
 		return -1;
 	}
@@ -208,7 +210,8 @@ static int predict_row(char **fv, const int *col, const char *dir,
 		return -1;
 	}
 	p = *F(C_PREC) ? tpp_prec_parse(F(C_PREC)) : TPP_PREC_BF16;
-	if (p < 0) {
+	/* the runs format's precisions (shared/validation/README.md) */
+	if (p != TPP_PREC_FP16 && p != TPP_PREC_BF16 && p != TPP_PREC_FP8) {
 		snprintf(r->reason, sizeof(r->reason), "unknown precision '%s'", F(C_PREC));
 		return -1;
 	}
@@ -390,6 +393,10 @@ int tpp_cmd_validate(int argc, char **argv)
 			return TPP_OK;
 		} else if (!strcmp(argv[i], "--json")) {
 			json = 1;
+		} else if ((!strcmp(argv[i], "--attention") || !strcmp(argv[i], "--stack")) &&
+			   i + 1 == argc) {
+			fprintf(stderr, "tpplan validate: %s needs a value\n", argv[i]);
+			return TPP_E_USAGE;
 		} else if (!strcmp(argv[i], "--attention") && i + 1 < argc) {
 			if (tpp_cli_attention(argv[++i], &co.attn))
 				return TPP_E_USAGE;
@@ -418,6 +425,10 @@ int tpp_cmd_validate(int argc, char **argv)
 		validate_usage(stderr);
 		return TPP_E_USAGE;
 	}
+	if (!*file) {
+		fprintf(stderr, "tpplan validate: the runs file name is empty\n");
+		return TPP_E_USAGE;
+	}
 	f = fopen(file, "r");
 	if (!f) {
 		fprintf(stderr, "%s: error: cannot open: %s\n", file, strerror(errno));
@@ -442,10 +453,15 @@ int tpp_cmd_validate(int argc, char **argv)
 	while (fgets(line, sizeof(line), f)) {
 		int n;
 		lineno++;
-		if (line[0] == '#' || line[0] == '\n')
+		if (line[0] == '#' || line[0] == '\n' || !strcmp(line, "\r\n"))
 			continue;
 		if (!strchr(line, '\n') && !feof(f)) {
-			fprintf(stderr, "%s:%d:1: error: line too long\n", file, lineno);
+			/* fgets stopped short of a full buffer: a NUL byte */
+			if (strlen(line) < sizeof(line) - 1)
+				fprintf(stderr, "%s:%d:%zu: error: a NUL byte in the line\n",
+					file, lineno, strlen(line) + 1);
+			else
+				fprintf(stderr, "%s:%d:1: error: line too long\n", file, lineno);
 			rc = TPP_E_INPUT;
 			goto out;
 		}
