@@ -1,6 +1,7 @@
 /*
  * args.c - strict parsing of flag values and of --layout strings.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -236,7 +237,9 @@ static int parse_layout_keys(const char *arg, struct tpp_search *s,
 					   item);
 		errno = 0;
 		v = strtol(eq + 1, &end, 10);
-		if (end == eq + 1 || *end || errno == ERANGE || v < keys[i].lo ||
+		/* digits only: strtol would also take " 4" and "+4" */
+		if (!isdigit((unsigned char)eq[1]) ||
+		    end == eq + 1 || *end || errno == ERANGE || v < keys[i].lo ||
 		    v > keys[i].hi)
 			return tpp_err_set(err, TPP_E_USAGE, NULL, 0, 0,
 					   "--layout: %s=%s: expected an integer in [%d, %d]",
@@ -256,6 +259,10 @@ int tpp_cli_calibrate_cluster(struct tpp_cluster *c, const char *path,
 
 	if (keep)
 		*keep = NULL;
+	if (path && !*path) {
+		fprintf(stderr, "tpplan: --calibration: the file name is empty\n");
+		return TPP_E_USAGE;
+	}
 	if (!path && c->calibration[0])
 		path = c->calibration;
 	if (!path)

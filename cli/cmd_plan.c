@@ -56,7 +56,7 @@ int tpp_cmd_plan(int argc, char **argv)
 	const char *timeline = NULL, *calibration = NULL;
 	int analytic = 0;
 	int gpus = 0, nodes = 0, gbs = 0, seq = 0, top = 5, json = 0;
-	int max_mbs = 16, max_cp = 16, ch, rc, i;
+	int max_mbs = 16, max_cp = 16, ch, rc, i, fp8_recipe_given = 0;
 	double time_limit = 60;
 	struct tpp_model model;
 	struct tpp_cluster *cluster = NULL;
@@ -95,12 +95,19 @@ int tpp_cmd_plan(int argc, char **argv)
 		case O_RESERVE: rc = tpp_cli_double("--mem-reserve-gib", optarg, 0, 1e4, &reserve); break;
 		case O_PREC: rc = tpp_cli_train_precision(optarg, &co.prec); break;
 		case O_ATTN: rc = tpp_cli_attention(optarg, &co.attn); break;
-		case O_FP8_RECIPE: rc = tpp_cli_fp8_recipe(optarg, &co.fp8_recipe); break;
+		case O_FP8_RECIPE:
+			rc = tpp_cli_fp8_recipe(optarg, &co.fp8_recipe);
+			fp8_recipe_given = 1;
+			break;
 		case O_HELP: plan_usage(stdout); return TPP_OK;
 		default: return tpp_cli_bad_option(ch, argv, "plan");
 		}
 		if (rc)
 			return rc;
+	}
+	if (fp8_recipe_given && co.prec != TPP_PREC_FP8) {
+		fprintf(stderr, "tpplan: --fp8-recipe applies to --precision fp8\n");
+		return TPP_E_USAGE;
 	}
 	if ((rc = tpp_cli_no_operands(argc, argv)))
 		return rc;

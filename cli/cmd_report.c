@@ -108,7 +108,7 @@ int tpp_cmd_report(int argc, char **argv)
 	struct option lo[TPP_ARRAY_LEN(opts) + 1];
 	const char *model_arg = NULL, *cluster_arg = NULL, *calibration = NULL;
 	const char *exec_arg = NULL, *out_dir = NULL;
-	int gpus = 0, nodes = 0, gbs = 0, seq = 0, top = 5, plots = 1, ch, rc, i;
+	int gpus = 0, nodes = 0, gbs = 0, seq = 0, top = 5, plots = 1, ch, rc, i, fp8_recipe_given = 0;
 	int counts[TPP_REPORT_SCALE_MAX];
 	struct tpp_model model;
 	struct tpp_cluster *cluster = NULL, *alt = NULL;
@@ -139,12 +139,19 @@ int tpp_cmd_report(int argc, char **argv)
 		case O_EXEC: exec_arg = optarg; break;
 		case O_NO_PLOTS: plots = 0; break;
 		case O_PREC: rc = tpp_cli_train_precision(optarg, &co.prec); break;
-		case O_FP8_RECIPE: rc = tpp_cli_fp8_recipe(optarg, &co.fp8_recipe); break;
+		case O_FP8_RECIPE:
+			rc = tpp_cli_fp8_recipe(optarg, &co.fp8_recipe);
+			fp8_recipe_given = 1;
+			break;
 		case O_HELP: report_usage(stdout); return TPP_OK;
 		default: return tpp_cli_bad_option(ch, argv, "report");
 		}
 		if (rc)
 			return rc;
+	}
+	if (fp8_recipe_given && co.prec != TPP_PREC_FP8) {
+		fprintf(stderr, "tpplan: --fp8-recipe applies to --precision fp8\n");
+		return TPP_E_USAGE;
 	}
 	if ((rc = tpp_cli_no_operands(argc, argv)))
 		return rc;

@@ -718,8 +718,12 @@ enum tpp_invalid tpp_layout_invalid(const struct tpp_model *m,
 	if ((l->sp || l->tp_overlap) && l->tp < 2)
 		return TPP_INV_SP;
 	/* Transformer Engine's userbuffers overlap needs SP and CUDA IPC
-	 * between the TP ranks, i.e. a TP group inside one NVLink domain */
-	if (l->tp_overlap && (!l->sp || (c && tpp_cluster_tier_for(c, l->tp, 1) != 0)))
+	 * over NVLink between the TP ranks, i.e. a TP group inside one NVLink
+	 * domain (not PCIe, not AMD's xGMI) */
+	if (l->tp_overlap &&
+	    (!l->sp || (c && (tpp_cluster_tier_for(c, l->tp, 1) != 0 ||
+			      (c->tiers[0].kind != TPP_TIER_NVLINK &&
+			       c->tiers[0].kind != TPP_TIER_NVL_DOMAIN)))))
 		return TPP_INV_SP;
 	/* CP splits the sequence into 2*cp chunks for causal load balance
 	 * (costmodel.md 2.5); SP splits each CP chunk over tp. */

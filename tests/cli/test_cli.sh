@@ -178,6 +178,15 @@ expect block-recompute-text 0 out "full:1" "$BIN" $BLK \
 	--layout tp=4,pp=16,dp=4,cp=1,mbs=1,vp=4,sp=1,zero=1,tp_overlap=1 --top 1
 expect block-recompute-selective 1 err "recompute_layers needs recompute=full" "$BIN" $BLK \
 	--layout tp=4,pp=16,dp=4,cp=1,mbs=1,vp=4,sp=1,recompute=selective,recompute_layers=1,zero=1,tp_overlap=1
+expect fp8-recipe-without-fp8 2 err "--fp8-recipe applies to --precision fp8" "$BIN" \
+	--model llama3-8b --cluster dgx-h100 --fp8-recipe delayed
+expect calibration-empty 2 err "--calibration: the file name is empty" "$BIN" \
+	--model 125m --cluster dgx-a100 --calibration ""
+expect layout-plus-sign 2 err "tp=+4: expected an integer" "$BIN" \
+	--model 125m --cluster dgx-a100 --layout "tp=+4"
+# TE userbuffers need NVLink: no TP overlap on AMD's xGMI
+expect tp-overlap-xgmi 1 err "TP overlap needs sequence parallelism and the TP group in one NVLink domain" \
+	"$BIN" --model llama3-70b --cluster mi300x --gpus 64 --layout tp=8,sp=1,tp_overlap=1
 expect fp8-recipe-bad 2 err "--fp8-recipe: expected current or delayed" "$BIN" \
 	--model llama3-8b --cluster dgx-h100 --fp8-recipe x
 
