@@ -254,6 +254,7 @@ void tpp_print_plan_json(FILE *f, const struct tpp_plan_ctx *x,
 	fprintf(f, "{\n  \"schema\": \"tpplan.plan/v1\",\n  \"tpplan_version\": ");
 	tpp_json_str(f, tpp_version);
 	fprintf(f, ",\n  \"status\": \"%s\",\n", status == TPP_OK ? "ok" :
+		p->timed_out ? "time_limit" :
 		status == TPP_E_INFEASIBLE ? "infeasible" : "error");
 	fprintf(f, "  \"model\": {\"name\": ");
 	tpp_json_str(f, m->name);

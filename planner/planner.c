@@ -438,6 +438,10 @@ oom:
 timeout:
 	free(x.cands);
 	tpp_cost_cache_free(x.cache);
+	/* an unfinished search ranks nothing: what it had found so far is
+	 * not the best */
+	plan->timed_out = 1;
+	plan->n_top = 0;
 	return tpp_err_set(err, TPP_E_INFEASIBLE, NULL, 0, 0,
 			   "the search of %s on %d GPUs stopped after its %.0f s time limit "
 			   "(%llu layouts considered, %llu feasible): fix some fields with "

@@ -67,6 +67,8 @@ struct tpp_plan {
 	unsigned long long simulated;        /* finalists played by the simulator */
 	unsigned long long pruned;           /* feasible, discarded by their bound */
 	unsigned long long rejected[TPP_REJ__COUNT];
+	int timed_out;                       /* stopped by its time limit: no
+						layouts are reported */
 	/* closest-to-fitting layout rejected for memory (smallest total) */
 	int have_min_mem;
 	struct tpp_eval min_mem;

@@ -317,6 +317,10 @@ expect layout-duplicate-key 2 err "'tp' is given twice" "$BIN" --model 22b \
 # a search that runs past --time-limit stops with an error naming the flag
 expect time-limit 1 err "raise --time-limit" "$BIN" --model 1t --cluster dgx-a100 \
 	--gpus 3072 --max-mbs 64 --time-limit 0.001
+if expect time-limit-json 1 out '"status": "time_limit"' "$BIN" --model 1t --cluster dgx-a100 \
+	--gpus 3072 --max-mbs 64 --time-limit 0.001 --json; then
+	jcheck time-limit-json "$OUT" '.layouts | length == 0'
+fi
 expect time-limit-bad 2 err "--time-limit" "$BIN" --model 1t --cluster dgx-a100 --time-limit -1
 expect gpu-variation-bad 2 err "--gpu-variation" "$BIN" --model 22b --cluster dgx-a100 \
 	--gpu-variation 0.9
