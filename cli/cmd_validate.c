@@ -101,9 +101,10 @@ static void validate_usage(FILE *f)
 		   "searched; what the format has no column for follows the row's software\n"
 		   "stack (--stack fixes it): legacy (Megatron 2021-22: unfused attention, no\n"
 		   "overlaps; unless the row says otherwise no sequence parallelism or ZeRO,\n"
-		   "full recompute) for GPT-style 16-bit rows on GPUs without fp8, else modern (flash\n"
-		   "attention, gradient-reduction and interleaved-pipeline overlap, TP overlap\n"
-		   "searched).  --attention fixes the attention kernel alone.\n"
+		   "full recompute) for GPT-style 16-bit rows on GPUs without fp8 that fit so,\n"
+		   "else modern (flash attention, gradient-reduction and interleaved-pipeline\n"
+		   "overlap, TP overlap searched).  --attention fixes the attention kernel\n"
+		   "alone.\n"
 		   "exit codes: 0 ok (rows that cannot be predicted are listed and counted),\n"
 		   "1 no row could be predicted, 2 usage, 3 input error\n");
 }
@@ -146,6 +147,38 @@ static enum stack row_stack(const struct tpp_model *m, const struct tpp_cluster 
 	return STACK_LEGACY;
 }
 
+/* Apply r->stack's defaults to what the row leaves unsaid (row_stack) and
+ * search; returns tpp_plan_search's status. */
+static int search_stack(const struct tpp_model *model, const struct tpp_cluster *cluster,
+			struct tpp_cost_opts *co, struct tpp_search *s, int attn_given,
+			struct row_result *r, struct tpp_plan *plan, struct tpp_err *err)
+{
+	if (r->stack == STACK_MODERN) {
+		co->dp_overlap = 1;
+		co->p2p_overlap = 1;
+		s->tp_overlap = TPP_FREE;
+		if (!attn_given)
+			co->attn = TPP_ATTN_FLASH;
+	} else {
+		/* the base options are Megatron's: no DP / p2p overlap */
+		s->tp_overlap = 0;
+		if (!attn_given)
+			co->attn = TPP_ATTN_UNFUSED;
+		/* what the stack did not have yet is used only where the
+		 * row states it (row_stack) */
+		if (s->sp == TPP_FREE)
+			s->sp = 0;
+		if (s->zero == TPP_FREE)
+			s->zero = 0;
+		if (s->recompute == TPP_FREE) {
+			s->recompute = TPP_RECOMPUTE_FULL;
+			s->recompute_layers = 0;
+		}
+	}
+	r->attn = co->attn;
+	return tpp_plan_search(model, cluster, co, s, plan, err);
+}
+
 /* Predict one row; fills r.  Returns 0, or -1 with r->reason set. */
 static int predict_row(char **fv, const int *col, const char *dir,
 		       const struct tpp_cost_opts *base_opts, int attn_given,
@@ -153,8 +186,8 @@ static int predict_row(char **fv, const int *col, const char *dir,
 		       struct row_result *r, struct tpp_model *model,
 		       struct tpp_cluster *cluster, struct tpp_plan *plan)
 {
-	struct tpp_search s;
-	struct tpp_cost_opts co = *base_opts;
+	struct tpp_search s, s_row;
+	struct tpp_cost_opts co = *base_opts, co_row;
 	struct tpp_err err;
 	char path[1024];
 	const char *cl;
@@ -315,31 +348,22 @@ static int predict_row(char **fv, const int *col, const char *dir,
 	/* A fixed cp > 1 is searched only when the row asks for it. */
 	if (s.cp != TPP_FREE)
 		s.max_cp = s.cp;
+	co_row = co;
+	s_row = s;
 	r->stack = stack != STACK_AUTO ? stack : row_stack(model, cluster, &co, s.cp);
-	if (r->stack == STACK_MODERN) {
-		co.dp_overlap = 1;
-		co.p2p_overlap = 1;
-		s.tp_overlap = TPP_FREE;
-		if (!attn_given)
-			co.attn = TPP_ATTN_FLASH;
-	} else {
-		/* the base options are Megatron's: no DP / p2p overlap */
-		s.tp_overlap = 0;
-		if (!attn_given)
-			co.attn = TPP_ATTN_UNFUSED;
-		/* what the stack did not have yet is used only where the
-		 * row states it (row_stack) */
-		if (s.sp == TPP_FREE)
-			s.sp = 0;
-		if (s.zero == TPP_FREE)
-			s.zero = 0;
-		if (s.recompute == TPP_FREE) {
-			s.recompute = TPP_RECOMPUTE_FULL;
-			s.recompute_layers = 0;
-		}
+	rc = search_stack(model, cluster, &co, &s, attn_given, r, plan, &err);
+	/*
+	 * The run happened, so it fitted: when the era guess (legacy: unfused
+	 * attention over materialized scores) leaves no layout that fits, the
+	 * guess was wrong -- the row is from a later stack.
+	 */
+	if (rc == TPP_E_INFEASIBLE && stack == STACK_AUTO && r->stack == STACK_LEGACY &&
+	    !plan->timed_out && plan->rejected[TPP_REJ_MEMORY] > 0) {
+		co = co_row;
+		s = s_row;
+		r->stack = STACK_MODERN;
+		rc = search_stack(model, cluster, &co, &s, attn_given, r, plan, &err);
 	}
-	r->attn = co.attn;
-	rc = tpp_plan_search(model, cluster, &co, &s, plan, &err);
 	if (rc) {
 		snprintf(r->reason, sizeof(r->reason), "%s", err.msg);
 		{

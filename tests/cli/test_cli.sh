@@ -380,6 +380,8 @@ if expect validate-legacy-blank 0 out '"layout"' \
 	"$BIN" validate "$ROOT/tests/data/runs/legacy-blank.tsv" --json; then
 	jcheck validate-legacy-blank "$OUT" '.rows[0].layout | test("sp=0,recompute=full,zero=0,")'
 	jcheck validate-legacy-blank "$OUT" '.rows[1].layout | test("sp=1,recompute=selective,zero=1,")'
+	# a row that cannot fit with materialized scores is from a later stack
+	jcheck validate-legacy-blank "$OUT" '[.rows[2].stack, .rows[2].attention] == ["modern", "flash"]'
 fi
 if expect validate-modern-blank 0 out '"layout"' \
 	"$BIN" validate "$ROOT/tests/data/runs/legacy-blank.tsv" --json --stack modern; then
