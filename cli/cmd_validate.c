@@ -132,7 +132,9 @@ static void validate_usage(FILE *f)
  *           reduction and, with the interleaved schedule, pipeline
  *           transfers overlapped; TP communication overlap searched.
  * Legacy only for a GPT-style model (GeLU MLP, full multi-head attention)
- * in 16-bit on a GPU without fp8 tensor cores; modern otherwise:
+ * in 16-bit on a GPU without fp8 tensor cores, and only if some layout of
+ * the row fits that way (predict_row retries with modern: the run
+ * happened); modern otherwise:
  * FlashAttention (2022) predates every fp8-capable GPU and the GQA /
  * SwiGLU model families, whose training stacks all use it, and context
  * parallelism (ring attention) exists only on top of it.
