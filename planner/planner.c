@@ -160,8 +160,15 @@ static void consider(struct ctx *x, const struct tpp_layout *lin)
 	 * with each layer recomputed (Megatron --recompute-method block).
 	 */
 	if (l->recompute == TPP_RECOMPUTE_FULL && x->s->recompute_layers == TPP_FREE) {
-		int n = tpp_recompute_layers_min(x->m, x->c, x->o, l);
-		if (n > 0) {
+		/* when the layout fits without recompute, that one (also
+		 * enumerated) beats every block size: no need to look */
+		struct tpp_mem_breakdown mem;
+		int fits_none = 0, n;
+		lb = *l;
+		lb.recompute = TPP_RECOMPUTE_NONE;
+		if (tpp_layout_invalid(x->m, x->c, x->o, &lb) == TPP_INV_NONE)
+			(void)tpp_cost_memory(x->m, x->c, x->o, &lb, &mem, &fits_none);
+		if (!fits_none && (n = tpp_recompute_layers_min(x->m, x->c, x->o, l)) > 0) {
 			lb = *l;
 			lb.recompute_layers = n;
 			l = &lb;
