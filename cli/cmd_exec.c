@@ -200,16 +200,29 @@ int tpp_cmd_exec(int argc, char **argv)
 			layout_arg);
 		return TPP_E_USAGE;
 	}
-	if (s.sched == TPP_SCHED_ZB_H1 || s.tp_overlap == 1) {
-		/* exec runs neither; run and predict the layout without them, so
-		 * measured and predicted describe the same thing */
-		fprintf(stderr, "tpplan: exec: note: %s%s%s not run by exec; running and predicting the layout without\n",
-			s.sched == TPP_SCHED_ZB_H1 ? "schedule=zb-h1" : "",
-			s.sched == TPP_SCHED_ZB_H1 && s.tp_overlap == 1 ? " and " : "",
-			s.tp_overlap == 1 ? "tp_overlap=1" : "");
-		if (s.sched == TPP_SCHED_ZB_H1)
+	{
+		/* exec runs none of these; it runs and predicts the layout
+		 * without them, so measured and predicted describe the same
+		 * thing, and says so */
+		char off[160] = "";
+		size_t k = 0;
+		if (s.sched == TPP_SCHED_ZB_H1) {
+			k += (size_t)snprintf(off + k, sizeof(off) - k, "%sschedule=zb-h1", k ? ", " : "");
 			s.sched = TPP_SCHED_1F1B;
+		}
+		if (s.tp_overlap == 1 && k < sizeof(off))
+			k += (size_t)snprintf(off + k, sizeof(off) - k, "%stp_overlap=1", k ? ", " : "");
 		s.tp_overlap = 0;
+		if (s.recompute != TPP_FREE && s.recompute != TPP_RECOMPUTE_NONE && k < sizeof(off))
+			k += (size_t)snprintf(off + k, sizeof(off) - k, "%srecompute=%s", k ? ", " : "",
+					      tpp_recompute_names[s.recompute]);
+		s.recompute = TPP_RECOMPUTE_NONE;
+		if (s.zero != TPP_FREE && s.zero > 0 && k < sizeof(off))
+			k += (size_t)snprintf(off + k, sizeof(off) - k, "%szero=%d", k ? ", " : "", s.zero);
+		s.zero = 0;
+		if (k)
+			fprintf(stderr, "tpplan: exec: note: %s not run by exec; running and predicting the layout without\n",
+				off);
 	}
 #ifndef TPP_HAVE_EXEC
 	(void)model_arg; (void)cluster_arg; (void)cal_arg; (void)layers; (void)micro;

@@ -54,6 +54,13 @@ numerics 4 pp4gpipe --layout pp=4 --layers 4 --microbatches 6 --schedule gpipe
 numerics 4 pp2dp2 --layout pp=2,dp=2 --microbatches 3
 numerics 4 sp --layout tp=4,sp=1
 numerics 4 dp --layout tp=2,dp=2,sp=1,mbs=2
+# what exec does not run is named, and left out of run and prediction alike
+numerics 2 notrun --layout tp=2,sp=1,recompute=full,zero=1
+if grep -q "note: recompute=full, zero=1 not run by exec" "$dir/notrun.txt"; then
+	ok "recompute / zero not run: said so"
+else
+	bad "recompute / zero not run: no note ($(grep -i note "$dir/notrun.txt" | tr '\n' ' '))"
+fi
 
 for ph in "tp all_reduce" "layer fwd" "step"; do
 	if grep -q "^$ph " "$dir/tp2.txt"; then
