@@ -147,9 +147,6 @@ int tpp_vocab_padded(const struct tpp_model *m, int tp)
 /* ------------------------------------------------------------------------ */
 /* Hardware primitives                                                       */
 
-/* Achievable fraction of peak for large GEMMs.  Measured MAMF / datasheet
- * peak when the cluster has it (calibration.md 7.2), else 0.80, the low
- * end of the MAMF/peak ratios of current NVIDIA parts (77.6-86.9 %). */
 /* Fraction of compute throughput communication kernels take while they
  * overlap it: Calculon's processor_usage, 0.15 for collectives inside the
  * scale-up fabric (NVLink), 0.02 over the network (IB) (calibration.md
@@ -170,6 +167,9 @@ static double overlap_share(const struct tpp_tier *t)
 	}
 }
 
+/* Achievable fraction of peak for large GEMMs.  Measured MAMF / datasheet
+ * peak when the cluster has it (calibration.md 7.2), else 0.80, the low
+ * end of the MAMF/peak ratios of current NVIDIA parts (77.6-86.9 %). */
 static double gemm_ceiling(const struct tpp_gpu *g, enum tpp_prec p)
 {
 	static const enum tpp_prec alt[] = {TPP_PREC_BF16, TPP_PREC_FP16};
@@ -802,7 +802,7 @@ static void layer_cost(const struct tpp_model *m, const struct tpp_cluster *c,
 	double rep = l->sp ? 1.0 / t : 1.0; /* replicated part, split by SP */
 	double causal = o->attn == TPP_ATTN_FLASH ? 0.5 : 1.0;
 	double gemm_f, gemm_b, gemm_w, attn_f, attn_b, ew_f, ew_attn_f, fp8_f, fp8_b;
-	double lin_f[4], lin_d[4], lin_w[4], dims[4][2];
+	double lin_w[4], dims[4][2];
 	double tp_one, cp_comm;
 
 	/* Linear layers (costmodel.md 1.1; GQA/SwiGLU per 1.6). */
@@ -816,11 +816,9 @@ static void layer_cost(const struct tpp_model *m, const struct tpp_cluster *c,
 		int i;
 		gemm_f = gemm_b = gemm_w = 0;
 		for (i = 0; i < 4; i++) {
-			lin_d[i] = linear_dgrad(g, p, T, dims[i][0], dims[i][1]);
 			lin_w[i] = linear_wgrad(g, p, T, dims[i][0], dims[i][1]);
-			lin_f[i] = linear_fwd(g, p, T, dims[i][0], dims[i][1]);
-			gemm_f += lin_f[i];
-			gemm_b += lin_d[i];
+			gemm_f += linear_fwd(g, p, T, dims[i][0], dims[i][1]);
+			gemm_b += linear_dgrad(g, p, T, dims[i][0], dims[i][1]);
 			gemm_w += lin_w[i];
 		}
 	}
@@ -973,7 +971,7 @@ static void layer_cost(const struct tpp_model *m, const struct tpp_cluster *c,
 		double rs = tpp_coll_time(c, TPP_COLL_REDUCE_SCATTER, msg, l->tp, 1);
 		double rs_c = tpp_coll_time(c, TPP_COLL_REDUCE_SCATTER, msg / splits, l->tp, 1);
 		double step = ag / (t - 1);  /* one ring-exchange transfer */
-		double cf = 0, xf = 0, cd = 0, cw = 0, xb = 0, dcw;
+		double cf = 0, xf = 0, cd = 0, cw = 0, xb = 0;
 		int i;
 		for (i = 0; i < 4; i++) {
 			double N = dims[i][0], K = dims[i][1], gc, tot;
@@ -1008,9 +1006,8 @@ static void layer_cost(const struct tpp_model *m, const struct tpp_cluster *c,
 		}
 		lc->fwd_s += cf - gemm_f;
 		lc->tp_fwd_s = xf;
-		dcw = cw - gemm_w;
 		lc->bwd_in_s += cd - gemm_b;
-		lc->bwd_w_s += dcw;
+		lc->bwd_w_s += cw - gemm_w;
 		lc->tp_bwd_s = xb;
 		if (l->recompute == TPP_RECOMPUTE_FULL) {
 			lc->recomp_s += cf - gemm_f;
@@ -1126,6 +1123,14 @@ double tpp_recompute_share(const struct tpp_model *m, const struct tpp_layout *l
 		sum += lk < l->recompute_layers ? lk : l->recompute_layers;
 	}
 	return (double)sum / m->layers;
+}
+
+/* One layer's parameters on one GPU: the TP-sharded ones over tp, the
+ * replicated ones (norms) whole. */
+static double layer_params_gpu(const struct tpp_model *m, double tp)
+{
+	double rep = tpp_model_params_per_layer_replicated(m);
+	return (tpp_model_params_per_layer(m) - rep) / tp + rep;
 }
 
 /* Everything per micro-batch that the analytic step and the simulator share. */
@@ -1291,11 +1296,8 @@ static void work_get(const struct tpp_model *m, const struct tpp_cluster *c,
 	 */
 	if (l->zero == 3 && o->dp_overlap && (long long)l->dp * l->cp > 1) {
 		struct layer_cost *lc = &w->lc;
-		double t = l->tp;
 		int nd = l->dp * l->cp;
-		double pl = (tpp_model_params_per_layer(m) -
-			     tpp_model_params_per_layer_replicated(m)) / t +
-			    tpp_model_params_per_layer_replicated(m);
+		double pl = layer_params_gpu(m, l->tp);
 		double share = overlap_share(&c->tiers[tpp_cluster_tier_for(c, nd, l->tp)]);
 		double ag = tpp_coll_time(c, TPP_COLL_ALL_GATHER, pl * 2.0, nd, l->tp);
 		double rs = tpp_coll_time(c, TPP_COLL_REDUCE_SCATTER, pl * 4.0, nd, l->tp);
@@ -1417,9 +1419,7 @@ static void rank_param_ctx_init(const struct tpp_model *m, const struct tpp_layo
 				struct rank_param_ctx *x)
 {
 	double t = l->tp, h = m->hidden;
-	double params_layer = tpp_model_params_per_layer(m);
-	double params_rep = tpp_model_params_per_layer_replicated(m);
-	x->layer_gpu = (params_layer - params_rep) / t + params_rep;
+	x->layer_gpu = layer_params_gpu(m, t);
 	x->emb = (double)tpp_vocab_padded(m, l->tp) * h / t;
 	x->pos = m->mlp == TPP_MLP_GELU ? (double)m->seq * h : 0;
 	x->n = l->pp * l->vp;
@@ -1457,9 +1457,7 @@ static void mem_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 	double t = l->tp, pp = l->pp, d = l->dp, v = l->vp;
 	double s = m->seq, h = m->hidden, T = (double)l->mbs * m->seq / l->cp;
 	double Vp = tpp_vocab_padded(m, l->tp);
-	double params_layer = tpp_model_params_per_layer(m);
-	double params_rep = tpp_model_params_per_layer_replicated(m);
-	double params_layer_gpu = (params_layer - params_rep) / t + params_rep;
+	double params_layer_gpu = layer_params_gpu(m, t);
 	double apl = act_per_layer(m, o, l), apl_kept = 0;
 	double interleave = l->vp > 1 ? 1.0 + (pp - 1) / (pp * v) : 1.0;
 	double bmb = l->mbs, best = -1, wb, gb, ob;
@@ -1540,22 +1538,16 @@ int tpp_recompute_layers_min(const struct tpp_model *m, const struct tpp_cluster
 {
 	struct tpp_layout x = *l;
 	struct tpp_eval e;
-	int lo = 1, hi = tpp_max_chunk_layers(m, l);
+	int whole = tpp_max_chunk_layers(m, l), lo = 1, hi = whole;
 
 	x.recompute = TPP_RECOMPUTE_FULL;
 	x.recompute_layers = 0;
 	mem_eval(m, c, o, &x, &e);
 	if (!e.fits)
 		return -1;
-	if (hi <= 1)
-		return 0;
-	/* memory falls as more layers of a chunk are recomputed: the
-	 * smallest count that fits, by bisection over 1 .. hi - 1 */
-	x.recompute_layers = hi - 1;
-	mem_eval(m, c, o, &x, &e);
-	if (!e.fits)
-		return 0;
-	hi = hi - 1;
+	/* memory falls as more layers of a chunk are recomputed, and hi
+	 * (a whole chunk) is every layer, which fits: the smallest count
+	 * that fits, by bisection over 1 .. hi */
 	while (lo < hi) {
 		int mid = lo + (hi - lo) / 2;
 		x.recompute_layers = mid;
@@ -1565,7 +1557,7 @@ int tpp_recompute_layers_min(const struct tpp_model *m, const struct tpp_cluster
 		else
 			lo = mid + 1;
 	}
-	return lo;
+	return lo < whole ? lo : 0;
 }
 
 /* ------------------------------------------------------------------------ */
