@@ -138,6 +138,14 @@ int tpp_cli_fp8_recipe(const char *arg, enum tpp_fp8_recipe *out)
 	return rc;
 }
 
+int tpp_cli_fp8_recipe_applies(int given, enum tpp_prec prec)
+{
+	if (!given || prec == TPP_PREC_FP8)
+		return TPP_OK;
+	fprintf(stderr, "tpplan: --fp8-recipe applies to --precision fp8\n");
+	return TPP_E_USAGE;
+}
+
 static int parse_layout_keys(const char *arg, struct tpp_search *s,
 			     struct tpp_err *err);
 

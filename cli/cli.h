@@ -43,6 +43,9 @@ int tpp_cli_train_precision(const char *arg, enum tpp_prec *out);
 int tpp_cli_attention(const char *arg, enum tpp_attn *out);
 /* --fp8-recipe current|delayed; TPP_E_USAGE (message printed) otherwise. */
 int tpp_cli_fp8_recipe(const char *arg, enum tpp_fp8_recipe *out);
+/* TPP_OK unless --fp8-recipe was given without --precision fp8 (then a
+ * usage error, message printed). */
+int tpp_cli_fp8_recipe_applies(int given, enum tpp_prec prec);
 
 /*
  * Parse "tp=8,pp=16,dp=8,cp=1,mbs=1,vp=3,sp=1,recompute=selective,zero=1"

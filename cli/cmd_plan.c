@@ -105,11 +105,8 @@ int tpp_cmd_plan(int argc, char **argv)
 		if (rc)
 			return rc;
 	}
-	if (fp8_recipe_given && co.prec != TPP_PREC_FP8) {
-		fprintf(stderr, "tpplan: --fp8-recipe applies to --precision fp8\n");
-		return TPP_E_USAGE;
-	}
-	if ((rc = tpp_cli_no_operands(argc, argv)))
+	if ((rc = tpp_cli_fp8_recipe_applies(fp8_recipe_given, co.prec)) ||
+	    (rc = tpp_cli_no_operands(argc, argv)))
 		return rc;
 	if (!model_arg || !cluster_arg) {
 		fprintf(stderr, "tpplan: --model and --cluster are required (try `tpplan plan --help`)\n");
