@@ -126,7 +126,10 @@ static void validate_usage(FILE *f)
  *           recompute is full: the published runs of that stack recompute
  *           every layer (SC21's Eq. 3 assumes it, costmodel.md 1.2, and its
  *           reproduction scripts pass --activations-checkpoint-method
- *           uniform, Megatron-LM examples/academic_paper_scripts/sc21);
+ *           uniform, Megatron-LM examples/academic_paper_scripts/sc21).
+ *           Pipeline activations without SP go 1/tp per TP rank and are
+ *           all-gathered by the receiver (SC21's scatter/gather, before
+ *           Megatron-Core);
  *   modern  flash attention, and the overlaps the current recipes enable
  *           (NeMo / Megatron-Bridge performance recipes): gradient
  *           reduction and, with the interleaved schedule, pipeline
@@ -158,11 +161,15 @@ static int search_stack(const struct tpp_model *model, const struct tpp_cluster 
 	if (r->stack == STACK_MODERN) {
 		co->dp_overlap = 1;
 		co->p2p_overlap = 1;
+		co->p2p_scatter_gather = 0;
 		s->tp_overlap = TPP_FREE;
 		if (!attn_given)
 			co->attn = TPP_ATTN_FLASH;
 	} else {
-		/* the base options are Megatron's: no DP / p2p overlap */
+		/* the base options are Megatron's: no DP / p2p overlap;
+		 * pipeline activations scattered over the TP ranks and
+		 * gathered by the receiver (Megatron-LM before Megatron-Core) */
+		co->p2p_scatter_gather = 1;
 		s->tp_overlap = 0;
 		if (!attn_given)
 			co->attn = TPP_ATTN_UNFUSED;

@@ -1318,15 +1318,29 @@ static void work_get(const struct tpp_model *m, const struct tpp_cluster *c,
 		lc->recomp_s *= phi;
 		lc->flops_recomp *= phi;
 	}
-	/* Pipeline P2P (costmodel.md 2.3): b*s*h per boundary per direction;
-	 * each TP rank sends 1/t of it (scatter/gather optimisation, or SP),
-	 * over the tier joining ranks tp*cp*dp apart. */
+	/*
+	 * Pipeline P2P (costmodel.md 2.3): b*s*h per boundary per direction,
+	 * over the tier joining ranks tp*cp*dp apart.  What each TP rank
+	 * sends:
+	 *   SP          its sequence shard, 1/t of it (Megatron-Core's
+	 *               get_tensor_shapes divides the sequence by tp);
+	 *   no SP, legacy scatter/gather (Megatron-LM before Megatron-Core,
+	 *               SC21 sec. 4.1, o->p2p_scatter_gather): 1/t, and the
+	 *               receiver all-gathers the whole tensor over the TP
+	 *               group before it can use it;
+	 *   no SP, Megatron-Core: the whole tensor, every TP rank to its
+	 *               peer (its schedules send [s, b, h] unless SP).
+	 */
 	w->p2p_one = 0;
 	if (l->pp > 1) {
-		double ab = act_elem_bytes(o->prec);
+		double whole = w->T * m->hidden * act_elem_bytes(o->prec);
+		int split = l->sp || o->p2p_scatter_gather;
 		w->p2p_one = tpp_coll_time(c, TPP_COLL_SEND_RECV,
-					   w->T * m->hidden * ab / l->tp, l->pp,
+					   split ? whole / l->tp : whole, l->pp,
 					   l->tp * l->cp * l->dp);
+		if (!l->sp && o->p2p_scatter_gather && l->tp > 1)
+			w->p2p_one += tpp_coll_time(c, TPP_COLL_ALL_GATHER, whole,
+						    l->tp, 1);
 	}
 }
 

@@ -101,6 +101,12 @@ struct tpp_cost_opts {
 				     transfer blocks its sender (batched
 				     isend/irecv + synchronize, Megatron's
 				     default and its only 1F1B mode) */
+	int p2p_scatter_gather;   /* without SP, each TP rank sends 1/tp of
+				     a pipeline activation and the receiver
+				     all-gathers it over the TP group
+				     (Megatron-LM before Megatron-Core, SC21
+				     sec. 4.1); 0: Megatron-Core, every TP
+				     rank sends the whole tensor */
 };
 /* Defaults (what the planner recommends): bf16, flash attention, fp8
  * current scaling, 3 GiB

@@ -1175,6 +1175,48 @@ static void test_zero3_overlap_share(void)
 	CHECK(on.layer_fwd_s == off.layer_fwd_s);
 }
 
+/* Pipeline transfer per boundary (costmodel.md 2.3): with SP each TP rank
+ * sends its 1/tp sequence shard; without SP, Megatron-Core sends the whole
+ * [s, b, h] from every TP rank, and the legacy scatter/gather sends 1/tp
+ * and all-gathers it over the TP group on arrival. */
+static void test_p2p_scatter_gather(void)
+{
+	const struct tpp_model *m = preset("175b");
+	struct tpp_cluster c;
+	struct tpp_cost_opts o;
+	struct tpp_layout l = layout(8, 4, 1, 2, 1, 0, TPP_RECOMPUTE_FULL, 0, 64);
+	static struct tpp_stages st;
+	struct tpp_err err;
+	double whole = 2.0 * m->seq * m->hidden * 2.0; /* mbs 2, 16-bit */
+	double sr_whole, sr_part, ag;
+	load_cluster("dgx-a100", 32, &c);
+	k22_opts(&o);
+	sr_whole = tpp_coll_time(&c, TPP_COLL_SEND_RECV, whole, 4, 8);
+	sr_part = tpp_coll_time(&c, TPP_COLL_SEND_RECV, whole / 8, 4, 8);
+	ag = tpp_coll_time(&c, TPP_COLL_ALL_GATHER, whole, 8, 1);
+	CHECK(sr_part < sr_whole && ag > 0);
+	/* Megatron-Core, no SP: the whole tensor */
+	o.p2p_scatter_gather = 0;
+	CHECK(tpp_cost_stages(m, &c, &o, &l, &st, &err) == TPP_OK);
+	CHECK_REL(st.p2p_s, sr_whole, 1e-12);
+	/* legacy scatter/gather: 1/tp over the network, all-gather on NVLink */
+	o.p2p_scatter_gather = 1;
+	CHECK(tpp_cost_stages(m, &c, &o, &l, &st, &err) == TPP_OK);
+	CHECK_REL(st.p2p_s, sr_part + ag, 1e-12);
+	/* SP: the sequence shard either way, nothing to gather */
+	l.sp = 1;
+	CHECK(tpp_cost_stages(m, &c, &o, &l, &st, &err) == TPP_OK);
+	CHECK_REL(st.p2p_s, sr_part, 1e-12);
+	o.p2p_scatter_gather = 0;
+	CHECK(tpp_cost_stages(m, &c, &o, &l, &st, &err) == TPP_OK);
+	CHECK_REL(st.p2p_s, sr_part, 1e-12);
+	/* no TP: one whole tensor, nothing to gather */
+	l = layout(1, 4, 1, 2, 1, 0, TPP_RECOMPUTE_FULL, 0, 64);
+	o.p2p_scatter_gather = 1;
+	CHECK(tpp_cost_stages(m, &c, &o, &l, &st, &err) == TPP_OK);
+	CHECK_REL(st.p2p_s, tpp_coll_time(&c, TPP_COLL_SEND_RECV, whole, 4, 1), 1e-12);
+}
+
 int main(int argc, char **argv)
 {
 	int k22 = argc < 2 || !strcmp(argv[1], "k22");
@@ -1204,6 +1246,7 @@ int main(int argc, char **argv)
 	test_fp8_recipe();
 	test_block_recompute();
 	test_zero3_overlap_share();
+	test_p2p_scatter_gather();
 	test_chunk_limit();
 	return tpp_test_done("test_cost");
 }
