@@ -423,6 +423,14 @@ if expect validate-mpt 0 out "MAPE " \
 	"$BIN" validate "$ROOT/tests/data/runs/mosaic-mpt-a100.tsv" --stack modern; then
 	grep -q '^MAPE .* rows 6$' "$OUT" || fail "validate-mpt: not all 6 rows predicted"
 fi
+# a fourth (SC21 Table 1 with the layouts of the authors' run_table_1.sh):
+# every field stated, every row predicts with the legacy stack
+if expect validate-sc21-scripts 0 out "\"rows\"" \
+	"$BIN" validate "$ROOT/tests/data/runs/sc21-table1-scripts.tsv" --json; then
+	jcheck validate-sc21-scripts "$OUT" '.summary.predicted == 10 and ([.rows[] | select(.predicted_s > 0)] | length) == 10'
+	jcheck validate-sc21-scripts "$OUT" '[.rows[] | .stack] | unique == ["legacy"]'
+	jcheck validate-sc21-scripts "$OUT" '.rows[5].layout | test("mbs=2,vp=3")'
+fi
 # the attention kernel of a row follows its era; --attention overrides it
 if expect validate-era-attention 0 out '"attention"' \
 	"$BIN" validate "$ROOT/tests/data/runs/era-attention.tsv" --json; then
