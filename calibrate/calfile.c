@@ -56,11 +56,43 @@ struct writer {
 	const char *bad_what;
 };
 
+/* Length of the UTF-8 character at p if YAML allows it in a document
+ * (printable, no surrogates or C1 controls but NEL), else 0. */
+static int utf8_char(const unsigned char *p)
+{
+	unsigned cp;
+	int n, i;
+	if (*p >= 0xc2 && *p <= 0xdf) {
+		n = 2;
+		cp = *p & 0x1f;
+	} else if (*p >= 0xe0 && *p <= 0xef) {
+		n = 3;
+		cp = *p & 0x0f;
+	} else if (*p >= 0xf0 && *p <= 0xf4) {
+		n = 4;
+		cp = *p & 0x07;
+	} else {
+		return 0;
+	}
+	for (i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (p[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp == 0xfffe || cp == 0xffff ||
+	    (cp < 0xa0 && cp != 0x85))
+		return 0;
+	return n;
+}
+
 /* A YAML double-quoted string: backslash escapes for ", \ and control
- * characters; other bytes (UTF-8 included) as they are. */
+ * characters; UTF-8 as it is; other bytes (a host or device name in
+ * Latin-1, say) as '?', since libyaml rejects the whole file over one. */
 static void put_str(struct writer *w, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
+	int n;
 	fputc('"', w->f);
 	for (; *p; p++) {
 		switch (*p) {
@@ -80,10 +112,16 @@ static void put_str(struct writer *w, const char *s)
 			fputs("\\r", w->f);
 			break;
 		default:
-			if (*p < 0x20 || *p == 0x7f)
+			if (*p < 0x20 || *p == 0x7f) {
 				fprintf(w->f, "\\x%02x", *p);
-			else
+			} else if (*p < 0x80) {
 				fputc(*p, w->f);
+			} else if ((n = utf8_char(p)) > 0) {
+				fwrite(p, 1, (size_t)n, w->f);
+				p += n - 1;
+			} else {
+				fputc('?', w->f);
+			}
 		}
 	}
 	fputc('"', w->f);
@@ -430,8 +468,8 @@ static const struct tpp_yfield coll_fields[] = {
 };
 
 /* points: [[bytes, median_s, p10_s, p90_s], ...], sizes strictly
- * increasing, bytes > 0, 0 < p10 <= median <= p90 <= TPP_CAL_MAX_TIME_S. */
-#define TPP_CAL_MAX_TIME_S 1e6
+ * increasing, bytes > 0, 0 < p10 <= median <= p90 <= TPP_CAL_MAX_TIME_S,
+ * bytes / p10 <= TPP_CAL_MAX_ALGBW_Bps. */
 static int parse_points(struct tpp_ydoc *d, yaml_node_t *seq, const char *what,
 			struct tpp_cal_coll *t, struct tpp_err *err)
 {
@@ -466,6 +504,11 @@ static int parse_points(struct tpp_ydoc *d, yaml_node_t *seq, const char *what,
 			return tpp_y_err(d, pt, err,
 					 "%s[%d]: times out of order (p10 <= median <= p90 expected)",
 					 what, i);
+		if (!(v[0] / v[2] <= TPP_CAL_MAX_ALGBW_Bps))
+			return tpp_y_err(d, pt, err,
+					 "%s[%d]: %.15g bytes in %.3g s is %.3g GB/s, faster than any interconnect (at most %g GB/s)",
+					 what, i, v[0], v[2], v[0] / v[2] / TPP_GB,
+					 TPP_CAL_MAX_ALGBW_Bps / TPP_GB);
 		if (i && v[0] <= t->pts[i - 1].bytes)
 			return tpp_y_err(d, pt, err,
 					 "%s[%d]: sizes must increase", what, i);

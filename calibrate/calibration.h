@@ -19,6 +19,12 @@
 #define TPP_CAL_MAX_COLL 96     /* collective tables */
 #define TPP_CAL_MAX_GEMM 256    /* GEMM shapes per precision */
 #define TPP_CAL_STR 256
+/* Bounds every measured point must meet (import.c, calfile.c): a time in
+ * (0, TPP_CAL_MAX_TIME_S], and bytes / time at most TPP_CAL_MAX_ALGBW_Bps
+ * (100 TB/s, beyond any interconnect: a faster point is a misread or
+ * mistyped time, and would price collectives at an infinite bandwidth). */
+#define TPP_CAL_MAX_TIME_S 1e6
+#define TPP_CAL_MAX_ALGBW_Bps 1e14
 
 /* One message size of a collective sweep (times in seconds). */
 struct tpp_cal_point {

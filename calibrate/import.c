@@ -175,6 +175,16 @@ static int add_point(const char *path, int line, int col,
 	    !isfinite(med_s) || !isfinite(p10_s) || !isfinite(p90_s))
 		return tpp_err_set(err, TPP_E_INPUT, path, line, col,
 				   "time must be a positive number (a measured collective takes time)");
+	if (p90_s > TPP_CAL_MAX_TIME_S)
+		return tpp_err_set(err, TPP_E_INPUT, path, line, col,
+				   "time %.3g s is over %g s: not a measured collective",
+				   p90_s, TPP_CAL_MAX_TIME_S);
+	if (!(bytes / p10_s <= TPP_CAL_MAX_ALGBW_Bps))
+		return tpp_err_set(err, TPP_E_INPUT, path, line, col,
+				   "%.15g bytes in %.3g s is %.3g GB/s, faster than any interconnect "
+				   "(at most %g GB/s): a misread time?",
+				   bytes, p10_s, bytes / p10_s / TPP_GB,
+				   TPP_CAL_MAX_ALGBW_Bps / TPP_GB);
 	if (p10_s > med_s || med_s > p90_s)
 		return tpp_err_set(err, TPP_E_INPUT, path, line, col,
 				   "times out of order: p10 %.3g s, median %.3g s, p90 %.3g s",
@@ -794,7 +804,8 @@ static int parse_json(const char *path, const char *text, struct tpp_cal_coll *t
 	    (s = jstr(&j, j.v[v].child)))
 		m->op = op_from_name(base_name(s));
 	v = jget(&j, root, "nccl_version");
-	if (v >= 0 && j.v[v].type == J_NUM && j.v[v].num > 0)
+	if (v >= 0 && j.v[v].type == J_NUM && j.v[v].num > 0 &&
+	    j.v[v].num < 1e9) /* a version code; (long) of more is undefined */
 		nccl_code_str((long)j.v[v].num, m->nccl, sizeof(m->nccl));
 	else if ((s = jstr(&j, v)))
 		tpp_strlcpy(m->nccl, s, sizeof(m->nccl));

@@ -257,6 +257,41 @@ static int parse_layout_keys(const char *arg, struct tpp_search *s,
 	return TPP_OK;
 }
 
+/*
+ * A calibration of another machine: a table for a tier this cluster does
+ * not have (it would be dropped without a word), or a GEMM faster than the
+ * GPU's peak (an MFU over 100 %; the cluster file refuses the same).
+ */
+static int cal_fits_cluster(const struct tpp_calibration *cal, const char *path,
+			    const struct tpp_cluster *c)
+{
+	int i, p;
+	for (i = 0; i < cal->ncoll; i++)
+		if (cal->coll[i].tier >= c->ntiers) {
+			fprintf(stderr, "%s: error: collectives[%d]: tier %d, but cluster %s has %d tier%s (0..%d): a calibration of another cluster?\n",
+				path, i, cal->coll[i].tier, c->name, c->ntiers,
+				c->ntiers == 1 ? "" : "s", c->ntiers - 1);
+			return TPP_E_INPUT;
+		}
+	for (p = 0; p < TPP_PREC__COUNT; p++) {
+		const struct tpp_cal_gemm *g = &cal->gemm[p];
+		double peak = c->gpu.peak_flops[p], best = g->best_flops_per_s;
+		if (!g->valid || peak <= 0)
+			continue;
+		for (i = 0; i < g->npoints; i++)
+			if (g->pts[i].flops_per_s > best)
+				best = g->pts[i].flops_per_s;
+		if (best > peak) {
+			fprintf(stderr, "%s: error: gemm %s: measured %g TFLOP/s exceeds the %s peak %g TFLOP/s of %s (cluster %s)\n",
+				path, tpp_prec_names[p], best / TPP_TFLOPS,
+				tpp_prec_names[p], peak / TPP_TFLOPS, c->gpu.name,
+				c->name);
+			return TPP_E_INPUT;
+		}
+	}
+	return TPP_OK;
+}
+
 int tpp_cli_calibrate_cluster(struct tpp_cluster *c, const char *path,
 			      struct tpp_calibration **keep)
 {
@@ -281,8 +316,11 @@ int tpp_cli_calibrate_cluster(struct tpp_cluster *c, const char *path,
 		return TPP_E_SYSTEM;
 	}
 	tpp_strlcpy(p, path, sizeof(p)); /* path may be c->calibration */
-	if ((rc = tpp_cal_load(p, cal, &err))) {
+	if ((rc = tpp_cal_load(p, cal, &err)))
 		tpp_err_print(stderr, &err);
+	else
+		rc = cal_fits_cluster(cal, p, c);
+	if (rc) {
 		/* say which cluster file named it */
 		if (path == c->calibration && c->path[0] && c->calibration_line > 0)
 			fprintf(stderr, "%s:%d:%d: note: the calibration file is named here\n",

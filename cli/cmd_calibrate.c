@@ -13,6 +13,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -409,7 +410,19 @@ int tpp_cmd_calibrate(int argc, char **argv)
 		fprintf(stderr, "tpplan: calibrate: --out FILE is required (try `tpplan calibrate --help`)\n");
 		goto out;
 	}
+	if (!*out || (import && !*import)) {
+		fprintf(stderr, "tpplan: calibrate: %s: the file name is empty\n",
+			*out ? "--import" : "--out");
+		goto out;
+	}
 	if (import) {
+		struct stat si, so;
+		if (!stat(import, &si) && !stat(out, &so) &&
+		    si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
+			fprintf(stderr, "tpplan: calibrate: --out %s is the --import file: the calibration would replace the measurement\n",
+				out);
+			goto out;
+		}
 		if (measure_flag) {
 			fprintf(stderr, "tpplan: calibrate: --import takes only --op, --group, --tier and --out\n");
 			goto out;

@@ -373,6 +373,20 @@ static void test_roundtrip(void)
 	CHECK(!strcmp(before, after));
 	remove(path2);
 
+	/* Names from the machine that are not UTF-8 (a Latin-1 host name)
+	 * are written so that the file still loads: UTF-8 kept, other
+	 * bytes as '?'. */
+	memcpy(&c, &a, sizeof(c));
+	tpp_strlcpy(c.hosts, "n\xe9ud-01,caf\xc3\xa9", sizeof(c.hosts));
+	CHECK(tpp_cal_write(&c, path2, &err) == TPP_OK);
+	memset(&b, 0, sizeof(b));
+	rc = tpp_cal_load(path2, &b, &err);
+	if (rc)
+		tpp_err_print(stderr, &err);
+	CHECK(rc == TPP_OK);
+	CHECK(!strcmp(b.hosts, "n?ud-01,caf\xc3\xa9"));
+	remove(path2);
+
 	/* Empty calibration round-trips too. */
 	memset(&c, 0, sizeof(c));
 	CHECK(tpp_cal_write(&c, path2, &err) == TPP_OK);
@@ -656,6 +670,25 @@ static void test_import(void)
 	CHECK(rc == TPP_OK);
 	CHECK(cal.coll[cal.ncoll - 1].op == TPP_COLL_ALL_REDUCE);
 	CHECK(cal.coll[cal.ncoll - 1].npoints == 2);
+	remove(path);
+
+	/* 1 GiB in 1 us (algbw printed as 0.00 so no cross-check): faster
+	 * than any interconnect, a misread time */
+	snprintf(path, sizeof(path), "%s/too_fast.txt", dir);
+	CHECK(write_text(path,
+			 "  1024        256  float  sum  -1  10.50  0.10  0.09  0\n"
+			 "  1073741824  268435456  float  sum  -1  1.00  0.00  0.00  0\n") == 0);
+	rc = tpp_cal_import(path, TPP_COLL_ALL_REDUCE, 8, 0, &cal, &err);
+	CHECK(rc == TPP_E_INPUT);
+	CHECK(err.line == 2);
+	CHECK_STR_CONTAINS(err.msg, "faster than any interconnect");
+	/* a time no collective takes (2e12 us) */
+	CHECK(write_text(path,
+			 "  1024  256  float  sum  -1  2e12  0.00  0.00  0\n") == 0);
+	rc = tpp_cal_import(path, TPP_COLL_ALL_REDUCE, 8, 0, &cal, &err);
+	CHECK(rc == TPP_E_INPUT);
+	CHECK(err.line == 1);
+	CHECK_STR_CONTAINS(err.msg, "not a measured collective");
 	remove(path);
 
 	/* No rows at all */

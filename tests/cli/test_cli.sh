@@ -304,6 +304,34 @@ if expect calibration-is-directory 3 err "caldir: error: read error" \
 	"$BIN" --model 125m --cluster "$TMP/calnamed.yaml" --gpus 8; then
 	has calibration-is-directory err "calnamed.yaml:$calline:14: note: the calibration file is named here"
 fi
+# calibrate --import: empty names and an --out that is the --import file
+# are usage errors; the measurement is left as it was
+expect calibrate-out-empty 2 err "--out: the file name is empty" "$BIN" calibrate \
+	--import "$ROOT/tests/data/nccl-tests/all_reduce_perf.txt" --group 8 --out ""
+expect calibrate-import-empty 2 err "--import: the file name is empty" "$BIN" calibrate \
+	--import "" --group 8 --out "$TMP/cal-empty.yaml"
+cp "$ROOT/tests/data/nccl-tests/all_reduce_perf.txt" "$TMP/raw.txt"
+if expect calibrate-out-is-import 2 err "is the --import file" "$BIN" calibrate \
+	--import "$TMP/raw.txt" --group 8 --out "$TMP/raw.txt"; then
+	cmp -s "$ROOT/tests/data/nccl-tests/all_reduce_perf.txt" "$TMP/raw.txt" ||
+		fail "calibrate-out-is-import: the measurement was changed"
+fi
+# a calibration of another cluster: a table for a tier this cluster does
+# not have, or a GEMM faster than the GPU's peak, is an input error
+if expect calibrate-import-ok 0 out "written to" "$BIN" calibrate \
+	--import "$ROOT/tests/data/nccl-tests/all_reduce_perf.txt" --group 8 \
+	--out "$TMP/cal-ar.yaml"; then
+	sed 's/^    tier: 0$/    tier: 3/' "$TMP/cal-ar.yaml" >"$TMP/cal-tier3.yaml"
+	expect calibration-other-tier 3 err "tier 3, but cluster dgx-a100 has 2 tiers" \
+		"$BIN" --model 125m --cluster dgx-a100 --gpus 8 \
+		--calibration "$TMP/cal-tier3.yaml"
+	{ grep -v '^gemm: \[\]$' "$TMP/cal-ar.yaml"
+	  printf 'gemm:\n  - precision: bf16\n    best_tflops: 400\n    points: []\n'; } \
+		>"$TMP/cal-gemm-fast.yaml"
+	expect calibration-gemm-over-peak 3 err "exceeds the bf16 peak" \
+		"$BIN" --model 125m --cluster dgx-a100 --gpus 8 \
+		--calibration "$TMP/cal-gemm-fast.yaml"
+fi
 # output that cannot be written ends non-zero; a device is never replaced
 if [ -w /dev/full ]; then
 	expect stdout-full 4 err "error writing standard output" sh -c \
