@@ -17,12 +17,14 @@
  * median_s = p50_us, p10_s = min_us and p90_s = p95_us (the nearest
  * percentiles it gives, bracketing p10 and p90 from outside).
  *
- * The JSON is read by a small hand-written parser (no JSON library is a
- * dependency): a tree of values with line:column kept for messages.
+ * The JSON is read with libyaml (already the YAML reader of every other
+ * input): JSON is YAML 1.2 flow syntax, and its nodes keep line:column for
+ * messages.
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include "calibration.h"
+#include "tpp_yaml.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -403,336 +405,122 @@ static int parse_text(const char *path, char *text, struct tpp_cal_coll *t,
 
 /* ---- JSON ----------------------------------------------------------------- */
 
-enum jtype { J_NULL, J_BOOL, J_NUM, J_STR, J_ARR, J_OBJ };
-
-struct jval {
-	enum jtype type;
-	int line, col;
-	double num;
-	char *str;   /* J_STR */
-	char *key;   /* member name when inside an object */
-	int child;   /* first child (J_ARR, J_OBJ), -1 if none */
-	int next;    /* next sibling, -1 if none */
-};
-
+/*
+ * The JSON is read with libyaml (YAML 1.2 is a superset of JSON, and
+ * libyaml reads nccl-tests' -J output as a flow mapping): nodes keep their
+ * line:column for messages, and tpp_yaml's limits (file size, nesting)
+ * apply.  JSON types are told by the scalar style: a string is quoted, a
+ * number, true, false or null plain.
+ */
 struct jdoc {
-	const char *path;
-	const char *s;
-	size_t pos;
-	int line, col;
-	struct jval *v;
-	int n, cap;
+	struct tpp_ydoc d;
 	struct tpp_err *err;
 };
 
-static int jerr(struct jdoc *j, const char *msg)
+static const char *jtext(const yaml_node_t *n)
 {
-	return tpp_err_set(j->err, TPP_E_INPUT, j->path, j->line, j->col,
-			   "JSON: %s", msg);
+	return tpp_y_text(n);
 }
 
-static void jadv(struct jdoc *j)
+static int jis_plain(const yaml_node_t *n)
 {
-	if (j->s[j->pos] == '\n') {
-		j->line++;
-		j->col = 1;
-	} else {
-		j->col++;
-	}
-	j->pos++;
+	return n && n->type == YAML_SCALAR_NODE &&
+	       n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
 }
 
-static void jspace(struct jdoc *j)
+static int jis_null(const yaml_node_t *n)
 {
-	while (j->s[j->pos] == ' ' || j->s[j->pos] == '\t' ||
-	       j->s[j->pos] == '\n' || j->s[j->pos] == '\r')
-		jadv(j);
+	return !n || (jis_plain(n) && !strcmp(jtext(n), "null"));
 }
 
-static int jnew(struct jdoc *j, enum jtype type)
+/* A JSON number: a plain scalar strtod reads whole, finite. */
+static int jis_num(const yaml_node_t *n, double *x)
 {
-	if (j->n == j->cap) {
-		int cap = j->cap ? 2 * j->cap : 256;
-		struct jval *nv = realloc(j->v, (size_t)cap * sizeof(*nv));
-		if (!nv)
-			return -1;
-		j->v = nv;
-		j->cap = cap;
-	}
-	memset(&j->v[j->n], 0, sizeof(j->v[j->n]));
-	j->v[j->n].type = type;
-	j->v[j->n].line = j->line;
-	j->v[j->n].col = j->col;
-	j->v[j->n].child = j->v[j->n].next = -1;
-	return j->n++;
+	const char *t = jtext(n);
+	char *end;
+	double v;
+	if (!jis_plain(n) || !t[0] || !strcmp(t, "true") || !strcmp(t, "false") ||
+	    !strcmp(t, "null"))
+		return 0;
+	errno = 0;
+	v = strtod(t, &end);
+	if (*end || errno == ERANGE || !isfinite(v))
+		return 0;
+	*x = v;
+	return 1;
 }
 
-/* A string at j->pos (on the opening quote) into a new malloc'd buffer;
- * \uXXXX outside ASCII becomes '?'. */
-static int jstring(struct jdoc *j, char **out)
+/* Member `key` of mapping o (NULL if o is not a mapping or lacks it). */
+static yaml_node_t *jget(struct jdoc *j, yaml_node_t *o, const char *key)
 {
-	size_t cap = 32, n = 0;
-	char *buf = malloc(cap);
-	if (!buf)
-		return tpp_err_set(j->err, TPP_E_SYSTEM, j->path, 0, 0, "out of memory");
-	jadv(j);
-	for (;;) {
-		char c = j->s[j->pos];
-		if (n + 2 > cap) {
-			char *nb = realloc(buf, cap *= 2);
-			if (!nb) {
-				free(buf);
-				return tpp_err_set(j->err, TPP_E_SYSTEM, j->path, 0,
-						   0, "out of memory");
-			}
-			buf = nb;
-		}
-		if (c == '\0' || c == '\n') {
-			free(buf);
-			return jerr(j, "unterminated string");
-		}
-		if (c == '"') {
-			jadv(j);
-			break;
-		}
-		if (c == '\\') {
-			jadv(j);
-			c = j->s[j->pos];
-			switch (c) {
-			case 'n': c = '\n'; break;
-			case 't': c = '\t'; break;
-			case 'r': c = '\r'; break;
-			case 'b': c = '\b'; break;
-			case 'f': c = '\f'; break;
-			case '"': case '\\': case '/': break;
-			case 'u': {
-				int k;
-				long u;
-				char hex[5];
-				for (k = 0; k < 4; k++) {
-					jadv(j);
-					hex[k] = j->s[j->pos];
-					if (!isxdigit((unsigned char)hex[k])) {
-						free(buf);
-						return jerr(j, "bad \\u escape");
-					}
-				}
-				hex[4] = '\0';
-				u = strtol(hex, NULL, 16);
-				c = (u > 0 && u < 0x80) ? (char)u : '?';
-				break;
-			}
-			default:
-				free(buf);
-				return jerr(j, "bad escape in string");
-			}
-		}
-		buf[n++] = c;
-		jadv(j);
-	}
-	buf[n] = '\0';
-	*out = buf;
-	return TPP_OK;
+	return o && o->type == YAML_MAPPING_NODE ? tpp_y_map_get(&j->d, o, key) : NULL;
 }
 
-static int jvalue(struct jdoc *j, int depth, int *out);
-
-/* Members or items up to `close`; children chained through next. */
-static int jcontainer(struct jdoc *j, int depth, int self, char close)
+/* A JSON string's text, or NULL for anything else. */
+static const char *jstr(const yaml_node_t *n)
 {
-	int last = -1, rc;
-	jadv(j); /* '{' or '[' */
-	jspace(j);
-	if (j->s[j->pos] == close) {
-		jadv(j);
-		return TPP_OK;
-	}
-	for (;;) {
-		char *key = NULL;
-		int child;
-		jspace(j);
-		if (close == '}') {
-			if (j->s[j->pos] != '"')
-				return jerr(j, "expected a \"key\"");
-			if ((rc = jstring(j, &key)))
-				return rc;
-			jspace(j);
-			if (j->s[j->pos] != ':') {
-				free(key);
-				return jerr(j, "expected ':' after the key");
-			}
-			jadv(j);
-			jspace(j);
-		}
-		if ((rc = jvalue(j, depth + 1, &child))) {
-			free(key);
-			return rc;
-		}
-		j->v[child].key = key;
-		if (last < 0)
-			j->v[self].child = child;
-		else
-			j->v[last].next = child;
-		last = child;
-		jspace(j);
-		if (j->s[j->pos] == ',') {
-			jadv(j);
-			continue;
-		}
-		if (j->s[j->pos] == close) {
-			jadv(j);
-			return TPP_OK;
-		}
-		return jerr(j, close == '}' ? "expected ',' or '}'"
-					    : "expected ',' or ']'");
-	}
-}
-
-static int jvalue(struct jdoc *j, int depth, int *out)
-{
-	const char *p = j->s + j->pos;
-	int self, rc;
-	enum jtype type;
-
-	if (depth > 64)
-		return jerr(j, "nested too deeply");
-	jspace(j);
-	p = j->s + j->pos;
-	if (*p == '{')
-		type = J_OBJ;
-	else if (*p == '[')
-		type = J_ARR;
-	else if (*p == '"')
-		type = J_STR;
-	else if (*p == '-' || isdigit((unsigned char)*p))
-		type = J_NUM;
-	else if (!strncmp(p, "true", 4) || !strncmp(p, "false", 5))
-		type = J_BOOL;
-	else if (!strncmp(p, "null", 4))
-		type = J_NULL;
-	else
-		return jerr(j, *p ? "unexpected character" : "unexpected end of file");
-	if ((self = jnew(j, type)) < 0)
-		return tpp_err_set(j->err, TPP_E_SYSTEM, j->path, 0, 0, "out of memory");
-	*out = self;
-	switch (type) {
-	case J_OBJ:
-		return jcontainer(j, depth, self, '}');
-	case J_ARR:
-		return jcontainer(j, depth, self, ']');
-	case J_STR: {
-		char *s;
-		if ((rc = jstring(j, &s)))
-			return rc;
-		j->v[self].str = s;
-		return TPP_OK;
-	}
-	case J_NUM: {
-		char *end;
-		double x = strtod(p, &end);
-		if (end == p)
-			return jerr(j, "bad number");
-		while (j->s + j->pos < end)
-			jadv(j);
-		j->v[self].num = x;
-		return TPP_OK;
-	}
-	case J_BOOL:
-		j->v[self].num = (*p == 't');
-		for (rc = (*p == 't') ? 4 : 5; rc > 0; rc--)
-			jadv(j);
-		return TPP_OK;
-	case J_NULL:
-		for (rc = 4; rc > 0; rc--)
-			jadv(j);
-		return TPP_OK;
-	default:
-		TPP_ASSERT(0);
-	}
-	return TPP_E_INPUT;
-}
-
-static void jfree(struct jdoc *j)
-{
-	int i;
-	for (i = 0; i < j->n; i++) {
-		free(j->v[i].str);
-		free(j->v[i].key);
-	}
-	free(j->v);
-}
-
-/* Member `key` of object o, or -1. */
-static int jget(const struct jdoc *j, int o, const char *key)
-{
-	int c;
-	if (o < 0 || j->v[o].type != J_OBJ)
-		return -1;
-	for (c = j->v[o].child; c >= 0; c = j->v[c].next)
-		if (j->v[c].key && !strcmp(j->v[c].key, key))
-			return c;
-	return -1;
-}
-
-static const char *jstr(const struct jdoc *j, int v)
-{
-	return v >= 0 && j->v[v].type == J_STR ? j->v[v].str : NULL;
+	if (!n || n->type != YAML_SCALAR_NODE ||
+	    n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE)
+		return NULL;
+	return jtext(n);
 }
 
 /* A number member (a numeric string such as "nan" is rejected). */
-static int jnum(struct jdoc *j, int o, const char *key, double *x, int required,
-		int *found)
+static int jnum(struct jdoc *j, yaml_node_t *o, const char *key, double *x,
+		int required, int *found)
 {
-	int v = jget(j, o, key);
+	yaml_node_t *v = jget(j, o, key);
 	*found = 0;
-	if (v < 0 || j->v[v].type == J_NULL) {
+	if (jis_null(v)) {
 		if (!required)
 			return TPP_OK;
-		return tpp_err_set(j->err, TPP_E_INPUT, j->path, j->v[o].line,
-				   j->v[o].col, "JSON: result has no \"%s\"", key);
+		return tpp_y_err(&j->d, o, j->err, "JSON: result has no \"%s\"", key);
 	}
-	if (j->v[v].type != J_NUM || !isfinite(j->v[v].num))
-		return tpp_err_set(j->err, TPP_E_INPUT, j->path, j->v[v].line,
-				   j->v[v].col, "JSON: \"%s\" must be a finite number",
-				   key);
-	*x = j->v[v].num;
+	if (!jis_num(v, x))
+		return tpp_y_err(&j->d, v, j->err, "JSON: \"%s\" must be a finite number",
+				 key);
 	*found = 1;
 	return TPP_OK;
 }
 
-static void json_devices(struct jdoc *j, int arr, struct file_meta *m)
+static void json_devices(struct jdoc *j, yaml_node_t *arr, struct file_meta *m)
 {
-	int d;
-	if (arr < 0 || j->v[arr].type != J_ARR)
+	int d, n;
+	struct tpp_err ignore;
+	if (!arr || arr->type != YAML_SEQUENCE_NODE ||
+	    tpp_y_seq(&j->d, arr, "devices", &n, &ignore))
 		return;
-	for (d = j->v[arr].child; d >= 0; d = j->v[d].next) {
-		const char *h = jstr(j, jget(j, d, "hostname"));
-		const char *dev = jstr(j, jget(j, d, "device_info"));
+	for (d = 0; d < n; d++) {
+		yaml_node_t *dev = tpp_y_seq_item(&j->d, arr, d);
+		const char *h = jstr(jget(j, dev, "hostname"));
+		const char *info = jstr(jget(j, dev, "device_info"));
 		if (h)
 			add_host(m, h);
-		if (dev && !m->device[0])
-			tpp_strlcpy(m->device, dev, sizeof(m->device));
+		if (info && !m->device[0])
+			tpp_strlcpy(m->device, info, sizeof(m->device));
 		m->ranks++;
 	}
 }
 
 /* One element of results[]. */
-static int json_result(struct jdoc *j, int r, struct tpp_cal_coll *t)
+static int json_result(struct jdoc *j, yaml_node_t *r, struct tpp_cal_coll *t)
 {
-	int oop, per, src, found, rc;
+	yaml_node_t *oop, *per, *src;
+	int found, rc, in_place;
 	double size, time_us = 0, med, lo, hi, wrong = 0;
 
-	if (j->v[r].type != J_OBJ)
-		return tpp_err_set(j->err, TPP_E_INPUT, j->path, j->v[r].line,
-				   j->v[r].col, "JSON: results[] items must be objects");
+	if (r->type != YAML_MAPPING_NODE)
+		return tpp_y_err(&j->d, r, j->err, "JSON: results[] items must be objects");
 	if ((rc = jnum(j, r, "size", &size, 1, &found)))
 		return rc;
 	/* The out-of-place half; only the in-place one in trace replays;
 	 * a flat {"time": ...} from other writers. */
 	oop = jget(j, r, "out_of_place");
-	if (oop < 0 || j->v[oop].type != J_OBJ)
+	in_place = !oop || oop->type != YAML_MAPPING_NODE;
+	if (in_place)
 		oop = jget(j, r, "in_place");
-	src = (oop >= 0 && j->v[oop].type == J_OBJ) ? oop : r;
+	src = oop && oop->type == YAML_MAPPING_NODE ? oop : r;
+	in_place = in_place && src != r;
 	if ((rc = jnum(j, src, "time", &time_us, 0, &found)))
 		return rc;
 	if (!found && (rc = jnum(j, src, "cpu_time", &time_us, 1, &found)))
@@ -740,14 +528,12 @@ static int json_result(struct jdoc *j, int r, struct tpp_cal_coll *t)
 	if ((rc = jnum(j, src, "nwrong", &wrong, 0, &found)))
 		return rc;
 	if (found && wrong > 0)
-		return tpp_err_set(j->err, TPP_E_INPUT, j->path, j->v[src].line,
-				   j->v[src].col,
-				   "JSON: nccl-tests reported %.0f wrong elements at size %.0f",
-				   wrong, size);
+		return tpp_y_err(&j->d, src, j->err,
+				 "JSON: nccl-tests reported %.0f wrong elements at size %.0f",
+				 wrong, size);
 	med = lo = hi = time_us;
-	per = jget(j, r, src == jget(j, r, "in_place") ? "in_place_per_iter"
-						       : "out_of_place_per_iter");
-	if (per < 0)
+	per = jget(j, r, in_place ? "in_place_per_iter" : "out_of_place_per_iter");
+	if (!per)
 		per = r; /* flat p50_us etc. */
 	if ((rc = jnum(j, per, "p50_us", &med, 0, &found)))
 		return rc;
@@ -765,7 +551,8 @@ static int json_result(struct jdoc *j, int r, struct tpp_cal_coll *t)
 	}
 	if (size == 0)
 		return TPP_OK;
-	return add_point(j->path, j->v[r].line, j->v[r].col, t, size, med / 1e6,
+	return add_point(j->d.path, (int)r->start_mark.line + 1,
+			 (int)r->start_mark.column + 1, t, size, med / 1e6,
 			 lo / 1e6, hi / 1e6, j->err);
 }
 
@@ -773,65 +560,68 @@ static int parse_json(const char *path, const char *text, struct tpp_cal_coll *t
 		      struct file_meta *m, struct tpp_err *err)
 {
 	struct jdoc j;
-	int root, res, r, v, rc;
+	yaml_node_t *root, *res, *v;
+	int i, n, rc;
+	double x;
 	const char *s;
 
 	memset(&j, 0, sizeof(j));
-	j.path = path;
-	j.s = text;
-	j.line = j.col = 1;
 	j.err = err;
-	if ((rc = jvalue(&j, 0, &root)))
-		goto out;
-	jspace(&j);
-	if (j.s[j.pos]) {
-		rc = jerr(&j, "text after the end of the document");
-		goto out;
+	if ((rc = tpp_ydoc_load_string(&j.d, path, text, err))) {
+		/* located by libyaml; the file is JSON */
+		if (!strncmp(err->msg, "YAML ", 5))
+			memcpy(err->msg, "JSON", 4);
+		return rc;
 	}
-	if (j.v[root].type != J_OBJ) {
+	root = tpp_ydoc_root(&j.d);
+	if (!root || root->type != YAML_MAPPING_NODE) {
 		rc = tpp_err_set(err, TPP_E_INPUT, path, 1, 1,
 				 "JSON: expected an object (nccl-tests -J output)");
 		goto out;
 	}
 	/* The collective: an explicit key, else the program in args[0],
 	 * else a result's experiment name. */
-	if ((s = jstr(&j, jget(&j, root, "collective"))) ||
-	    (s = jstr(&j, jget(&j, root, "test"))) ||
-	    (s = jstr(&j, jget(&j, root, "test_name"))))
+	if ((s = jstr(jget(&j, root, "collective"))) ||
+	    (s = jstr(jget(&j, root, "test"))) ||
+	    (s = jstr(jget(&j, root, "test_name"))))
 		m->op = op_from_name(s);
 	v = jget(&j, root, "args");
-	if (m->op < 0 && v >= 0 && j.v[v].type == J_ARR && j.v[v].child >= 0 &&
-	    (s = jstr(&j, j.v[v].child)))
+	if (m->op < 0 && v && v->type == YAML_SEQUENCE_NODE &&
+	    !tpp_y_seq(&j.d, v, "args", &n, err) && n > 0 &&
+	    (s = jstr(tpp_y_seq_item(&j.d, v, 0))))
 		m->op = op_from_name(base_name(s));
 	v = jget(&j, root, "nccl_version");
-	if (v >= 0 && j.v[v].type == J_NUM && j.v[v].num > 0 &&
-	    j.v[v].num < 1e9) /* a version code; (long) of more is undefined */
-		nccl_code_str((long)j.v[v].num, m->nccl, sizeof(m->nccl));
-	else if ((s = jstr(&j, v)))
+	if (jis_num(v, &x) && x > 0 && x < 1e9) /* a version code */
+		nccl_code_str((long)x, m->nccl, sizeof(m->nccl));
+	else if ((s = jstr(v)))
 		tpp_strlcpy(m->nccl, s, sizeof(m->nccl));
 	json_devices(&j, jget(&j, root, "devices"), m);
 	json_devices(&j, jget(&j, jget(&j, root, "config"), "devices"), m);
-	if ((s = jstr(&j, jget(&j, root, "hostname"))))
+	if ((s = jstr(jget(&j, root, "hostname"))))
 		add_host(m, s);
 
 	res = jget(&j, root, "results");
-	if (res < 0 || j.v[res].type != J_ARR) {
-		rc = tpp_err_set(err, TPP_E_INPUT, path,
-				 res < 0 ? 1 : j.v[res].line,
-				 res < 0 ? 1 : j.v[res].col,
-				 "JSON: expected \"results\": [...] (nccl-tests -J output)");
+	if (!res || res->type != YAML_SEQUENCE_NODE) {
+		if (res)
+			rc = tpp_y_err(&j.d, res, err,
+				       "JSON: expected \"results\": [...] (nccl-tests -J output)");
+		else
+			rc = tpp_err_set(err, TPP_E_INPUT, path, 1, 1,
+					 "JSON: expected \"results\": [...] (nccl-tests -J output)");
 		goto out;
 	}
-	for (r = j.v[res].child; r >= 0; r = j.v[r].next) {
-		if (m->op < 0 && (s = jstr(&j, jget(&j, r, "experiment_name"))) &&
-		    s[0])
+	if ((rc = tpp_y_seq(&j.d, res, "results", &n, err)))
+		goto out;
+	for (i = 0; i < n; i++) {
+		yaml_node_t *r = tpp_y_seq_item(&j.d, res, i);
+		if (m->op < 0 && (s = jstr(jget(&j, r, "experiment_name"))) && s[0])
 			m->op = op_from_name(s);
 		if ((rc = json_result(&j, r, t)))
 			goto out;
 	}
 	rc = TPP_OK;
 out:
-	jfree(&j);
+	tpp_ydoc_free(&j.d);
 	return rc;
 }
 

@@ -9,6 +9,7 @@
 
 #include "calibration.h"
 #include "cli.h"
+#include "tpp_yaml.h"
 
 void tpp_cli_print_opts(FILE *f, const struct tpp_optdoc *d, size_t n,
 			int width, int short_val)
@@ -371,4 +372,34 @@ int tpp_cli_size_cluster(struct tpp_cluster *c, int gpus, int nodes,
 	}
 	*gpus_out = gpus;
 	return TPP_OK;
+}
+
+int tpp_cli_json_load(struct tpp_ydoc *d, const char *flag, const char *path,
+		      const char *schema)
+{
+	struct tpp_err err;
+	yaml_node_t *root;
+	int rc;
+	if (!*path) {
+		fprintf(stderr, "tpplan: %s: the file name is empty\n", flag);
+		return TPP_E_USAGE;
+	}
+	if ((rc = tpp_ydoc_load(d, path, &err))) {
+		if (!strncmp(err.msg, "YAML ", 5))
+			memcpy(err.msg, "JSON", 4); /* the file is JSON */
+		tpp_err_print(stderr, &err);
+		return rc;
+	}
+	root = tpp_ydoc_root(d);
+	if (!root || root->type != YAML_MAPPING_NODE)
+		rc = tpp_err_set(&err, TPP_E_INPUT, path, 1, 1,
+				 "%s: expected a JSON object with \"schema\": \"%s\"",
+				 flag, schema);
+	else
+		rc = tpp_y_check_schema(d, schema, "JSON", &err);
+	if (rc) {
+		tpp_err_print(stderr, &err);
+		tpp_ydoc_free(d);
+	}
+	return rc;
 }

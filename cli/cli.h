@@ -74,6 +74,16 @@ int tpp_cli_calibrate_cluster(struct tpp_cluster *c, const char *path,
 int tpp_cli_size_cluster(struct tpp_cluster *c, int gpus, int nodes,
 			 enum tpp_prec prec, int *gpus_out);
 
+/*
+ * Load a tpplan JSON output (`tpplan --json`, `tpplan exec --json`) named
+ * by `flag` with libyaml (JSON is YAML flow syntax; nodes keep line:col)
+ * and check its "schema".  Errors are located, printed and returned as an
+ * exit status; on success call tpp_ydoc_free(d).
+ */
+struct tpp_ydoc;
+int tpp_cli_json_load(struct tpp_ydoc *d, const char *flag, const char *path,
+		      const char *schema);
+
 /* Print the plan as a table with the reasoning (text) or as JSON. */
 struct tpp_plan_ctx {
 	const struct tpp_model *model;

@@ -15,6 +15,7 @@
 
 #include "calibration.h"
 #include "cli.h"
+#include "tpp_yaml.h"
 #ifdef TPP_HAVE_EXEC
 #include "bench.h"
 #include "exec.h"
@@ -72,38 +73,32 @@ static void exec_usage(FILE *f)
 /* .layouts[0].layout_arg of a `tpplan --json` file into buf. */
 static int plan_layout(const char *path, char *buf, size_t size)
 {
-	FILE *f = fopen(path, "r");
-	char *text, *p, *q;
-	long n;
-	int rc = TPP_E_INPUT;
-	if (!f) {
-		fprintf(stderr, "tpplan: --plan %s: cannot open\n", path);
-		return TPP_E_INPUT;
-	}
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	text = n >= 0 ? malloc((size_t)n + 1) : NULL;
-	if (!text || fread(text, 1, (size_t)n, f) != (size_t)n) {
-		fprintf(stderr, "tpplan: --plan %s: cannot read\n", path);
+	struct tpp_ydoc d;
+	struct tpp_err err;
+	yaml_node_t *layouts, *arg;
+	int rc, n = 0;
+	if ((rc = tpp_cli_json_load(&d, "--plan", path, "tpplan.plan/v1")))
+		return rc;
+	layouts = tpp_y_map_get(&d, tpp_ydoc_root(&d), "layouts");
+	if (!layouts || layouts->type != YAML_SEQUENCE_NODE ||
+	    tpp_y_seq(&d, layouts, "layouts", &n, &err) || n < 1) {
+		rc = tpp_err_set(&err, TPP_E_INPUT, path, 0, 0,
+				 "--plan: no layouts (a plan with no feasible layout?)");
 		goto out;
 	}
-	text[n] = '\0';
-	p = strstr(text, "\"layouts\"");
-	p = p ? strstr(p, "\"layout_arg\"") : NULL;
-	p = p ? strchr(p + 12, '"') : NULL;
-	q = p ? strchr(p + 1, '"') : NULL;
-	if (!p || !q || (size_t)(q - p - 1) >= size) {
-		fprintf(stderr, "tpplan: --plan %s: no .layouts[0].layout_arg (is it `tpplan --json` output with a feasible layout?)\n",
-			path);
-		goto out;
-	}
-	memcpy(buf, p + 1, (size_t)(q - p - 1));
-	buf[q - p - 1] = '\0';
-	rc = TPP_OK;
+	arg = tpp_y_map_get(&d, tpp_y_seq_item(&d, layouts, 0), "layout_arg");
+	if (!arg)
+		rc = tpp_y_err(&d, tpp_y_seq_item(&d, layouts, 0), &err,
+			       "--plan: layouts[0] has no \"layout_arg\"");
+	else if (arg->type != YAML_SCALAR_NODE ||
+		 arg->data.scalar.style != YAML_DOUBLE_QUOTED_SCALAR_STYLE)
+		rc = tpp_y_err(&d, arg, &err, "--plan: \"layout_arg\" must be a JSON string");
+	else
+		rc = tpp_y_str(&d, arg, buf, size, &err);
 out:
-	free(text);
-	fclose(f);
+	if (rc)
+		tpp_err_print(stderr, &err);
+	tpp_ydoc_free(&d);
 	return rc;
 }
 

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "report.h"
+#include "tpp_yaml.h"
 #include "sim.h"
 
 #define GIB TPP_GiB
@@ -1167,110 +1168,84 @@ int tpp_report_write(const char *dir, const struct tpp_report *r)
 
 /* ---- exec results ------------------------------------------------------------ */
 
-/* The value of "key" in [p, end): a string into sbuf, or a number into
- * *num (null: *num = -1).  Returns 1 found string, 2 number, 0 none. */
-static int json_field(const char *p, const char *end, const char *key,
-		      char *sbuf, size_t ssize, double *num)
+/* A number member of mapping o; null or absent: *x = dflt, 0 returned. */
+static int exec_num(struct tpp_ydoc *d, yaml_node_t *o, const char *key,
+		    double dflt, double *x, struct tpp_err *err)
 {
-	char pat[64];
-	const char *q;
-	snprintf(pat, sizeof(pat), "\"%s\"", key);
-	for (q = p; q && q < end; q++) {
-		q = strstr(q, pat);
-		if (!q || q >= end)
-			return 0;
-		q += strlen(pat);
-		while (q < end && (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r'))
-			q++;
-		if (q >= end || *q != ':')
-			continue;
-		q++;
-		while (q < end && (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r'))
-			q++;
-		if (q < end && *q == '"') {
-			const char *e = memchr(q + 1, '"', (size_t)(end - q - 1));
-			size_t n;
-			if (!e)
-				return 0;
-			n = (size_t)(e - q - 1);
-			if (n >= ssize)
-				n = ssize - 1;
-			memcpy(sbuf, q + 1, n);
-			sbuf[n] = '\0';
-			return 1;
-		}
-		if (q < end && !strncmp(q, "null", 4)) {
-			*num = -1;
-			return 2;
-		}
-		{
-			char *e;
-			*num = strtod(q, &e);
-			return e != q ? 2 : 0;
-		}
-	}
-	return 0;
+	yaml_node_t *v = tpp_y_map_get(d, o, key);
+	*x = dflt;
+	if (!v || (v->type == YAML_SCALAR_NODE &&
+		   v->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+		   !strcmp(tpp_y_text(v), "null")))
+		return TPP_OK;
+	if (v->type != YAML_SCALAR_NODE ||
+	    v->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+		return tpp_y_err(d, v, err, "\"%s\" must be a number", key);
+	return tpp_y_double(d, v, x, err);
 }
 
 int tpp_report_read_exec(const char *path, struct tpp_report *r)
 {
-	FILE *f = fopen(path, "rb");
-	char *text = NULL, sbuf[200];
-	const char *p, *end;
-	long n;
-	double num;
-	int rc = TPP_E_INPUT;
+	struct tpp_ydoc d;
+	struct tpp_err err;
+	yaml_node_t *root, *phases, *v;
+	int rc, i, n = 0;
 
 	r->nphase = 0;
 	r->exec_layout[0] = '\0';
-	if (!f) {
-		fprintf(stderr, "tpplan: --exec %s: %s\n", path, strerror(errno));
-		return TPP_E_INPUT;
-	}
-	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0)
-		text = malloc((size_t)n + 1);
-	else
-		n = -1;
-	if (!text || fread(text, 1, (size_t)n, f) != (size_t)n) {
-		fprintf(stderr, "tpplan: --exec %s: cannot read\n", path);
+	if ((rc = tpp_cli_json_load(&d, "--exec", path, "tpplan.exec/v1")))
+		return rc;
+	root = tpp_ydoc_root(&d);
+	if ((v = tpp_y_map_get(&d, root, "layout_arg")) &&
+	    (rc = tpp_y_str(&d, v, r->exec_layout, sizeof(r->exec_layout), &err)))
+		goto out;
+	phases = tpp_y_map_get(&d, root, "phases");
+	if (!phases) {
+		rc = tpp_y_err(&d, root, &err, "--exec: no \"phases\"");
 		goto out;
 	}
-	text[n] = '\0';
-	end = text + n;
-	if (json_field(text, end, "schema", sbuf, sizeof(sbuf), &num) != 1 ||
-	    strcmp(sbuf, "tpplan.exec/v1")) {
-		fprintf(stderr, "tpplan: --exec %s: not `tpplan exec --json` output (schema tpplan.exec/v1)\n", path);
+	if ((rc = tpp_y_seq(&d, phases, "phases", &n, &err)))
 		goto out;
-	}
-	if (json_field(text, end, "layout_arg", sbuf, sizeof(sbuf), &num) == 1)
-		tpp_strlcpy(r->exec_layout, sbuf, sizeof(r->exec_layout));
-	p = strstr(text, "\"phases\"");
-	p = p ? strchr(p, '[') : NULL;
-	while (p && r->nphase < TPP_REPORT_PHASE_MAX) {
-		const char *ob = strchr(p, '{'), *cb, *close = strchr(p, ']');
-		struct tpp_report_phase *ph = &r->phase[r->nphase];
-		if (!ob || (close && close < ob))
+	for (i = 0; i < n; i++) {
+		yaml_node_t *ph_node = tpp_y_seq_item(&d, phases, i);
+		struct tpp_report_phase *ph;
+		double count;
+		if (r->nphase >= TPP_REPORT_PHASE_MAX)
 			break;
-		cb = strchr(ob, '}');
-		if (!cb)
-			break;
-		if (json_field(ob, cb, "phase", ph->name, sizeof(ph->name), &num) == 1 &&
-		    json_field(ob, cb, "measured_s", sbuf, sizeof(sbuf), &ph->measured_s) == 2) {
-			ph->count = json_field(ob, cb, "count", sbuf, sizeof(sbuf), &num) == 2 ? (int)num : 0;
-			if (json_field(ob, cb, "predicted_s", sbuf, sizeof(sbuf), &ph->predicted_s) != 2)
-				ph->predicted_s = -1;
-			if (ph->count > 0 || ph->measured_s > 0)
-				r->nphase++;
+		ph = &r->phase[r->nphase];
+		if (ph_node->type != YAML_MAPPING_NODE) {
+			rc = tpp_y_err(&d, ph_node, &err, "phases[%d]: expected an object", i);
+			goto out;
 		}
-		p = cb + 1;
+		v = tpp_y_map_get(&d, ph_node, "phase");
+		if (!v) {
+			rc = tpp_y_err(&d, ph_node, &err, "phases[%d]: no \"phase\"", i);
+			goto out;
+		}
+		if ((rc = tpp_y_str(&d, v, ph->name, sizeof(ph->name), &err)) ||
+		    (rc = exec_num(&d, ph_node, "measured_s", -1, &ph->measured_s, &err)) ||
+		    (rc = exec_num(&d, ph_node, "predicted_s", -1, &ph->predicted_s, &err)) ||
+		    (rc = exec_num(&d, ph_node, "count", 0, &count, &err)))
+			goto out;
+		if (count < 0 || count > 1e9) {
+			rc = tpp_y_err(&d, tpp_y_map_get(&d, ph_node, "count"), &err,
+				       "phases[%d]: count %g out of range", i, count);
+			goto out;
+		}
+		ph->count = (int)count;
+		if (ph->count > 0 || ph->measured_s > 0)
+			r->nphase++;
 	}
 	if (!r->nphase) {
 		fprintf(stderr, "tpplan: --exec %s: no phases with measured times\n", path);
-		goto out;
+		rc = TPP_E_INPUT;
+		tpp_ydoc_free(&d);
+		return rc;
 	}
 	rc = TPP_OK;
 out:
-	free(text);
-	fclose(f);
+	if (rc)
+		tpp_err_print(stderr, &err);
+	tpp_ydoc_free(&d);
 	return rc;
 }

@@ -83,6 +83,14 @@ echo '{"schema": "something/else"}' >"$TMP/bad-exec.json"
 "$BIN" report $PROBLEM --exec "$TMP/bad-exec.json" -o "$TMP/x" >/dev/null 2>"$TMP/err"
 rc=$?
 if [ $rc -eq 3 ] && grep -q "tpplan.exec/v1" "$TMP/err"; then ok bad-exec; else fail "bad --exec: exit $rc, expected 3"; fi
+printf '{"schema": "tpplan.exec/v1",\n "phases": [{"phase": "step", "count": 1, "measured_s": "fast"}]}\n' >"$TMP/bad-exec2.json"
+"$BIN" report $PROBLEM --exec "$TMP/bad-exec2.json" -o "$TMP/x" >/dev/null 2>"$TMP/err"
+rc=$?
+if [ $rc -eq 3 ] && grep -q 'bad-exec2.json:2:.*"measured_s" must be a number' "$TMP/err"; then
+	ok bad-exec-value
+else
+	fail "bad --exec value: exit $rc, expected 3 with the value's line"
+fi
 if [ "$(id -u)" -ne 0 ]; then
 	mkdir "$TMP/ro" && chmod a-w "$TMP/ro"
 	"$BIN" report $PROBLEM --no-plots -o "$TMP/ro/sub" >/dev/null 2>&1

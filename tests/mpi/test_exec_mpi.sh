@@ -109,12 +109,27 @@ for np in 1 2; do
 done
 
 # ---- layout from a plan file ---------------------------------------------------------
-printf '{"layouts": [{"layout": {}, "layout_arg": "tp=2,pp=1,dp=1,cp=1,mbs=1,vp=1,sp=1"}]}\n' >"$dir/plan.json"
+printf '{"schema": "tpplan.plan/v1",\n "layouts": [{"layout": {}, "layout_arg": "tp=2,pp=1,dp=1,cp=1,mbs=1,vp=1,sp=1"}]}\n' >"$dir/plan.json"
 numerics 2 plan --plan "$dir/plan.json"
 if grep -q "tp=2,pp=1,dp=1,sp=1" "$dir/plan.txt"; then
 	ok "--plan: layout_arg taken"
 else
 	bad "--plan: layout not taken"
+fi
+# not a plan: located errors, exit 3
+printf '{"schema": "tpplan.plan/v1",\n "layouts": [{"layout_arg": "tp=2"}\n' >"$dir/badplan.json"
+run 1 badplan --plan "$dir/badplan.json"
+if [ "$rc" -eq 3 ] && grep -q "badplan.json:[0-9]*:[0-9]*: error: JSON syntax error" "$dir/badplan.txt"; then
+	ok "--plan: a JSON syntax error is located, exit 3"
+else
+	bad "--plan bad JSON: exit $rc ($(head -n 2 "$dir/badplan.txt" | tr '\n' ' '))"
+fi
+printf '{"layouts": []}\n' >"$dir/noschema.json"
+run 1 noschema --plan "$dir/noschema.json"
+if [ "$rc" -eq 3 ] && grep -q "missing 'schema: tpplan.plan/v1'" "$dir/noschema.txt"; then
+	ok "--plan: not tpplan --json output, exit 3"
+else
+	bad "--plan without schema: exit $rc ($(head -n 2 "$dir/noschema.txt" | tr '\n' ' '))"
 fi
 
 # ---- a rank that dies ends the run within --timeout ------------------------------------
