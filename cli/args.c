@@ -59,7 +59,10 @@ int tpp_cli_int(const char *flag, const char *arg, long lo, long hi, int *out)
 	long v;
 	errno = 0;
 	v = strtol(arg ? arg : "", &end, 10);
-	if (!arg || end == arg || *end || errno == ERANGE) {
+	/* digits with an optional '-': strtol would also take " 8" and "+8" */
+	if (!arg || end == arg || *end || errno == ERANGE ||
+	    !(isdigit((unsigned char)arg[0]) ||
+	      (arg[0] == '-' && isdigit((unsigned char)arg[1])))) {
 		fprintf(stderr, "tpplan: %s: expected an integer, got '%s'\n",
 			flag, arg ? arg : "");
 		return TPP_E_USAGE;
@@ -80,14 +83,19 @@ int tpp_cli_double(const char *flag, const char *arg, double lo, double hi,
 	double v;
 	errno = 0;
 	v = strtod(arg ? arg : "", &end);
-	if (!arg || end == arg || *end || errno == ERANGE || !isfinite(v)) {
+	/* decimal only: strtod would also take " 1", "+1", "0x10" and "inf" */
+	if (!arg || end == arg || *end || errno == ERANGE || !isfinite(v) ||
+	    !(isdigit((unsigned char)arg[0]) || arg[0] == '.' ||
+	      (arg[0] == '-' && (isdigit((unsigned char)arg[1]) || arg[1] == '.'))) ||
+	    strpbrk(arg, "xXpP")) {
 		fprintf(stderr, "tpplan: %s: expected a number, got '%s'\n",
 			flag, arg ? arg : "");
 		return TPP_E_USAGE;
 	}
 	if (v < lo || v > hi) {
-		fprintf(stderr, "tpplan: %s: %g is out of range [%g, %g]\n",
-			flag, v, lo, hi);
+		/* the text as given: %g rounds 0.50000001 to the bound 0.5 */
+		fprintf(stderr, "tpplan: %s: %s is out of range [%g, %g]\n",
+			flag, arg, lo, hi);
 		return TPP_E_USAGE;
 	}
 	*out = v;
@@ -189,6 +197,12 @@ static int parse_layout_keys(const char *arg, struct tpp_search *s,
 	if (strlen(arg) >= sizeof(buf))
 		return tpp_err_set(err, TPP_E_USAGE, NULL, 0, 0,
 				   "--layout: value too long");
+	/* strtok_r skips empty items: "tp=8,,pp=2", a trailing comma or an
+	 * empty --layout (an unset shell variable) are mistakes, not "no
+	 * constraint" */
+	if (!arg[0] || arg[0] == ',' || arg[strlen(arg) - 1] == ',' || strstr(arg, ",,"))
+		return tpp_err_set(err, TPP_E_USAGE, NULL, 0, 0,
+				   "--layout: empty item in '%s'", arg);
 	tpp_strlcpy(buf, arg, sizeof(buf));
 	for (item = strtok_r(buf, ",", &save); item;
 	     item = strtok_r(NULL, ",", &save)) {

@@ -84,7 +84,14 @@ int tpp_cmd_plan(int argc, char **argv)
 		case O_MAX_MBS: rc = tpp_cli_int("--max-mbs", optarg, 1, 1024, &max_mbs); break;
 		case O_MAX_CP: rc = tpp_cli_int("--max-cp", optarg, 1, 1024, &max_cp); break;
 		case O_JSON: json = 1; break;
-		case O_LAYOUT: layout_arg = optarg; break;
+		case O_LAYOUT:
+			/* a second --layout would silently drop the first's keys */
+			if (layout_arg) {
+				fprintf(stderr, "tpplan: --layout is given twice (give every field in one --layout)\n");
+				return TPP_E_USAGE;
+			}
+			layout_arg = optarg;
+			break;
 		case O_TIMELINE: timeline = optarg; break;
 		case O_CALIBRATION: calibration = optarg; break;
 		case O_ANALYTIC: analytic = 1; break;
@@ -114,6 +121,11 @@ int tpp_cmd_plan(int argc, char **argv)
 	}
 	if (gpus && nodes) {
 		fprintf(stderr, "tpplan: give --gpus or --nodes, not both\n");
+		return TPP_E_USAGE;
+	}
+	if (timeline && analytic) {
+		/* the timeline is simulated: its step would not be the printed one */
+		fprintf(stderr, "tpplan: --timeline writes the simulated schedule; it does not go with --analytic\n");
 		return TPP_E_USAGE;
 	}
 	if (reserve >= 0)

@@ -95,7 +95,8 @@ static int scale_counts(int gpus, int gpn, int *out)
 		if (g % 2)
 			break;
 	}
-	if (tmp[n - 1] != lo && tmp[n - 1] > lo)
+	/* n == 0: 2 * gpus is not whole nodes (gpus below one node) */
+	if (!n || tmp[n - 1] > lo)
 		tmp[n++] = lo;
 	first = n > TPP_REPORT_SCALE_MAX ? n - TPP_REPORT_SCALE_MAX : 0;
 	for (i = 0; i + first < n; i++)

@@ -229,18 +229,18 @@ static void json_eval(FILE *f, const struct tpp_eval *e, const char *ind)
 		tpp_sched_names[tpp_layout_sched(l)], l->tp_overlap ? "true" : "false", l->gbs);
 	fprintf(f, "%s \"layout_arg\": ", ind);
 	tpp_json_str(f, lb);
-	fprintf(f, ",\n%s \"microbatches\": %d, \"step_s\": %.6g, \"tokens_per_s\": %.6g, \"model_tflops_per_gpu\": %.6g, \"hw_tflops_per_gpu\": %.6g, \"mfu\": %.6g, \"hfu\": %.6g,\n",
+	fprintf(f, ",\n%s \"microbatches\": %d, \"step_s\": %.17g, \"tokens_per_s\": %.17g, \"model_tflops_per_gpu\": %.17g, \"hw_tflops_per_gpu\": %.17g, \"mfu\": %.17g, \"hfu\": %.17g,\n",
 		ind, e->microbatches, e->step_s, e->tokens_per_s,
 		e->model_tflops_per_gpu, e->hw_tflops_per_gpu, e->mfu, e->hfu);
 	fprintf(f, "%s \"time_s\": {", ind);
 	for (i = 0; i < TPP_TIME_PARTS; i++)
-		fprintf(f, "%s\"%s\": %.6g", i ? ", " : "", tpp_time_part_names[i],
+		fprintf(f, "%s\"%s\": %.17g", i ? ", " : "", tpp_time_part_names[i],
 			tpp_time_part(&e->t, i));
-	fprintf(f, "},\n%s \"memory_bytes\": {\"weights\": %.6g, \"grads\": %.6g, \"optimizer\": %.6g, \"activations\": %.6g, \"other\": %.6g, \"reserve\": %.6g, \"total\": %.6g},\n",
+	fprintf(f, "},\n%s \"memory_bytes\": {\"weights\": %.17g, \"grads\": %.17g, \"optimizer\": %.17g, \"activations\": %.17g, \"other\": %.17g, \"reserve\": %.17g, \"total\": %.17g},\n",
 		ind, e->mem.weights_bytes, e->mem.grads_bytes, e->mem.optim_bytes,
 		e->mem.act_bytes, e->mem.other_bytes, e->mem.reserve_bytes,
 		e->mem.total_bytes);
-	fprintf(f, "%s \"fits\": %s, \"simulated\": %s, \"bound_s\": %.6g, \"tiers\": {\"tp\": %d, \"dp\": %d, \"pp\": %d}}",
+	fprintf(f, "%s \"fits\": %s, \"simulated\": %s, \"bound_s\": %.17g, \"tiers\": {\"tp\": %d, \"dp\": %d, \"pp\": %d}}",
 		ind, e->fits ? "true" : "false", e->simulated ? "true" : "false",
 		e->bound_s, e->tp_tier, e->dp_tier, e->pp_tier);
 }
@@ -280,7 +280,7 @@ void tpp_print_plan_json(FILE *f, const struct tpp_plan_ctx *x,
 	else
 		fputs("null", f);
 	fprintf(f, ",\n  \"attention\": \"%s\",\n", tpp_attn_names[x->opts->attn]);
-	fprintf(f, "  \"gpu_speed_sigma\": %.6g,\n  \"straggler_factor\": %.6g,\n",
+	fprintf(f, "  \"gpu_speed_sigma\": %.17g,\n  \"straggler_factor\": %.17g,\n",
 		x->opts->gpu_speed_sigma,
 		tpp_straggler_factor(x->opts, tpp_cluster_gpus(x->cluster)));
 	fprintf(f, "  \"flops_convention\": ");

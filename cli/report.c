@@ -955,7 +955,7 @@ static void write_doc(struct doc *d, const struct tpp_report *r,
 	/* 4. timeline */
 	d_h(d, 2, "Simulated schedule of the best layout");
 	if (have_timeline) {
-		d_p(d, "%s schedule, %d pipeline ranks, %d micro-batches: %zu operations, step %.3f s. F forward, B input gradient, W weight gradient, BW whole backward, DP gradient reduction (thin bar), OPT optimizer. The data is timeline.dat (the format of `tpplan --timeline`, with the optimizer on row %d).",
+		d_p(d, "%s schedule, %d pipeline ranks, %d micro-batches: %zu operations, step %.3f s. F forward, B input gradient, W weight gradient, BW whole backward, DP gradient reduction (thin bar), OPT optimizer. The data is timeline.dat (tab-separated: row (pipeline rank; the optimizer on row %d), kind index, kind, chunk, micro-batch, start_s, end_s; `tpplan --timeline` writes the same operations as rank, chunk, micro-batch, kind, start_s, end_s).",
 		    tpp_sched_names[tpp_layout_sched(&best->layout)], best->layout.pp,
 		    best->microbatches, tl_events, tl_step_s, best->layout.pp);
 		figure(d, fg, FIG_TIMELINE, "Simulated pipeline schedule of the best layout (Gantt chart per pipeline rank)");

@@ -31,7 +31,8 @@ int tpp_write_timeline(const char *path, const struct tpp_plan_ctx *x,
 	if (rc) {
 		free(ev);
 		fprintf(stderr, "tpplan: --timeline: %s\n", err.msg);
-		return rc;
+		/* too large to play out: not "no feasible layout" (exit 1) */
+		return rc == TPP_E_INFEASIBLE ? TPP_E_USAGE : rc;
 	}
 	TPP_ASSERT(r.nevents <= cap);
 	{

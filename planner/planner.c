@@ -450,7 +450,7 @@ timeout:
 	plan->timed_out = 1;
 	plan->n_top = 0;
 	return tpp_err_set(err, TPP_E_INFEASIBLE, NULL, 0, 0,
-			   "the search of %s on %d GPUs stopped after its %.0f s time limit "
+			   "the search of %s on %d GPUs stopped after its %g s time limit "
 			   "(%llu layouts considered, %llu feasible): fix some fields with "
 			   "--layout, lower --max-mbs / --max-cp, or raise --time-limit",
 			   m->name, s->gpus, s->time_limit_s, plan->considered, plan->feasible);

@@ -342,9 +342,37 @@ if [ -w /dev/full ]; then
 fi
 expect layout-duplicate-key 2 err "'tp' is given twice" "$BIN" --model 22b \
 	--cluster dgx-a100 --gpus 8 --layout tp=8,tp=4
+expect layout-empty-item 2 err "empty item in 'tp=2,'" "$BIN" --model 125m \
+	--cluster dgx-a100 --gpus 8 --layout 'tp=2,'
+expect layout-empty 2 err "empty item" "$BIN" --model 125m \
+	--cluster dgx-a100 --gpus 8 --layout ''
+expect layout-twice 2 err "--layout is given twice" "$BIN" --model 125m \
+	--cluster dgx-a100 --gpus 8 --layout tp=2 --layout pp=2
+expect timeline-analytic 2 err "does not go with --analytic" "$BIN" --model 125m \
+	--cluster dgx-a100 --gpus 8 --analytic --timeline "$TMP/tl-analytic.tsv"
+# a layout too large to play out: the plan stands, the timeline is a
+# usage error (not "no feasible layout")
+expect timeline-too-large 2 err "exceed" "$BIN" --model 125m --cluster dgx-a100 \
+	--gpus 2 --global-batch 100000 --layout pp=2,vp=6,mbs=1 --timeline "$TMP/tl-big.tsv"
+if [ -e "$TMP/tl-big.tsv" ]; then fail "timeline-too-large: a file was written"; fi
+expect int-plus-sign 2 err "expected an integer, got '+8'" "$BIN" --model 125m \
+	--cluster dgx-a100 --gpus +8
+expect double-hex 2 err "expected a number, got '0x10'" "$BIN" --model 125m \
+	--cluster dgx-a100 --gpus 8 --time-limit 0x10
+expect range-as-typed 2 err "0.50000001 is out of range" "$BIN" --model 125m \
+	--cluster dgx-a100 --gpus 8 --gpu-variation 0.50000001
+# JSON numbers round-trip (17 significant digits): the time and memory
+# breakdowns add up to their totals
+if expect json-precision 0 out '"step_s"' "$BIN" --model 2.7b --cluster dgx-a100 \
+	--gpus 16 --global-batch 8 --seq 16384 --json; then
+	jcheck json-precision "$OUT" '[.layouts[] | (((.time_s | add) - .step_s) | fabs) <= 1e-9 * .step_s] | all'
+	jcheck json-precision "$OUT" '[.layouts[] | .memory_bytes | ((([.weights, .grads, .optimizer, .activations, .other, .reserve] | add) - .total) | fabs) <= 1e-9 * .total] | all'
+fi
 # a search that runs past --time-limit stops with an error naming the flag
-expect time-limit 1 err "raise --time-limit" "$BIN" --model 1t --cluster dgx-a100 \
-	--gpus 3072 --max-mbs 64 --time-limit 0.001
+if expect time-limit 1 err "raise --time-limit" "$BIN" --model 1t --cluster dgx-a100 \
+	--gpus 3072 --max-mbs 64 --time-limit 0.001; then
+	has time-limit err "its 0.001 s time limit"
+fi
 if expect time-limit-json 1 out '"status": "time_limit"' "$BIN" --model 1t --cluster dgx-a100 \
 	--gpus 3072 --max-mbs 64 --time-limit 0.001 --json; then
 	jcheck time-limit-json "$OUT" '.layouts | length == 0'

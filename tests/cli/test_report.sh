@@ -83,6 +83,10 @@ echo '{"schema": "something/else"}' >"$TMP/bad-exec.json"
 "$BIN" report $PROBLEM --exec "$TMP/bad-exec.json" -o "$TMP/x" >/dev/null 2>"$TMP/err"
 rc=$?
 if [ $rc -eq 3 ] && grep -q "tpplan.exec/v1" "$TMP/err"; then ok bad-exec; else fail "bad --exec: exit $rc, expected 3"; fi
+# fewer GPUs than a node (7 of 8): the scaling curve has that count alone
+"$BIN" report --model 125m --cluster dgx-a100 --gpus 7 --no-plots -o "$TMP/g7" >/dev/null 2>"$TMP/err"
+rc=$?
+if [ $rc -eq 0 ] && [ -s "$TMP/g7/report.md" ]; then ok sub-node-gpus; else fail "report --gpus 7: exit $rc"; fi
 printf '{"schema": "tpplan.exec/v1",\n "phases": [{"phase": "step", "count": 1, "measured_s": "fast"}]}\n' >"$TMP/bad-exec2.json"
 "$BIN" report $PROBLEM --exec "$TMP/bad-exec2.json" -o "$TMP/x" >/dev/null 2>"$TMP/err"
 rc=$?
