@@ -124,8 +124,19 @@ int tpp_cmd_exec(int argc, char **argv)
 		case O_MODEL: model_arg = optarg; break;
 		case O_CLUSTER: cluster_arg = optarg; break;
 		case O_CALIBRATION: cal_arg = optarg; break;
-		case O_LAYOUT: layout_arg = optarg; break;
-		case O_PLAN: plan_arg = optarg; break;
+		case O_LAYOUT:
+		case O_PLAN:
+			/* a second one would silently replace the first */
+			if ((ch == O_LAYOUT ? layout_arg : plan_arg)) {
+				fprintf(stderr, "tpplan: exec: %s is given twice\n",
+					ch == O_LAYOUT ? "--layout" : "--plan");
+				rc = TPP_E_USAGE;
+			} else if (ch == O_LAYOUT) {
+				layout_arg = optarg;
+			} else {
+				plan_arg = optarg;
+			}
+			break;
 		case O_LAYERS: rc = tpp_cli_int("--layers", optarg, 1, 4096, &layers); break;
 		case O_MICRO: rc = tpp_cli_int("--microbatches", optarg, 1, 4096, &micro); break;
 		case O_SCALE: rc = tpp_cli_double("--scale-down", optarg, 1, 1e6, &scale); break;

@@ -180,6 +180,7 @@ fi
 # ---- usage errors (exit 2, before MPI) ------------------------------------------------------
 usage_error exec "--layout and --plan" --layout tp=2 --plan "$dir/plan.json"
 usage_error exec "bad --layout key" --layout tq=2
+usage_error exec "--layout twice" --layout tp=1 --layout tp=2
 usage_error exec "cpu in bf16" --precision bf16
 usage_error exec "bad --backend" --backend gpu
 usage_error exec "bad --schedule" --schedule interleaved
