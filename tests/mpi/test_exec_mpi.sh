@@ -116,21 +116,19 @@ if grep -q "tp=2,pp=1,dp=1,sp=1" "$dir/plan.txt"; then
 else
 	bad "--plan: layout not taken"
 fi
-# not a plan: located errors, exit 3
-printf '{"schema": "tpplan.plan/v1",\n "layouts": [{"layout_arg": "tp=2"}\n' >"$dir/badplan.json"
-run 1 badplan --plan "$dir/badplan.json"
-if [ "$rc" -eq 3 ] && grep -q "badplan.json:[0-9]*:[0-9]*: error: JSON syntax error" "$dir/badplan.txt"; then
-	ok "--plan: a JSON syntax error is located, exit 3"
-else
-	bad "--plan bad JSON: exit $rc ($(head -n 2 "$dir/badplan.txt" | tr '\n' ' '))"
-fi
-printf '{"layouts": []}\n' >"$dir/noschema.json"
-run 1 noschema --plan "$dir/noschema.json"
-if [ "$rc" -eq 3 ] && grep -q "missing 'schema: tpplan.plan/v1'" "$dir/noschema.txt"; then
-	ok "--plan: not tpplan --json output, exit 3"
-else
-	bad "--plan without schema: exit $rc ($(head -n 2 "$dir/noschema.txt" | tr '\n' ' '))"
-fi
+# not a plan: located errors, exit 3.  plan_error NAME JSON PATTERN
+plan_error() {
+	printf '%s\n' "$2" >"$dir/$1.json"
+	run 1 "$1" --plan "$dir/$1.json"
+	if [ "$rc" -eq 3 ] && grep -q "$3" "$dir/$1.txt"; then
+		ok "--plan $1: exit 3, '$3'"
+	else
+		bad "--plan $1: exit $rc ($(head -n 2 "$dir/$1.txt" | tr '\n' ' '))"
+	fi
+}
+plan_error badplan '{"schema": "tpplan.plan/v1",
+ "layouts": [{"layout_arg": "tp=2"}' "badplan.json:[0-9]*:[0-9]*: error: JSON syntax error"
+plan_error noschema '{"layouts": []}' "missing 'schema: tpplan.plan/v1'"
 
 # ---- a rank that dies ends the run within --timeout ------------------------------------
 start=$(date +%s)
