@@ -1138,6 +1138,8 @@ struct work {
 	struct layer_cost lc;
 	double emb_f, emb_b, emb_tp;        /* first chunk */
 	double head_f, head_b, head_w, head_tp; /* last chunk */
+	double emb_tp_b, head_tp_f;         /* SP: embedding backward all-gather,
+					       LM-head forward all-gather */
 	double p2p_one;                     /* one boundary transfer */
 	double T;                           /* tokens per GPU per micro-batch */
 };
@@ -1162,14 +1164,21 @@ static void work_compute(const struct tpp_model *m, const struct tpp_cluster *c,
 	w->emb_b = mem_time(g, T * h * ab * 2 + T * h * 4);
 	w->emb_tp = l->tp > 1 ? tpp_coll_time(c, l->sp ? TPP_COLL_REDUCE_SCATTER : TPP_COLL_ALL_REDUCE,
 					       T * h * ab, l->tp, 1) : 0;
+	/* under SP the reduce-scatter's backward is an all-gather of the
+	 * output gradient (Megatron's reduce_scatter_to_sequence_parallel_region) */
+	w->emb_tp_b = l->tp > 1 && l->sp ? tpp_coll_time(c, TPP_COLL_ALL_GATHER, T * h * ab, l->tp, 1) : 0;
 	/* LM head (last chunk): logits GEMM over V/t, vocab-parallel
 	 * cross-entropy on fp32 logits (about 5 passes of 4 bytes over
 	 * T x V/t), and the backward collective of its input gradient. */
 	w->head_f = linear_fwd(g, prec16(g, p), T, Vp / t, h) + mem_time(g, T * Vp / t * 4 * 3);
 	w->head_b = linear_dgrad(g, prec16(g, p), T, Vp / t, h) + mem_time(g, T * Vp / t * 4 * 2);
 	w->head_w = linear_wgrad(g, prec16(g, p), T, Vp / t, h);
-	w->head_tp = l->tp > 1 ? tpp_coll_time(c, l->sp ? TPP_COLL_ALL_GATHER : TPP_COLL_ALL_REDUCE,
+	w->head_tp = l->tp > 1 ? tpp_coll_time(c, l->sp ? TPP_COLL_REDUCE_SCATTER : TPP_COLL_ALL_REDUCE,
 						T * h * ab, l->tp, 1) : 0;
+	/* under SP the LM head (a ColumnParallelLinear with
+	 * sequence_parallel) all-gathers its sequence-sharded input in
+	 * forward; its backward reduce-scatters the input gradient */
+	w->head_tp_f = l->tp > 1 && l->sp ? tpp_coll_time(c, TPP_COLL_ALL_GATHER, T * h * ab, l->tp, 1) : 0;
 	w->p2p_one = 0;
 }
 
@@ -1357,10 +1366,10 @@ static void chunk_fbw(const struct tpp_model *m, const struct work *w, int n,
 	*wg = nl * lc->bwd_w_s;
 	if (k == 0) {
 		*f += w->emb_f + w->emb_tp;
-		*b += w->emb_b;
+		*b += w->emb_b + w->emb_tp_b;
 	}
 	if (k == n - 1) {
-		*f += w->head_f;
+		*f += w->head_f + w->head_tp_f;
 		*b += w->head_b + w->head_tp;
 		*wg += w->head_w;
 	}
@@ -1504,7 +1513,24 @@ static void mem_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 			}
 			act = apl * (layers_r - kept) + apl_kept * kept;
 		}
-		act *= inflight * (r == 0 ? interleave : 1.0);
+		if (l->vp > 1) {
+			/*
+			 * Interleaved 1F1B: rank r runs 2 (p - r - 1) + (v - 1) p
+			 * warm-up forwards of model chunks, then one more before
+			 * its first backward (Megatron's
+			 * get_pp_rank_microbatches, costmodel.md 3.4), each
+			 * holding a chunk (1/v of the rank's layers).  Rank 0:
+			 * p v + p - 1 chunks = p (1 + (p-1)/(p v)) micro-batches of
+			 * all its layers, K22's factor; the last rank still holds
+			 * (v - 1) p + 1 chunks, not v.
+			 */
+			double chunks = 2.0 * (pp - r - 1) + (v - 1) * pp + 1;
+			if (chunks > (double)mb * v)
+				chunks = (double)mb * v;
+			act *= chunks / v;
+		} else {
+			act *= inflight;
+		}
 		other = 0;
 		if (first)
 			other += (8.0 * s * bmb + (m->dropout ? s * bmb * h : 0)) *
@@ -1654,9 +1680,9 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 		int nl = tpp_rank_layers(m->layers, l->pp, l->vp, r);
 		double busy = nl * layer_all, wsum = nl * lc->bwd_w_s, f, b, wg, zb_fill, lb;
 		if (r == 0)
-			busy += w.emb_f + w.emb_tp + w.emb_b;
+			busy += w.emb_f + w.emb_tp + w.emb_b + w.emb_tp_b;
 		if (r == (n - 1) % l->pp) {
-			busy += w.head_f + w.head_b + w.head_tp + w.head_w;
+			busy += w.head_f + w.head_b + w.head_tp + w.head_tp_f + w.head_w;
 			wsum += w.head_w;
 		}
 		/*
@@ -1702,8 +1728,8 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 		e.t.compute_s = mb * (layers_r * (lc->fwd_s + lc->bwd_s) + edge);
 		e.t.recompute_s = (double)mb * layers_r * lc->recomp_s;
 		e.t.tp_comm_s = mb * (layers_r * (lc->tp_fwd_s + lc->tp_bwd_s) +
-				      (r_max == 0 ? w.emb_tp : 0) +
-				      (r_max == (n - 1) % l->pp ? w.head_tp : 0));
+				      (r_max == 0 ? w.emb_tp + w.emb_tp_b : 0) +
+				      (r_max == (n - 1) % l->pp ? w.head_tp + w.head_tp_f : 0));
 		e.t.cp_comm_s = (double)mb * layers_r * lc->cp_s;
 		e.t.pp_p2p_s = mb * p2p;
 		e.t.bubble_s = l->zb ? zb_sum - zb_max : (t_sum - t_max) / v;

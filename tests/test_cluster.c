@@ -7,6 +7,7 @@
  */
 #define _XOPEN_SOURCE 700
 
+#include <math.h>
 #include "tpp_test.h"
 #include "tpp_test_bad.h"
 
@@ -84,12 +85,22 @@ static void test_dgx_a100(void)
 	CHECK(c.gpu.sm_count == 108);
 	CHECK(c.ntiers == 2);
 	nv = &c.tiers[0];
-	/* measured busbw curve: exact at its points, log-linear between,
-	 * clamped at its ends */
+	/* measured busbw curve: exact at its points, log busbw linear in
+	 * log size between, clamped at its ends */
 	CHECK(nv->curve_n[TPP_COLL_ALL_REDUCE] == 7);
 	CHECK_REL(tpp_tier_busbw_at(nv, TPP_COLL_ALL_REDUCE, 67108864.0), 171.5e9, 1e-12);
 	CHECK_REL(tpp_tier_busbw_at(nv, TPP_COLL_ALL_REDUCE, 67108864.0 * 2),
-		  171.5e9 + (222.7e9 - 171.5e9) / 3, 1e-12);
+		  171.5e9 * pow(222.7 / 171.5, 1.0 / 3), 1e-12);
+	/* the time S / busbw(S) never falls as S grows (1 MiB .. 8 MiB is
+	 * where linear interpolation made 2 MiB cheaper than 1 MiB) */
+	{
+		double prev = 0, S;
+		for (S = 16384; S < 4e10; S *= 1.19) {
+			double tS = S / tpp_tier_busbw_at(nv, TPP_COLL_ALL_REDUCE, S);
+			CHECK(tS >= prev);
+			prev = tS;
+		}
+	}
 	CHECK_REL(tpp_tier_busbw_at(nv, TPP_COLL_ALL_REDUCE, 1.0), 1.3e9, 1e-12);
 	CHECK_REL(tpp_tier_busbw_at(nv, TPP_COLL_ALL_REDUCE, 1e12), 234.9e9, 1e-12);
 	CHECK(tpp_tier_busbw_at(nv, TPP_COLL_ALL_GATHER, 1e9) == 0);
@@ -131,7 +142,7 @@ static void test_other_presets(void)
 	CHECK_REL(c.tiers[1].bw_Bps, 50e9, 1e-12); /* 8 * 400 / 8 / 8 */
 
 	CHECK(load("dgx-h200", &c) == TPP_OK);
-	CHECK_REL(c.gpu.hbm_bytes, 141e9, 1e-12);
+	CHECK_REL(c.gpu.hbm_bytes, 150.755e9, 1e-12); /* 143771 MiB */
 	CHECK_REL(c.gpu.hbm_Bps, 4.8e12, 1e-12);
 	CHECK_REL(c.tiers[0].busbw_Bps[TPP_COLL_ALL_REDUCE], 482.3e9, 1e-12);
 

@@ -1217,6 +1217,31 @@ static void test_p2p_scatter_gather(void)
 	CHECK_REL(st.p2p_s, tpp_coll_time(&c, TPP_COLL_SEND_RECV, whole, 4, 1), 1e-12);
 }
 
+/* Interleaved 1F1B in-flight activations per rank (costmodel.md 3.4):
+ * rank r holds 2 (p - r - 1) + (v - 1) p + 1 model chunks at its peak.
+ * With a large vocabulary the last rank (logits) is the most loaded: its
+ * activations are (v - 1) p + 1 chunks, against rank 0's p v + p - 1. */
+static void test_interleaved_inflight(void)
+{
+	const struct tpp_model *m = preset("llama3-8b");
+	struct tpp_cluster c;
+	struct tpp_cost_opts o;
+	struct tpp_layout l = layout(1, 4, 1, 1, 2, 0, TPP_RECOMPUTE_FULL, 0, 64);
+	struct tpp_eval e, e4;
+	double p = 4, v = 2;
+	load_cluster("dgx-h100", 4, &c);
+	tpp_cost_opts_default(&o);
+	CHECK(!eval(m, &c, &o, &l, &e));
+	/* 32 layers, 8 per rank: the same per-layer activation on every rank */
+	CHECK_REL(e.mem.act_bytes,
+		  e.mem.layer_act_bytes * ((v - 1) * p + 1) / (p * v + p - 1), 1e-12);
+	/* m = p = 4 micro-batches: rank 0's warm-up (11 chunks) is cut to
+	 * all m v = 8 chunks there are */
+	l.gbs = 4;
+	CHECK(!eval(m, &c, &o, &l, &e4));
+	CHECK_REL(e4.mem.layer_act_bytes, e.mem.layer_act_bytes * 8.0 / (p * v + p - 1), 1e-12);
+}
+
 int main(int argc, char **argv)
 {
 	int k22 = argc < 2 || !strcmp(argv[1], "k22");
@@ -1247,6 +1272,7 @@ int main(int argc, char **argv)
 	test_block_recompute();
 	test_zero3_overlap_share();
 	test_p2p_scatter_gather();
+	test_interleaved_inflight();
 	test_chunk_limit();
 	return tpp_test_done("test_cost");
 }
