@@ -230,11 +230,33 @@ static double hbm_eff(double bytes)
 	return 0.30;
 }
 
-static double mem_time(const struct tpp_gpu *g, double bytes)
+/*
+ * Time of a memory-bound pass over `bytes`.  Calculon's curve is a step
+ * function, so on its own a pass just over a step (10.0 MB at 0.75) would
+ * take less time than one just under it (9.9 MB at 0.6); moving more bytes
+ * never takes less time, so past each step the time stays at the step's
+ * value from below until the higher efficiency catches up (e.g. 10 to
+ * 12.5 MB all take the time of 10 MB at 0.6).
+ */
+double tpp_hbm_time(const struct tpp_gpu *g, double bytes)
 {
+	static const double step[] = {1e6, 10e6, 100e6};
+	double t, floor_t;
+	size_t i;
 	if (bytes <= 0)
 		return 0;
-	return bytes / (g->hbm_Bps * hbm_eff(bytes));
+	t = bytes / (g->hbm_Bps * hbm_eff(bytes));
+	for (i = 0; i < TPP_ARRAY_LEN(step) && step[i] <= bytes; i++) {
+		floor_t = step[i] / (g->hbm_Bps * hbm_eff(step[i] * (1 - 1e-9)));
+		if (floor_t > t)
+			t = floor_t;
+	}
+	return t;
+}
+
+static double mem_time(const struct tpp_gpu *g, double bytes)
+{
+	return tpp_hbm_time(g, bytes);
 }
 
 /*

@@ -318,6 +318,10 @@ double tpp_gemm_time(const struct tpp_gpu *g, enum tpp_prec p, double M,
 double tpp_gemm_time_sms(const struct tpp_gpu *g, enum tpp_prec p, double M,
 			 double N, double K, int reserve);
 
+/* Time (s) of a memory-bound pass moving `bytes` through HBM: Calculon's
+ * efficiency steps (calibration.md 5.3), never less time for more bytes. */
+double tpp_hbm_time(const struct tpp_gpu *g, double bytes);
+
 /* Vocabulary padded as Megatron does: multiple of 128 * tp. */
 int tpp_vocab_padded(const struct tpp_model *m, int tp);
 

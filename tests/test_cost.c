@@ -1242,6 +1242,29 @@ static void test_interleaved_inflight(void)
 	CHECK_REL(e4.mem.layer_act_bytes, e.mem.layer_act_bytes * 8.0 / (p * v + p - 1), 1e-12);
 }
 
+/* Memory-bound passes (calibration.md 5.3): Calculon's efficiencies away
+ * from its steps, and never less time for more bytes across them. */
+static void test_hbm_time(void)
+{
+	struct tpp_cluster c;
+	double B, prev = 0, x;
+	load_cluster("dgx-a100", 8, &c);
+	B = c.gpu.hbm_Bps;
+	CHECK_REL(tpp_hbm_time(&c.gpu, 0.5e6), 0.5e6 / (B * 0.30), 1e-12);
+	CHECK_REL(tpp_hbm_time(&c.gpu, 5e6), 5e6 / (B * 0.60), 1e-12);
+	CHECK_REL(tpp_hbm_time(&c.gpu, 50e6), 50e6 / (B * 0.75), 1e-12);
+	CHECK_REL(tpp_hbm_time(&c.gpu, 1e9), 1e9 / (B * 0.90), 1e-12);
+	/* just past a step: the time of the step from below */
+	CHECK_REL(tpp_hbm_time(&c.gpu, 10e6), 10e6 / (B * 0.60), 1e-9);
+	CHECK_REL(tpp_hbm_time(&c.gpu, 11e6), 10e6 / (B * 0.60), 1e-9);
+	for (x = 1e4; x < 1e10; x *= 1.01) {
+		double t = tpp_hbm_time(&c.gpu, x);
+		CHECK(t >= prev);
+		prev = t;
+	}
+	CHECK(tpp_hbm_time(&c.gpu, 0) == 0);
+}
+
 int main(int argc, char **argv)
 {
 	int k22 = argc < 2 || !strcmp(argv[1], "k22");
@@ -1273,6 +1296,7 @@ int main(int argc, char **argv)
 	test_zero3_overlap_share();
 	test_p2p_scatter_gather();
 	test_interleaved_inflight();
+	test_hbm_time();
 	test_chunk_limit();
 	return tpp_test_done("test_cost");
 }
