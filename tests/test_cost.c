@@ -1265,6 +1265,27 @@ static void test_hbm_time(void)
 	CHECK(tpp_hbm_time(&c.gpu, 0) == 0);
 }
 
+/* TP collectives per micro-batch under SP (costmodel.md 2.2): per layer 2
+ * all-gathers + 2 reduce-scatters forward, the same plus 2 re-gathers
+ * backward; the embedding reduce-scatters forward and all-gathers
+ * backward, the LM head all-gathers forward and reduce-scatters backward. */
+static void test_sp_collectives(void)
+{
+	const struct tpp_model *m = preset("22b");
+	struct tpp_cluster c;
+	struct tpp_cost_opts o;
+	struct tpp_layout l = layout(8, 1, 1, 1, 1, 1, TPP_RECOMPUTE_NONE, 0, 4);
+	struct tpp_eval e;
+	double msg = 1.0 * m->seq * m->hidden * 2.0, ag, rs, want;
+	load_cluster("dgx-a100", 8, &c);
+	k22_opts(&o);
+	CHECK(!eval(m, &c, &o, &l, &e));
+	ag = tpp_coll_time(&c, TPP_COLL_ALL_GATHER, msg, 8, 1);
+	rs = tpp_coll_time(&c, TPP_COLL_REDUCE_SCATTER, msg, 8, 1);
+	want = 4.0 * (m->layers * (6 * ag + 4 * rs) + 2 * ag + 2 * rs);
+	CHECK_REL(e.t.tp_comm_s, want, 1e-9);
+}
+
 int main(int argc, char **argv)
 {
 	int k22 = argc < 2 || !strcmp(argv[1], "k22");
@@ -1297,6 +1318,7 @@ int main(int argc, char **argv)
 	test_p2p_scatter_gather();
 	test_interleaved_inflight();
 	test_hbm_time();
+	test_sp_collectives();
 	test_chunk_limit();
 	return tpp_test_done("test_cost");
 }
