@@ -169,6 +169,8 @@ static void test_other_presets(void)
 	CHECK(c.tiers[1].kind == TPP_TIER_ROCE);
 	CHECK_REL(c.tiers[1].bw_Bps, 12.5e9, 1e-12); /* 4 * 200 / 8 / 8 */
 	CHECK(c.gpu.gemm_flops[TPP_PREC_BF16] == 0);
+	CHECK_REL(c.gpu.hbm_bytes, 47.577e9, 1e-12); /* device query, ECC on */
+	CHECK(c.gpu.sm_count == 142);
 }
 
 static void test_tier_for(void)
