@@ -157,7 +157,10 @@ static void test_other_presets(void)
 	CHECK(c.tiers[0].span_gpus == 72);
 	CHECK_REL(c.tiers[1].bw_Bps, 50e9, 1e-12); /* 4 * 400 / 8 / 4 */
 
+	CHECK(load("gb200-nvl72", &c) == TPP_OK);
+	CHECK_REL(c.gpu.hbm_bytes, 198.677e9, 1e-12); /* 189471 MiB */
 	CHECK(load("mi300x", &c) == TPP_OK);
+	CHECK_REL(c.gpu.hbm_bytes, 205.823e9, 1e-12); /* 192 GiB */
 	CHECK(c.tiers[0].kind == TPP_TIER_XGMI && c.tiers[0].mesh);
 	CHECK_REL(c.tiers[0].bw_Bps, 448e9, 1e-12);
 	CHECK_REL(c.gpu.gemm_flops[TPP_PREC_BF16], 668.4e12, 1e-12);
