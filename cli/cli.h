@@ -17,6 +17,22 @@ struct tpp_optdoc {
 	struct option opt;
 	const char *arg, *help;
 };
+/*
+ * The options that state the problem, shared by `tpplan plan` and
+ * `tpplan report` (one text for both helps).  Expanded inside each
+ * command's table, whose enum defines O_MODEL, O_CLUSTER, O_GPUS,
+ * O_NODES, O_GBS, O_SEQ, O_PREC and O_FP8_RECIPE.
+ */
+#define TPP_CLI_PROBLEM_OPTDOCS \
+	{{"model", required_argument, 0, O_MODEL}, "NAME|FILE", "model preset (see `tpplan models`) or model YAML"}, \
+	{{"cluster", required_argument, 0, O_CLUSTER}, "NAME|FILE", "cluster YAML path, or a preset name in topologies/"}, \
+	{{"gpus", required_argument, 0, O_GPUS}, "N", "plan for N GPUs instead of the cluster's size"}, \
+	{{"nodes", required_argument, 0, O_NODES}, "N", "plan for N nodes instead of the cluster's size"}, \
+	{{"global-batch", required_argument, 0, O_GBS}, "B", "global batch in sequences (default: the model's)"}, \
+	{{"seq", required_argument, 0, O_SEQ}, "S", "sequence length (default: the model's)"}, \
+	{{"precision", required_argument, 0, O_PREC}, "P", "bf16 (default), fp16 or fp8"}, \
+	{{"fp8-recipe", required_argument, 0, O_FP8_RECIPE}, "R", "with --precision fp8: current (default: each tensor's own amax, one more read per quantization) or delayed (scale from the amax history)"}
+
 /* The options part of a subcommand's help: "  --name ARG" padded to
  * `width`, then the help; `short_val` (0: none) is the option also given
  * as "-x", shown as "-x, --name". */

@@ -17,14 +17,7 @@ enum {
 };
 
 static const struct tpp_optdoc opts[] = {
-	{{"model", required_argument, 0, O_MODEL}, "NAME|FILE", "model preset (see `tpplan models`) or model YAML"},
-	{{"cluster", required_argument, 0, O_CLUSTER}, "NAME|FILE", "cluster YAML path, or a preset name in topologies/"},
-	{{"gpus", required_argument, 0, O_GPUS}, "N", "plan for N GPUs instead of the cluster's size"},
-	{{"nodes", required_argument, 0, O_NODES}, "N", "plan for N nodes instead of the cluster's size"},
-	{{"global-batch", required_argument, 0, O_GBS}, "B", "global batch in sequences (default: the model's)"},
-	{{"seq", required_argument, 0, O_SEQ}, "S", "sequence length (default: the model's)"},
-	{{"precision", required_argument, 0, O_PREC}, "P", "bf16 (default), fp16 or fp8"},
-	{{"fp8-recipe", required_argument, 0, O_FP8_RECIPE}, "R", "with --precision fp8: current (default: each tensor's own amax, one more read per quantization) or delayed (scale from the amax history)"},
+	TPP_CLI_PROBLEM_OPTDOCS,
 	{{"top", required_argument, 0, O_TOP}, "K", "show the K best layouts (default 5)"},
 	{{"json", no_argument, 0, O_JSON}, NULL, "print the plan as JSON (schema tpplan.plan/v1)"},
 	{{"layout", required_argument, 0, O_LAYOUT}, "L", "fix layout fields: tp, pp, dp, cp, mbs, vp, sp (0/1), recompute (none/selective/full), recompute_layers (with full: the first N layers of each model chunk recomputed, block method; 0 or left out = every layer; with recompute left to the search, the fewest that fit), zero (0-3), schedule (1f1b/interleaved/zb-h1), tp_overlap (0/1); e.g. tp=8,pp=16,vp=3,sp=1; all given: evaluate that one layout"},

@@ -18,14 +18,7 @@ enum {
 };
 
 static const struct tpp_optdoc opts[] = {
-	{{"model", required_argument, 0, O_MODEL}, "NAME|FILE", "model preset (see `tpplan models`) or model YAML"},
-	{{"cluster", required_argument, 0, O_CLUSTER}, "NAME|FILE", "cluster YAML path, or a preset name in topologies/"},
-	{{"gpus", required_argument, 0, O_GPUS}, "N", "plan for N GPUs instead of the cluster's size"},
-	{{"nodes", required_argument, 0, O_NODES}, "N", "plan for N nodes instead of the cluster's size"},
-	{{"global-batch", required_argument, 0, O_GBS}, "B", "global batch in sequences (default: the model's)"},
-	{{"seq", required_argument, 0, O_SEQ}, "S", "sequence length (default: the model's)"},
-	{{"precision", required_argument, 0, O_PREC}, "P", "bf16 (default), fp16 or fp8"},
-	{{"fp8-recipe", required_argument, 0, O_FP8_RECIPE}, "R", "with --precision fp8: current (default) or delayed scaling"},
+	TPP_CLI_PROBLEM_OPTDOCS,
 	{{"top", required_argument, 0, O_TOP}, "K", "report the K best layouts (default 5)"},
 	{{"calibration", required_argument, 0, O_CALIBRATION}, "FILE", "use (and plot) the figures measured by `tpplan calibrate`"},
 	{{"exec", required_argument, 0, O_EXEC}, "FILE", "add measured vs predicted per phase from `tpplan exec --json` output"},
