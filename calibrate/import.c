@@ -409,74 +409,25 @@ static int parse_text(const char *path, char *text, struct tpp_cal_coll *t,
  * The JSON is read with libyaml (YAML 1.2 is a superset of JSON, and
  * libyaml reads nccl-tests' -J output as a flow mapping): nodes keep their
  * line:column for messages, and tpp_yaml's limits (file size, nesting)
- * apply.  JSON types are told by the scalar style: a string is quoted, a
- * number, true, false or null plain.
+ * apply; tpp_yj_* tell the JSON types by the scalar style.
  */
 struct jdoc {
 	struct tpp_ydoc d;
 	struct tpp_err *err;
 };
 
-static const char *jtext(const yaml_node_t *n)
-{
-	return tpp_y_text(n);
-}
-
-static int jis_plain(const yaml_node_t *n)
-{
-	return n && n->type == YAML_SCALAR_NODE &&
-	       n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
-}
-
-static int jis_null(const yaml_node_t *n)
-{
-	return !n || (jis_plain(n) && !strcmp(jtext(n), "null"));
-}
-
-/* A JSON number: a plain scalar strtod reads whole, finite. */
-static int jis_num(const yaml_node_t *n, double *x)
-{
-	const char *t = jtext(n);
-	char *end;
-	double v;
-	if (!jis_plain(n) || !t[0] || !strcmp(t, "true") || !strcmp(t, "false") ||
-	    !strcmp(t, "null"))
-		return 0;
-	errno = 0;
-	v = strtod(t, &end);
-	if (*end || errno == ERANGE || !isfinite(v))
-		return 0;
-	*x = v;
-	return 1;
-}
-
-/* Member `key` of mapping o (NULL if o is not a mapping or lacks it). */
-static yaml_node_t *jget(struct jdoc *j, yaml_node_t *o, const char *key)
-{
-	return o && o->type == YAML_MAPPING_NODE ? tpp_y_map_get(&j->d, o, key) : NULL;
-}
-
-/* A JSON string's text, or NULL for anything else. */
-static const char *jstr(const yaml_node_t *n)
-{
-	if (!n || n->type != YAML_SCALAR_NODE ||
-	    n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE)
-		return NULL;
-	return jtext(n);
-}
-
 /* A number member (a numeric string such as "nan" is rejected). */
 static int jnum(struct jdoc *j, yaml_node_t *o, const char *key, double *x,
 		int required, int *found)
 {
-	yaml_node_t *v = jget(j, o, key);
+	yaml_node_t *v = tpp_y_map_get(&j->d, o, key);
 	*found = 0;
-	if (jis_null(v)) {
+	if (tpp_yj_null(v)) {
 		if (!required)
 			return TPP_OK;
 		return tpp_y_err(&j->d, o, j->err, "JSON: result has no \"%s\"", key);
 	}
-	if (!jis_num(v, x))
+	if (!tpp_yj_num(v, x))
 		return tpp_y_err(&j->d, v, j->err, "JSON: \"%s\" must be a finite number",
 				 key);
 	*found = 1;
@@ -492,8 +443,8 @@ static void json_devices(struct jdoc *j, yaml_node_t *arr, struct file_meta *m)
 		return;
 	for (d = 0; d < n; d++) {
 		yaml_node_t *dev = tpp_y_seq_item(&j->d, arr, d);
-		const char *h = jstr(jget(j, dev, "hostname"));
-		const char *info = jstr(jget(j, dev, "device_info"));
+		const char *h = tpp_yj_str(tpp_y_map_get(&j->d, dev, "hostname"));
+		const char *info = tpp_yj_str(tpp_y_map_get(&j->d, dev, "device_info"));
 		if (h)
 			add_host(m, h);
 		if (info && !m->device[0])
@@ -515,10 +466,10 @@ static int json_result(struct jdoc *j, yaml_node_t *r, struct tpp_cal_coll *t)
 		return rc;
 	/* The out-of-place half; only the in-place one in trace replays;
 	 * a flat {"time": ...} from other writers. */
-	oop = jget(j, r, "out_of_place");
+	oop = tpp_y_map_get(&j->d, r, "out_of_place");
 	in_place = !oop || oop->type != YAML_MAPPING_NODE;
 	if (in_place)
-		oop = jget(j, r, "in_place");
+		oop = tpp_y_map_get(&j->d, r, "in_place");
 	src = oop && oop->type == YAML_MAPPING_NODE ? oop : r;
 	in_place = in_place && src != r;
 	if ((rc = jnum(j, src, "time", &time_us, 0, &found)))
@@ -532,7 +483,7 @@ static int json_result(struct jdoc *j, yaml_node_t *r, struct tpp_cal_coll *t)
 				 "JSON: nccl-tests reported %.0f wrong elements at size %.0f",
 				 wrong, size);
 	med = lo = hi = time_us;
-	per = jget(j, r, in_place ? "in_place_per_iter" : "out_of_place_per_iter");
+	per = tpp_y_map_get(&j->d, r, in_place ? "in_place_per_iter" : "out_of_place_per_iter");
 	if (!per)
 		per = r; /* flat p50_us etc. */
 	if ((rc = jnum(j, per, "p50_us", &med, 0, &found)))
@@ -567,12 +518,8 @@ static int parse_json(const char *path, const char *text, struct tpp_cal_coll *t
 
 	memset(&j, 0, sizeof(j));
 	j.err = err;
-	if ((rc = tpp_ydoc_load_string(&j.d, path, text, err))) {
-		/* located by libyaml; the file is JSON */
-		if (!strncmp(err->msg, "YAML ", 5))
-			memcpy(err->msg, "JSON", 4);
-		return rc;
-	}
+	if ((rc = tpp_ydoc_load_json_string(&j.d, path, text, err)))
+		return rc; /* syntax errors located by libyaml */
 	root = tpp_ydoc_root(&j.d);
 	if (!root || root->type != YAML_MAPPING_NODE) {
 		rc = tpp_err_set(err, TPP_E_INPUT, path, 1, 1,
@@ -581,26 +528,26 @@ static int parse_json(const char *path, const char *text, struct tpp_cal_coll *t
 	}
 	/* The collective: an explicit key, else the program in args[0],
 	 * else a result's experiment name. */
-	if ((s = jstr(jget(&j, root, "collective"))) ||
-	    (s = jstr(jget(&j, root, "test"))) ||
-	    (s = jstr(jget(&j, root, "test_name"))))
+	if ((s = tpp_yj_str(tpp_y_map_get(&j.d, root, "collective"))) ||
+	    (s = tpp_yj_str(tpp_y_map_get(&j.d, root, "test"))) ||
+	    (s = tpp_yj_str(tpp_y_map_get(&j.d, root, "test_name"))))
 		m->op = op_from_name(s);
-	v = jget(&j, root, "args");
+	v = tpp_y_map_get(&j.d, root, "args");
 	if (m->op < 0 && v && v->type == YAML_SEQUENCE_NODE &&
 	    !tpp_y_seq(&j.d, v, "args", &n, err) && n > 0 &&
-	    (s = jstr(tpp_y_seq_item(&j.d, v, 0))))
+	    (s = tpp_yj_str(tpp_y_seq_item(&j.d, v, 0))))
 		m->op = op_from_name(base_name(s));
-	v = jget(&j, root, "nccl_version");
-	if (jis_num(v, &x) && x > 0 && x < 1e9) /* a version code */
+	v = tpp_y_map_get(&j.d, root, "nccl_version");
+	if (tpp_yj_num(v, &x) && x > 0 && x < 1e9) /* a version code */
 		nccl_code_str((long)x, m->nccl, sizeof(m->nccl));
-	else if ((s = jstr(v)))
+	else if ((s = tpp_yj_str(v)))
 		tpp_strlcpy(m->nccl, s, sizeof(m->nccl));
-	json_devices(&j, jget(&j, root, "devices"), m);
-	json_devices(&j, jget(&j, jget(&j, root, "config"), "devices"), m);
-	if ((s = jstr(jget(&j, root, "hostname"))))
+	json_devices(&j, tpp_y_map_get(&j.d, root, "devices"), m);
+	json_devices(&j, tpp_y_map_get(&j.d, tpp_y_map_get(&j.d, root, "config"), "devices"), m);
+	if ((s = tpp_yj_str(tpp_y_map_get(&j.d, root, "hostname"))))
 		add_host(m, s);
 
-	res = jget(&j, root, "results");
+	res = tpp_y_map_get(&j.d, root, "results");
 	if (!res || res->type != YAML_SEQUENCE_NODE) {
 		if (res)
 			rc = tpp_y_err(&j.d, res, err,
@@ -614,7 +561,7 @@ static int parse_json(const char *path, const char *text, struct tpp_cal_coll *t
 		goto out;
 	for (i = 0; i < n; i++) {
 		yaml_node_t *r = tpp_y_seq_item(&j.d, res, i);
-		if (m->op < 0 && (s = jstr(jget(&j, r, "experiment_name"))) && s[0])
+		if (m->op < 0 && (s = tpp_yj_str(tpp_y_map_get(&j.d, r, "experiment_name"))) && s[0])
 			m->op = op_from_name(s);
 		if ((rc = json_result(&j, r, t)))
 			goto out;

@@ -398,9 +398,7 @@ int tpp_cli_json_load(struct tpp_ydoc *d, const char *flag, const char *path,
 		fprintf(stderr, "tpplan: %s: the file name is empty\n", flag);
 		return TPP_E_USAGE;
 	}
-	if ((rc = tpp_ydoc_load(d, path, &err))) {
-		if (!strncmp(err.msg, "YAML ", 5))
-			memcpy(err.msg, "JSON", 4); /* the file is JSON */
+	if ((rc = tpp_ydoc_load_json(d, path, &err))) {
 		tpp_err_print(stderr, &err);
 		return rc;
 	}

@@ -90,8 +90,7 @@ static int plan_layout(const char *path, char *buf, size_t size)
 	if (!arg)
 		rc = tpp_y_err(&d, tpp_y_seq_item(&d, layouts, 0), &err,
 			       "--plan: layouts[0] has no \"layout_arg\"");
-	else if (arg->type != YAML_SCALAR_NODE ||
-		 arg->data.scalar.style != YAML_DOUBLE_QUOTED_SCALAR_STYLE)
+	else if (!tpp_yj_str(arg))
 		rc = tpp_y_err(&d, arg, &err, "--plan: \"layout_arg\" must be a JSON string");
 	else
 		rc = tpp_y_str(&d, arg, buf, size, &err);

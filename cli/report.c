@@ -1174,14 +1174,11 @@ static int exec_num(struct tpp_ydoc *d, yaml_node_t *o, const char *key,
 {
 	yaml_node_t *v = tpp_y_map_get(d, o, key);
 	*x = dflt;
-	if (!v || (v->type == YAML_SCALAR_NODE &&
-		   v->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
-		   !strcmp(tpp_y_text(v), "null")))
+	if (tpp_yj_null(v))
 		return TPP_OK;
-	if (v->type != YAML_SCALAR_NODE ||
-	    v->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+	if (!tpp_yj_num(v, x))
 		return tpp_y_err(d, v, err, "\"%s\" must be a number", key);
-	return tpp_y_double(d, v, x, err);
+	return TPP_OK;
 }
 
 int tpp_report_read_exec(const char *path, struct tpp_report *r)

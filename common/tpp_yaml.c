@@ -92,7 +92,7 @@ static void offset_line_col(const char *text, size_t n, size_t off, int *line, i
 }
 
 static int finish_load(struct tpp_ydoc *d, yaml_parser_t *p, const char *text,
-		       size_t n, struct tpp_err *err)
+		       size_t n, const char *syntax, struct tpp_err *err)
 {
 	yaml_document_t extra;
 	if (!yaml_parser_load(p, &d->doc)) {
@@ -101,13 +101,15 @@ static int finish_load(struct tpp_ydoc *d, yaml_parser_t *p, const char *text,
 		/* the reader (bad bytes, encoding) reports a byte offset only */
 		if (p->error == YAML_READER_ERROR)
 			offset_line_col(text, n, p->problem_offset, &line, &col);
-		const char *what = p->problem ? p->problem : "malformed YAML";
+		char fallback[24];
+		const char *what = p->problem ? p->problem : fallback;
+		snprintf(fallback, sizeof(fallback), "malformed %s", syntax);
 		if (p->context)
 			tpp_err_set(err, TPP_E_INPUT, d->path, line, col,
-				    "YAML syntax error: %s %s", p->context, what);
+				    "%s syntax error: %s %s", syntax, p->context, what);
 		else
 			tpp_err_set(err, TPP_E_INPUT, d->path, line, col,
-				    "YAML syntax error: %s", what);
+				    "%s syntax error: %s", syntax, what);
 		yaml_parser_delete(p);
 		return TPP_E_INPUT;
 	}
@@ -117,8 +119,8 @@ static int finish_load(struct tpp_ydoc *d, yaml_parser_t *p, const char *text,
 		int line = (int)p->problem_mark.line + 1;
 		int col = (int)p->problem_mark.column + 1;
 		tpp_err_set(err, TPP_E_INPUT, d->path, line, col,
-			    "YAML syntax error after the document: %s",
-			    p->problem ? p->problem : "malformed YAML");
+			    "%s syntax error after the document: %s", syntax,
+			    p->problem ? p->problem : "malformed document");
 		yaml_parser_delete(p);
 		tpp_ydoc_free(d);
 		return TPP_E_INPUT;
@@ -131,7 +133,7 @@ static int finish_load(struct tpp_ydoc *d, yaml_parser_t *p, const char *text,
 			yaml_parser_delete(p);
 			tpp_ydoc_free(d);
 			return tpp_err_set(err, TPP_E_INPUT, d->path, line, col,
-					   "a second YAML document: one per file");
+					   "a second %s document: one per file", syntax);
 		}
 	}
 	yaml_parser_delete(p);
@@ -152,7 +154,9 @@ static int finish_load(struct tpp_ydoc *d, yaml_parser_t *p, const char *text,
 	return TPP_OK;
 }
 
-int tpp_ydoc_load(struct tpp_ydoc *d, const char *path, struct tpp_err *err)
+/* Parse the file `path` as `syntax` ("YAML" or "JSON", for messages). */
+static int load_file(struct tpp_ydoc *d, const char *path, const char *syntax,
+		     struct tpp_err *err)
 {
 	yaml_parser_t p;
 	FILE *f;
@@ -212,13 +216,14 @@ int tpp_ydoc_load(struct tpp_ydoc *d, const char *path, struct tpp_err *err)
 				   "out of memory initialising YAML parser");
 	}
 	yaml_parser_set_input_string(&p, (const unsigned char *)text, n);
-	rc = finish_load(d, &p, text, n, err);
+	rc = finish_load(d, &p, text, n, syntax, err);
 	free(text);
 	return rc;
 }
 
-int tpp_ydoc_load_string(struct tpp_ydoc *d, const char *name,
-			 const char *text, struct tpp_err *err)
+/* Parse `text` as `syntax`; `name` is used in messages. */
+static int load_text(struct tpp_ydoc *d, const char *name, const char *text,
+		     const char *syntax, struct tpp_err *err)
 {
 	yaml_parser_t p;
 	memset(d, 0, sizeof(*d));
@@ -232,8 +237,31 @@ int tpp_ydoc_load_string(struct tpp_ydoc *d, const char *name,
 	}
 	yaml_parser_set_input_string(&p, (const unsigned char *)text,
 				     strlen(text));
-	return finish_load(d, &p, text, strlen(text), err);
+	return finish_load(d, &p, text, strlen(text), syntax, err);
 }
+
+int tpp_ydoc_load(struct tpp_ydoc *d, const char *path, struct tpp_err *err)
+{
+	return load_file(d, path, "YAML", err);
+}
+
+int tpp_ydoc_load_string(struct tpp_ydoc *d, const char *name,
+			 const char *text, struct tpp_err *err)
+{
+	return load_text(d, name, text, "YAML", err);
+}
+
+int tpp_ydoc_load_json(struct tpp_ydoc *d, const char *path, struct tpp_err *err)
+{
+	return load_file(d, path, "JSON", err);
+}
+
+int tpp_ydoc_load_json_string(struct tpp_ydoc *d, const char *name,
+			      const char *text, struct tpp_err *err)
+{
+	return load_text(d, name, text, "JSON", err);
+}
+
 
 void tpp_ydoc_free(struct tpp_ydoc *d)
 {
@@ -537,4 +565,40 @@ int tpp_y_check_schema(struct tpp_ydoc *d, const char *schema,
 		return tpp_y_err(d, node, err, "schema: expected '%s', got '%s'",
 				 schema, tpp_y_text(node));
 	return TPP_OK;
+}
+
+/* ---- JSON values ---- */
+
+int tpp_yj_null(const yaml_node_t *n)
+{
+	return !n || (n->type == YAML_SCALAR_NODE &&
+		      n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+		      !strcmp(scalar(n), "null"));
+}
+
+int tpp_yj_num(const yaml_node_t *n, double *x)
+{
+	const char *t;
+	char *end;
+	double v;
+	if (!n || n->type != YAML_SCALAR_NODE ||
+	    n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+		return 0;
+	t = scalar(n);
+	if (!t[0] || !strcmp(t, "true") || !strcmp(t, "false") || !strcmp(t, "null"))
+		return 0;
+	errno = 0;
+	v = strtod(t, &end);
+	if (*end || errno == ERANGE || !isfinite(v))
+		return 0;
+	*x = v;
+	return 1;
+}
+
+const char *tpp_yj_str(const yaml_node_t *n)
+{
+	if (!n || n->type != YAML_SCALAR_NODE ||
+	    n->data.scalar.style != YAML_DOUBLE_QUOTED_SCALAR_STYLE)
+		return NULL;
+	return scalar(n);
 }

@@ -57,6 +57,11 @@ int tpp_ydoc_load(struct tpp_ydoc *d, const char *path, struct tpp_err *err);
 /* Parse YAML held in memory; `name` is used in messages. */
 int tpp_ydoc_load_string(struct tpp_ydoc *d, const char *name,
 			 const char *text, struct tpp_err *err);
+/* The same for JSON (YAML 1.2 is a superset of JSON and libyaml reads
+ * it as flow syntax): nodes keep their line:column, messages say JSON. */
+int tpp_ydoc_load_json(struct tpp_ydoc *d, const char *path, struct tpp_err *err);
+int tpp_ydoc_load_json_string(struct tpp_ydoc *d, const char *name,
+			      const char *text, struct tpp_err *err);
 void tpp_ydoc_free(struct tpp_ydoc *d);
 /* Root node, or NULL for an empty document. */
 yaml_node_t *tpp_ydoc_root(struct tpp_ydoc *d);
@@ -99,6 +104,15 @@ int tpp_y_keep_node(struct tpp_ydoc *d, yaml_node_t *node, void *field,
  */
 int tpp_y_check_schema(struct tpp_ydoc *d, const char *schema,
 		       const char *what, struct tpp_err *err);
+
+/* JSON values read through libyaml, told by the scalar style: a string
+ * is double-quoted; a number, true, false or null plain. */
+/* Absent (NULL) or null. */
+int tpp_yj_null(const yaml_node_t *n);
+/* 1 and *x if n is a finite JSON number, else 0 ("nan" as a string is not). */
+int tpp_yj_num(const yaml_node_t *n, double *x);
+/* The text of a JSON string, or NULL for anything else. */
+const char *tpp_yj_str(const yaml_node_t *n);
 
 /* Number of items of a sequence node (error if not a sequence). */
 int tpp_y_seq(struct tpp_ydoc *d, yaml_node_t *node, const char *what,
