@@ -18,6 +18,14 @@ void tpp_err_clear(struct tpp_err *e)
 	memset(e, 0, sizeof(*e));
 }
 
+int tpp_has_control_char(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return 1;
+	return 0;
+}
+
 void tpp_strlcpy(char *dst, const char *src, size_t dst_size)
 {
 	size_t n;

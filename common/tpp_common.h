@@ -65,6 +65,10 @@ _Noreturn void tpp_assert_fail(const char *expr, const char *file, int line);
 
 /* Bounded string copy that always NUL-terminates (dst_size > 0). */
 void tpp_strlcpy(char *dst, const char *src, size_t dst_size);
+/* Whether s holds an ASCII control character (below 0x20, or DEL): names
+ * that must stay on one line (a newline would break --timeline's comment
+ * line and every table heading). */
+int tpp_has_control_char(const char *s);
 
 /* Unit helpers: names carry units, these make conversions explicit. */
 #define TPP_GiB (1024.0 * 1024.0 * 1024.0)

@@ -785,15 +785,10 @@ static int parse_cluster(struct tpp_ydoc *d, struct tpp_cluster *out,
 				 TPP_ARRAY_LEN(cluster_fields), in, "cluster",
 				 err)))
 		goto out;
-	{
-		/* a newline would break the --timeline comment line */
-		const char *q;
-		for (q = in->c.name; *q; q++)
-			if ((unsigned char)*q < 0x20 || *q == 0x7f) {
-				rc = tpp_y_err(d, tpp_y_map_get(d, root, "name"), err,
-					       "cluster.name: must not contain control characters (newline, tab)");
-				goto out;
-			}
+	if (tpp_has_control_char(in->c.name)) {
+		rc = tpp_y_err(d, tpp_y_map_get(d, root, "name"), err,
+			       "cluster.name: must not contain control characters (newline, tab)");
+		goto out;
 	}
 	if (in->sources && (rc = parse_sources(d, in->sources, &in->c, err)))
 		goto out;

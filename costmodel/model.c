@@ -260,13 +260,11 @@ static int model_problem(const struct tpp_model *m, const char **key,
 		snprintf(msg, size, "name must not be empty");
 		return 1;
 	}
-	for (i = 0; m->name[i]; i++)
-		if ((unsigned char)m->name[i] < 0x20 || m->name[i] == 0x7f) {
-			/* a newline would break the --timeline comment line */
-			*key = "name";
-			snprintf(msg, size, "name must not contain control characters (newline, tab)");
-			return 1;
-		}
+	if (tpp_has_control_char(m->name)) {
+		*key = "name";
+		snprintf(msg, size, "name must not contain control characters (newline, tab)");
+		return 1;
+	}
 	for (i = 0; i < TPP_ARRAY_LEN(ranges); i++) {
 		int v = *(const int *)((const char *)m + ranges[i].off);
 		if (v < 1 || v > ranges[i].max) {

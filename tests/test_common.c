@@ -78,6 +78,10 @@ int main(void)
 	CHECK(parse("n: 1\nname: waytoolongname\n", &t, &err) == TPP_E_INPUT);
 	CHECK_STR_CONTAINS(err.msg, "too long");
 
+	CHECK(!tpp_has_control_char("dgx-a100 (Selene) caf\xc3\xa9"));
+	CHECK(tpp_has_control_char("a\nb") && tpp_has_control_char("a\tb") &&
+	      tpp_has_control_char("\x7f"));
+
 	CHECK(parse("n: [1, 2\n", &t, &err) == TPP_E_INPUT);
 	CHECK_STR_CONTAINS(err.msg, "YAML syntax error");
 	CHECK(err.line >= 1);
