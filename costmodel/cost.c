@@ -222,13 +222,10 @@ static enum tpp_prec prec16(const struct tpp_gpu *g, enum tpp_prec p)
 
 /* HBM efficiency by transfer size: Calculon's default curve
  * (calibration.md 5.3): >=100 MB 0.90, >=10 MB 0.75, >=1 MB 0.6, else 0.3. */
-static double hbm_eff(double bytes)
-{
-	if (bytes >= 100e6) return 0.90;
-	if (bytes >= 10e6) return 0.75;
-	if (bytes >= 1e6) return 0.60;
-	return 0.30;
-}
+static const struct {
+	double bytes, eff;
+} hbm_steps[] = {{100e6, 0.90}, {10e6, 0.75}, {1e6, 0.60}};
+#define TPP_HBM_EFF_SMALL 0.30
 
 /*
  * Time of a memory-bound pass over `bytes`.  Calculon's curve is a step
@@ -240,18 +237,17 @@ static double hbm_eff(double bytes)
  */
 double tpp_hbm_time(const struct tpp_gpu *g, double bytes)
 {
-	static const double step[] = {1e6, 10e6, 100e6};
-	double t, floor_t;
-	size_t i;
+	size_t i, n = TPP_ARRAY_LEN(hbm_steps);
 	if (bytes <= 0)
 		return 0;
-	t = bytes / (g->hbm_Bps * hbm_eff(bytes));
-	for (i = 0; i < TPP_ARRAY_LEN(step) && step[i] <= bytes; i++) {
-		floor_t = step[i] / (g->hbm_Bps * hbm_eff(step[i] * (1 - 1e-9)));
-		if (floor_t > t)
-			t = floor_t;
-	}
-	return t;
+	for (i = 0; i < n; i++)
+		if (bytes >= hbm_steps[i].bytes) {
+			double below = i + 1 < n ? hbm_steps[i + 1].eff : TPP_HBM_EFF_SMALL;
+			double t = bytes / (g->hbm_Bps * hbm_steps[i].eff);
+			double at_step = hbm_steps[i].bytes / (g->hbm_Bps * below);
+			return t > at_step ? t : at_step;
+		}
+	return bytes / (g->hbm_Bps * TPP_HBM_EFF_SMALL);
 }
 
 static double mem_time(const struct tpp_gpu *g, double bytes)
