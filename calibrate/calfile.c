@@ -392,6 +392,15 @@ static int item_num(struct tpp_ydoc *d, yaml_node_t *pt, int i, double *x,
 	return tpp_y_double(d, tpp_y_seq_item(d, pt, i), x, err);
 }
 
+/* Whether `node` is a list of exactly `len` items. */
+static int is_tuple(struct tpp_ydoc *d, yaml_node_t *node, const char *what,
+		    int len, struct tpp_err *err)
+{
+	int m;
+	return node && node->type == YAML_SEQUENCE_NODE &&
+	       (tpp_y_seq(d, node, what, &m, err), m == len);
+}
+
 /* ---- meta ---- */
 
 #define META_STR(name, member)                                              \
@@ -442,6 +451,107 @@ static int parse_meta(struct tpp_ydoc *d, yaml_node_t *node, void *field,
 			      field, "meta", err);
 }
 
+/* ---- points ---- */
+
+/* One kind of `points:` list: rows of `len` items, read by `row`. */
+struct row_kind {
+	int max;           /* most rows */
+	int len;           /* items per row */
+	const char *shape; /* names the items in messages: "[m, n, ...]" */
+	/* Check row i (a list of `len` items) and store it into `out`. */
+	int (*row)(struct tpp_ydoc *d, yaml_node_t *pt, const char *what, int i,
+		   void *out, struct tpp_err *err);
+};
+
+/* points: a list of at most k->max rows, each handed to k->row in order;
+ * *count is set only when all of them are read. */
+static int parse_rows(struct tpp_ydoc *d, yaml_node_t *seq, const char *what,
+		      const struct row_kind *k, void *out, int *count,
+		      struct tpp_err *err)
+{
+	int n, i, rc;
+	if ((rc = tpp_y_seq(d, seq, what, &n, err)))
+		return rc;
+	if (n > k->max)
+		return tpp_y_err(d, tpp_y_seq_item(d, seq, k->max), err,
+				 "%s: too many points (at most %d)", what, k->max);
+	for (i = 0; i < n; i++) {
+		yaml_node_t *pt = tpp_y_seq_item(d, seq, i);
+		if (!is_tuple(d, pt, what, k->len, err))
+			return tpp_y_err(d, pt, err, "%s[%d]: expected %s", what,
+					 i, k->shape);
+		if ((rc = k->row(d, pt, what, i, out, err)))
+			return rc;
+	}
+	*count = n;
+	return TPP_OK;
+}
+
+/* Item j of row i, already read as t, is a time in (0, TPP_CAL_MAX_TIME_S]. */
+static int check_time(struct tpp_ydoc *d, yaml_node_t *pt, int j, double t,
+		      const char *what, int i, struct tpp_err *err)
+{
+	if (!(t > 0) || t > TPP_CAL_MAX_TIME_S)
+		return tpp_y_err(d, tpp_y_seq_item(d, pt, j), err,
+				 "%s[%d]: time must be in (0, %g] seconds", what,
+				 i, TPP_CAL_MAX_TIME_S);
+	return TPP_OK;
+}
+
+/* ---- lists of tables ---- */
+
+/*
+ * One kind of table list (collectives, gemm): each item a mapping of
+ * `fields` read into a scratch struct of `size` bytes (on the heap: it
+ * holds a whole table), zeroed and given its defaults, then handed to
+ * `take`, which reads the rest and stores the table into c.
+ */
+struct table_kind {
+	const char *name; /* the key, and "name[i]" in messages */
+	int max;          /* most tables, 0 = no limit here */
+	const struct tpp_yfield *fields;
+	size_t nfields;
+	size_t size;
+	void (*defaults)(void *in); /* or NULL */
+	int (*take)(struct tpp_ydoc *d, yaml_node_t *item, void *in,
+		    const char *what, int i, struct tpp_calibration *c,
+		    struct tpp_err *err);
+};
+
+/* A list of tables; *count (if count) is set once all of them are read. */
+static int parse_tables(struct tpp_ydoc *d, yaml_node_t *seq,
+			const struct table_kind *k, struct tpp_calibration *c,
+			int *count, struct tpp_err *err)
+{
+	void *in;
+	int n, i, rc;
+
+	if ((rc = tpp_y_seq(d, seq, k->name, &n, err)))
+		return rc;
+	if (k->max && n > k->max)
+		return tpp_y_err(d, tpp_y_seq_item(d, seq, k->max), err,
+				 "%s: too many tables (at most %d)", k->name,
+				 k->max);
+	in = malloc(k->size);
+	if (!in)
+		return tpp_err_set(err, TPP_E_SYSTEM, d->path, 0, 0, "out of memory");
+	for (i = 0; i < n && !rc; i++) {
+		yaml_node_t *item = tpp_y_seq_item(d, seq, i);
+		char what[64];
+		memset(in, 0, k->size);
+		if (k->defaults)
+			k->defaults(in);
+		snprintf(what, sizeof(what), "%s[%d]", k->name, i);
+		rc = tpp_ymap_parse(d, item, k->fields, k->nfields, in, what, err);
+		if (!rc)
+			rc = k->take(d, item, in, what, i, c, err);
+	}
+	if (!rc && count)
+		*count = n;
+	free(in);
+	return rc;
+}
+
 /* ---- collectives ---- */
 
 struct coll_in {
@@ -467,59 +577,47 @@ static const struct tpp_yfield coll_fields[] = {
 	 .handler = tpp_y_keep_node},
 };
 
-/* points: [[bytes, median_s, p10_s, p90_s], ...], sizes strictly
- * increasing, bytes > 0, 0 < p10 <= median <= p90 <= TPP_CAL_MAX_TIME_S,
- * bytes / p10 <= TPP_CAL_MAX_ALGBW_Bps. */
-static int parse_points(struct tpp_ydoc *d, yaml_node_t *seq, const char *what,
-			struct tpp_cal_coll *t, struct tpp_err *err)
+/* [bytes, median_s, p10_s, p90_s]: sizes strictly increasing, bytes > 0,
+ * 0 < p10 <= median <= p90 <= TPP_CAL_MAX_TIME_S,
+ * bytes / p10 <= TPP_CAL_MAX_ALGBW_Bps.  `out` is the struct tpp_cal_coll. */
+static int coll_point(struct tpp_ydoc *d, yaml_node_t *pt, const char *what,
+		      int i, void *out, struct tpp_err *err)
 {
-	int n, i, j, m, rc;
-	if ((rc = tpp_y_seq(d, seq, what, &n, err)))
-		return rc;
-	if (n > TPP_CAL_MAX_POINTS)
-		return tpp_y_err(d, tpp_y_seq_item(d, seq, TPP_CAL_MAX_POINTS), err,
-				 "%s: too many points (at most %d)", what,
-				 TPP_CAL_MAX_POINTS);
-	for (i = 0; i < n; i++) {
-		yaml_node_t *pt = tpp_y_seq_item(d, seq, i);
-		double v[4];
-		if (!pt || pt->type != YAML_SEQUENCE_NODE ||
-		    (tpp_y_seq(d, pt, what, &m, err), m != 4))
-			return tpp_y_err(d, pt, err,
-					 "%s[%d]: expected [bytes, median_s, p10_s, p90_s]",
-					 what, i);
-		for (j = 0; j < 4; j++)
-			if ((rc = item_num(d, pt, j, &v[j], err)))
-				return rc;
-		if (!(v[0] > 0))
-			return tpp_y_err(d, tpp_y_seq_item(d, pt, 0), err,
-					 "%s[%d]: size must be positive bytes",
-					 what, i);
-		for (j = 1; j < 4; j++)
-			if (!(v[j] > 0) || v[j] > TPP_CAL_MAX_TIME_S)
-				return tpp_y_err(d, tpp_y_seq_item(d, pt, j), err,
-						 "%s[%d]: time must be in (0, %g] seconds",
-						 what, i, TPP_CAL_MAX_TIME_S);
-		if (v[2] > v[1] || v[1] > v[3])
-			return tpp_y_err(d, pt, err,
-					 "%s[%d]: times out of order (p10 <= median <= p90 expected)",
-					 what, i);
-		if (!(v[0] / v[2] <= TPP_CAL_MAX_ALGBW_Bps))
-			return tpp_y_err(d, pt, err,
-					 "%s[%d]: %.15g bytes in %.3g s is %.3g GB/s, faster than any interconnect (at most %g GB/s)",
-					 what, i, v[0], v[2], v[0] / v[2] / TPP_GB,
-					 TPP_CAL_MAX_ALGBW_Bps / TPP_GB);
-		if (i && v[0] <= t->pts[i - 1].bytes)
-			return tpp_y_err(d, pt, err,
-					 "%s[%d]: sizes must increase", what, i);
-		t->pts[i].bytes = v[0];
-		t->pts[i].median_s = v[1];
-		t->pts[i].p10_s = v[2];
-		t->pts[i].p90_s = v[3];
-	}
-	t->npoints = n;
+	struct tpp_cal_coll *t = out;
+	double v[4];
+	int j, rc;
+	for (j = 0; j < 4; j++)
+		if ((rc = item_num(d, pt, j, &v[j], err)))
+			return rc;
+	if (!(v[0] > 0))
+		return tpp_y_err(d, tpp_y_seq_item(d, pt, 0), err,
+				 "%s[%d]: size must be positive bytes", what, i);
+	for (j = 1; j < 4; j++)
+		if ((rc = check_time(d, pt, j, v[j], what, i, err)))
+			return rc;
+	if (v[2] > v[1] || v[1] > v[3])
+		return tpp_y_err(d, pt, err,
+				 "%s[%d]: times out of order (p10 <= median <= p90 expected)",
+				 what, i);
+	if (!(v[0] / v[2] <= TPP_CAL_MAX_ALGBW_Bps))
+		return tpp_y_err(d, pt, err,
+				 "%s[%d]: %.15g bytes in %.3g s is %.3g GB/s, faster than any interconnect (at most %g GB/s)",
+				 what, i, v[0], v[2], v[0] / v[2] / TPP_GB,
+				 TPP_CAL_MAX_ALGBW_Bps / TPP_GB);
+	if (i && v[0] <= t->pts[i - 1].bytes)
+		return tpp_y_err(d, pt, err, "%s[%d]: sizes must increase", what,
+				 i);
+	t->pts[i].bytes = v[0];
+	t->pts[i].median_s = v[1];
+	t->pts[i].p10_s = v[2];
+	t->pts[i].p90_s = v[3];
 	return TPP_OK;
 }
+
+static const struct row_kind coll_rows = {
+	.max = TPP_CAL_MAX_POINTS, .len = 4,
+	.shape = "[bytes, median_s, p10_s, p90_s]", .row = coll_point,
+};
 
 struct fit_in {
 	struct tpp_cal_fit f;
@@ -550,7 +648,7 @@ static int parse_fit(struct tpp_ydoc *d, yaml_node_t *node, const char *what,
 		     struct tpp_cal_fit *out, struct tpp_err *err)
 {
 	struct fit_in in;
-	int rc, m;
+	int rc;
 	memset(&in, 0, sizeof(in));
 	if (is_null(node)) {
 		memset(out, 0, sizeof(*out));
@@ -560,8 +658,7 @@ static int parse_fit(struct tpp_ydoc *d, yaml_node_t *node, const char *what,
 				 &in, what, err)))
 		return rc;
 	if (in.range) {
-		if (in.range->type != YAML_SEQUENCE_NODE ||
-		    (tpp_y_seq(d, in.range, what, &m, err), m != 2))
+		if (!is_tuple(d, in.range, what, 2, err))
 			return tpp_y_err(d, in.range, err,
 					 "%s.range_bytes: expected [lo, hi]", what);
 		if ((rc = item_num(d, in.range, 0, &in.f.lo_bytes, err)) ||
@@ -577,44 +674,44 @@ static int parse_fit(struct tpp_ydoc *d, yaml_node_t *node, const char *what,
 	return TPP_OK;
 }
 
+static void coll_defaults(void *in)
+{
+	((struct coll_in *)in)->t.concurrent = 1;
+}
+
+/* collectives[i]: its points and fit. */
+static int take_coll(struct tpp_ydoc *d, yaml_node_t *item, void *p,
+		     const char *what, int i, struct tpp_calibration *c,
+		     struct tpp_err *err)
+{
+	struct coll_in *in = p;
+	char pwhat[80];
+	int rc;
+	(void)item;
+	snprintf(pwhat, sizeof(pwhat), "%s.points", what);
+	if ((rc = parse_rows(d, in->points, pwhat, &coll_rows, &in->t,
+			     &in->t.npoints, err)))
+		return rc;
+	snprintf(pwhat, sizeof(pwhat), "%s.fit", what);
+	if (in->fit && (rc = parse_fit(d, in->fit, pwhat, &in->t.fit, err)))
+		return rc;
+	c->coll[i] = in->t;
+	return TPP_OK;
+}
+
+static const struct table_kind coll_tables = {
+	.name = "collectives", .max = TPP_CAL_MAX_COLL,
+	.fields = coll_fields, .nfields = TPP_ARRAY_LEN(coll_fields),
+	.size = sizeof(struct coll_in), .defaults = coll_defaults,
+	.take = take_coll,
+};
+
 /* collectives: `field` is the whole struct tpp_calibration (offset 0). */
 static int parse_collectives(struct tpp_ydoc *d, yaml_node_t *seq, void *field,
 			     struct tpp_err *err)
 {
 	struct tpp_calibration *c = field;
-	struct coll_in *in;
-	int n, i, rc = TPP_OK;
-
-	if ((rc = tpp_y_seq(d, seq, "collectives", &n, err)))
-		return rc;
-	if (n > TPP_CAL_MAX_COLL)
-		return tpp_y_err(d, tpp_y_seq_item(d, seq, TPP_CAL_MAX_COLL), err,
-				 "collectives: too many tables (at most %d)",
-				 TPP_CAL_MAX_COLL);
-	in = malloc(sizeof(*in));
-	if (!in)
-		return tpp_err_set(err, TPP_E_SYSTEM, d->path, 0, 0, "out of memory");
-	for (i = 0; i < n; i++) {
-		char what[64], pwhat[80];
-		memset(in, 0, sizeof(*in));
-		in->t.concurrent = 1;
-		snprintf(what, sizeof(what), "collectives[%d]", i);
-		if ((rc = tpp_ymap_parse(d, tpp_y_seq_item(d, seq, i), coll_fields,
-					 TPP_ARRAY_LEN(coll_fields), in, what,
-					 err)))
-			break;
-		snprintf(pwhat, sizeof(pwhat), "%s.points", what);
-		if ((rc = parse_points(d, in->points, pwhat, &in->t, err)))
-			break;
-		snprintf(pwhat, sizeof(pwhat), "%s.fit", what);
-		if (in->fit && (rc = parse_fit(d, in->fit, pwhat, &in->t.fit, err)))
-			break;
-		c->coll[i] = in->t;
-	}
-	if (!rc)
-		c->ncoll = n;
-	free(in);
-	return rc;
+	return parse_tables(d, seq, &coll_tables, c, &c->ncoll, err);
 }
 
 /* ---- joint fits ---- */
@@ -686,91 +783,78 @@ static const struct tpp_yfield gemm_fields[] = {
 	 .required = 1},
 };
 
-/* points: [[m, n, k, median_s, tflops], ...]. */
-static int parse_gemm_points(struct tpp_ydoc *d, yaml_node_t *seq,
-			     const char *what, struct tpp_cal_gemm *g,
-			     struct tpp_err *err)
+/* [m, n, k, median_s, tflops]: dimensions in [1, 2147483647], a time and
+ * 0 < TFLOP/s <= 1e6.  `out` is the struct tpp_cal_gemm. */
+static int gemm_point(struct tpp_ydoc *d, yaml_node_t *pt, const char *what,
+		      int i, void *out, struct tpp_err *err)
 {
-	int n, i, j, m, rc;
-	if ((rc = tpp_y_seq(d, seq, what, &n, err)))
-		return rc;
-	if (n > TPP_CAL_MAX_GEMM)
-		return tpp_y_err(d, tpp_y_seq_item(d, seq, TPP_CAL_MAX_GEMM), err,
-				 "%s: too many points (at most %d)", what,
-				 TPP_CAL_MAX_GEMM);
-	for (i = 0; i < n; i++) {
-		yaml_node_t *pt = tpp_y_seq_item(d, seq, i);
-		long long dim[3];
-		double t, tf;
-		if (!pt || pt->type != YAML_SEQUENCE_NODE ||
-		    (tpp_y_seq(d, pt, what, &m, err), m != 5))
-			return tpp_y_err(d, pt, err,
-					 "%s[%d]: expected [m, n, k, median_s, tflops]",
-					 what, i);
-		for (j = 0; j < 3; j++) {
-			yaml_node_t *v = tpp_y_seq_item(d, pt, j);
-			if ((rc = tpp_y_int(d, v, &dim[j], err)))
-				return rc;
-			if (dim[j] < 1 || dim[j] > 2147483647LL)
-				return tpp_y_err(d, v, err,
-						 "%s[%d]: dimensions must be in [1, 2147483647]",
-						 what, i);
-		}
-		if ((rc = item_num(d, pt, 3, &t, err)) ||
-		    (rc = item_num(d, pt, 4, &tf, err)))
+	struct tpp_cal_gemm *g = out;
+	long long dim[3];
+	double t, tf;
+	int j, rc;
+	for (j = 0; j < 3; j++) {
+		yaml_node_t *v = tpp_y_seq_item(d, pt, j);
+		if ((rc = tpp_y_int(d, v, &dim[j], err)))
 			return rc;
-		if (!(t > 0) || t > TPP_CAL_MAX_TIME_S)
-			return tpp_y_err(d, tpp_y_seq_item(d, pt, 3), err,
-					 "%s[%d]: time must be in (0, %g] seconds", what, i,
-					 TPP_CAL_MAX_TIME_S);
-		if (!(tf > 0) || tf > 1e6)
-			return tpp_y_err(d, tpp_y_seq_item(d, pt, 4), err,
-					 "%s[%d]: TFLOP/s must be in (0, 1e6]", what, i);
-		g->pts[i].m = (int)dim[0];
-		g->pts[i].n = (int)dim[1];
-		g->pts[i].k = (int)dim[2];
-		g->pts[i].median_s = t;
-		g->pts[i].flops_per_s = tf * TPP_TFLOPS;
+		if (dim[j] < 1 || dim[j] > 2147483647LL)
+			return tpp_y_err(d, v, err,
+					 "%s[%d]: dimensions must be in [1, 2147483647]",
+					 what, i);
 	}
-	g->npoints = n;
+	if ((rc = item_num(d, pt, 3, &t, err)) ||
+	    (rc = item_num(d, pt, 4, &tf, err)) ||
+	    (rc = check_time(d, pt, 3, t, what, i, err)))
+		return rc;
+	if (!(tf > 0) || tf > 1e6)
+		return tpp_y_err(d, tpp_y_seq_item(d, pt, 4), err,
+				 "%s[%d]: TFLOP/s must be in (0, 1e6]", what, i);
+	g->pts[i].m = (int)dim[0];
+	g->pts[i].n = (int)dim[1];
+	g->pts[i].k = (int)dim[2];
+	g->pts[i].median_s = t;
+	g->pts[i].flops_per_s = tf * TPP_TFLOPS;
 	return TPP_OK;
 }
 
+static const struct row_kind gemm_rows = {
+	.max = TPP_CAL_MAX_GEMM, .len = 5,
+	.shape = "[m, n, k, median_s, tflops]", .row = gemm_point,
+};
+
+/* gemm[i]: one table a precision at most, then its points. */
+static int take_gemm(struct tpp_ydoc *d, yaml_node_t *item, void *p,
+		     const char *what, int i, struct tpp_calibration *c,
+		     struct tpp_err *err)
+{
+	struct gemm_in *in = p;
+	char pwhat[80];
+	int rc;
+	(void)i;
+	if (c->gemm[in->g.prec].valid)
+		return tpp_y_err(d, tpp_y_map_get(d, item, "precision"), err,
+				 "%s: duplicate precision '%s'", what,
+				 tpp_prec_names[in->g.prec]);
+	snprintf(pwhat, sizeof(pwhat), "%s.points", what);
+	if ((rc = parse_rows(d, in->points, pwhat, &gemm_rows, &in->g,
+			     &in->g.npoints, err)))
+		return rc;
+	in->g.valid = 1;
+	c->gemm[in->g.prec] = in->g;
+	return TPP_OK;
+}
+
+/* No count limit: past TPP_PREC__COUNT tables, one repeats a precision. */
+static const struct table_kind gemm_tables = {
+	.name = "gemm", .fields = gemm_fields,
+	.nfields = TPP_ARRAY_LEN(gemm_fields), .size = sizeof(struct gemm_in),
+	.take = take_gemm,
+};
+
+/* gemm: `field` is the whole struct tpp_calibration (offset 0). */
 static int parse_gemm(struct tpp_ydoc *d, yaml_node_t *seq, void *field,
 		      struct tpp_err *err)
 {
-	struct tpp_calibration *c = field;
-	struct gemm_in *in;
-	int n, i, rc = TPP_OK;
-
-	if ((rc = tpp_y_seq(d, seq, "gemm", &n, err)))
-		return rc;
-	in = malloc(sizeof(*in));
-	if (!in)
-		return tpp_err_set(err, TPP_E_SYSTEM, d->path, 0, 0, "out of memory");
-	for (i = 0; i < n; i++) {
-		yaml_node_t *item = tpp_y_seq_item(d, seq, i);
-		char what[64], pwhat[80];
-		memset(in, 0, sizeof(*in));
-		snprintf(what, sizeof(what), "gemm[%d]", i);
-		if ((rc = tpp_ymap_parse(d, item, gemm_fields,
-					 TPP_ARRAY_LEN(gemm_fields), in, what,
-					 err)))
-			break;
-		if (c->gemm[in->g.prec].valid) {
-			rc = tpp_y_err(d, tpp_y_map_get(d, item, "precision"), err,
-				       "%s: duplicate precision '%s'", what,
-				       tpp_prec_names[in->g.prec]);
-			break;
-		}
-		snprintf(pwhat, sizeof(pwhat), "%s.points", what);
-		if ((rc = parse_gemm_points(d, in->points, pwhat, &in->g, err)))
-			break;
-		in->g.valid = 1;
-		c->gemm[in->g.prec] = in->g;
-	}
-	free(in);
-	return rc;
+	return parse_tables(d, seq, &gemm_tables, field, NULL, err);
 }
 
 /* ---- top level ---- */
