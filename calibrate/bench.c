@@ -749,9 +749,6 @@ static int make_shapes(const struct run *R, struct shape *out, int max)
 			.key = R->local, .what = "intra-node",
 		};
 	}
-	if (R->size == 1 && n < max)
-		out[n++] = (struct shape){.tier = 0, .group = 1, .concurrent = 1,
-					  .color = 0, .key = 0, .what = "one rank"};
 	if (R->nnodes > 1 && n < max)
 		out[n++] = (struct shape){
 			.tier = 1, .group = R->size, .concurrent = 1, .color = 0,
@@ -1169,6 +1166,19 @@ int tpp_bench_run(const struct tpp_bench_opts *o, struct tpp_calibration *cal,
 	nshapes = make_shapes(&R, shapes, (int)TPP_ARRAY_LEN(shapes));
 	for (i = 0; i < TPP_COLL__COUNT; i++)
 		nops += (o->coll_mask >> i) & 1;
+	/* One rank has no group to time a collective on (a "collective" of
+	 * one is a local copy, and a calibration table needs a group of 2 or
+	 * more): GEMMs only, said so, or nothing to do. */
+	if (!nshapes && nops) {
+		if (!o->gemm) {
+			rc = tpp_err_set(err, TPP_E_USAGE, NULL, 0, 0,
+					 "nothing to measure: collectives need 2 or more ranks (run under mpiexec -np N) and --no-gemm skips the GEMMs");
+			goto out;
+		}
+		if (R.rank == 0)
+			fprintf(stderr, "tpplan: calibrate: 1 rank: no collectives measured (they need 2 or more ranks: run under mpiexec -np N); GEMMs only\n");
+		nops = 0;
+	}
 	if (nshapes * nops > TPP_CAL_MAX_COLL) {
 		rc = tpp_err_set(err, TPP_E_USAGE, NULL, 0, 0,
 				 "%d collective tables would not fit (at most %d)",

@@ -259,6 +259,43 @@ else
 	bad "--model run failed ($(tail -n 2 "$dir/model.txt" | tr '\n' ' '))"
 fi
 
+# ---- 1 rank: no group to time a collective on ---------------------------------------
+# GEMMs only, said so, and a file that plans load (it used to hold
+# "group: 1" tables that the loader rightly refused); with --no-gemm there
+# is nothing to measure: a usage error, and no file.
+out1="$dir/cal1.yaml"
+if mpirun 1 calibrate --backend cpu --quick --out "$out1" >"$dir/out1.txt" 2>&1; then
+	ok "-np 1: exit 0"
+else
+	bad "-np 1: exit $? ($(tail -n 3 "$dir/out1.txt" | tr '\n' ' '))"
+fi
+if grep -q "1 rank: no collectives measured" "$dir/out1.txt"; then
+	ok "-np 1: says no collectives were measured"
+else
+	bad "-np 1: no note about the missing collectives"
+fi
+if grep -q "group:" "$out1" 2>/dev/null; then
+	bad "-np 1: the file has collective tables"
+elif gemm_has fp32 "$out1"; then
+	ok "-np 1: GEMM tables only"
+else
+	bad "-np 1: no gemm section with fp32"
+fi
+if "$tpplan" plan --model 22b --cluster "$root/topologies/dgx-a100.yaml" --gpus 8 \
+	--calibration "$out1" >"$dir/plan1.txt" 2>&1; then
+	ok "-np 1: the calibration loads for planning"
+else
+	bad "-np 1: plan refused it ($(tail -n 2 "$dir/plan1.txt" | tr '\n' ' '))"
+fi
+rm -f "$dir/cal1b.yaml"
+mpirun 1 calibrate --backend cpu --quick --no-gemm --out "$dir/cal1b.yaml" >"$dir/out1b.txt" 2>&1
+rc=$?
+if [ "$rc" -eq 2 ] && grep -q "nothing to measure" "$dir/out1b.txt" && [ ! -e "$dir/cal1b.yaml" ]; then
+	ok "-np 1 --no-gemm: usage error, no file"
+else
+	bad "-np 1 --no-gemm: exit $rc ($(tail -n 2 "$dir/out1b.txt" | tr '\n' ' '))"
+fi
+
 # ---- usage errors: exit 2 before MPI starts --------------------------------------------
 usage_error calibrate "no --out" --quick
 usage_error calibrate "bad --collectives" --out "$dir/x.yaml" --collectives all_reduce,bogus
