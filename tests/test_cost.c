@@ -65,6 +65,36 @@ static void k22_opts(struct tpp_cost_opts *o)
 	o->attn = TPP_ATTN_UNFUSED;
 }
 
+/*
+ * What most tests set up: a model preset, a cluster preset resized to
+ * `gpus`, the options `opts` sets (tpp_cost_opts_default or k22_opts) and
+ * a layout, zero until the test sets it.  One instance, set afresh by
+ * every call; the tests change its parts in place.
+ */
+struct fixture {
+	const struct tpp_model *m;
+	struct tpp_cluster c;
+	struct tpp_cost_opts o;
+	struct tpp_layout l;
+};
+
+static struct fixture *fixture(const char *model, const char *cluster,
+			       int gpus, void (*opts)(struct tpp_cost_opts *))
+{
+	static struct fixture f;
+	memset(&f, 0, sizeof(f));
+	f.m = preset(model);
+	load_cluster(cluster, gpus, &f.c);
+	opts(&f.o);
+	return &f;
+}
+
+/* eval() of the fixture's layout */
+static int fixture_eval(const struct fixture *f, struct tpp_eval *e)
+{
+	return eval(f->m, &f->c, &f->o, &f->l, e);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Korthikanti et al. 2022, costmodel.md section 9                           */
 
@@ -80,6 +110,15 @@ static const struct k22_row k22_rows[] = {
 	{"530b", 8, 35, 3, 280, 1, 31.64, 114.02, 23.08},
 	{"1t", 8, 64, 1, 512, 1, 32.96, 131.25, 26.56},
 };
+
+/* A row's configuration on tp * pp DGX A100 GPUs, no SP, no recompute. */
+static struct fixture *k22_fixture(const struct k22_row *r)
+{
+	struct fixture *f = fixture(r->model, "dgx-a100", r->tp * r->pp, k22_opts);
+	f->l = layout(r->tp, r->pp, 1, r->mbs, r->vp, 0, TPP_RECOMPUTE_NONE, 0,
+		      r->gbs);
+	return f;
+}
 
 /* Equal to `printed` within 0.1 % and rounding to it at two decimals. */
 static void check_printed(const char *what, const char *model, double gib,
@@ -98,21 +137,17 @@ static void check_printed(const char *what, const char *model, double gib,
 static void test_k22_memory(void)
 {
 	size_t i;
-	struct tpp_cost_opts o;
-	k22_opts(&o);
 	for (i = 0; i < TPP_ARRAY_LEN(k22_rows); i++) {
 		const struct k22_row *r = &k22_rows[i];
-		const struct tpp_model *m = preset(r->model);
-		struct tpp_cluster c;
-		struct tpp_layout none, seqsel;
+		struct fixture *f = k22_fixture(r);
 		struct tpp_eval en, es;
 
-		load_cluster("dgx-a100", r->tp * r->pp, &c);
-		none = layout(r->tp, r->pp, 1, r->mbs, r->vp, 0,
-			      TPP_RECOMPUTE_NONE, 0, r->gbs);
-		seqsel = layout(r->tp, r->pp, 1, r->mbs, r->vp, 1,
-				TPP_RECOMPUTE_SELECTIVE, 0, r->gbs);
-		if (eval(m, &c, &o, &none, &en) || eval(m, &c, &o, &seqsel, &es))
+		if (fixture_eval(f, &en))
+			continue;
+		/* seq+sel: sequence parallelism and selective recompute */
+		f->l.sp = 1;
+		f->l.recompute = TPP_RECOMPUTE_SELECTIVE;
+		if (fixture_eval(f, &es))
 			continue;
 		printf("K22 %-5s params+opt %.4f  act none %.4f  seq+sel %.4f GiB\n",
 		       r->model, en.mem.layer_states_bytes / TPP_GiB,
@@ -125,7 +160,7 @@ static void test_k22_memory(void)
 		 * whole), 0.01-0.08 % more; check both.
 		 */
 		{
-			double h = m->hidden, lps = (double)m->layers / r->pp;
+			double h = f->m->hidden, lps = (double)f->m->layers / r->pp;
 			double matrices = 18.0 * 12.0 * h * h * lps / r->tp;
 			double extras = 18.0 * (7.0 * h / r->tp + 6.0 * h) * lps;
 			check_printed("params+opt (12h^2 matrices)", r->model,
@@ -162,33 +197,28 @@ static void test_k22_fig7(void)
 		{"530b", 58.31, 61.90},
 		{"1t", 58.31, 61.90},
 	};
-	struct tpp_cost_opts o;
 	size_t i;
-	k22_opts(&o);
 	for (i = 0; i < TPP_ARRAY_LEN(rows); i++) {
 		const struct k22_row *r = &k22_rows[i];
-		const struct tpp_model *m = preset(rows[i].model);
-		struct tpp_cluster c;
-		struct tpp_layout l;
+		struct fixture *f;
 		struct tpp_eval none, sp, sel;
 		double sp_pct, sel_pct;
 
 		TPP_ASSERT(!strcmp(r->model, rows[i].model));
-		load_cluster("dgx-a100", r->tp * r->pp, &c);
-		l = layout(r->tp, r->pp, 1, r->mbs, r->vp, 0, TPP_RECOMPUTE_NONE, 0, r->gbs);
-		if (eval(m, &c, &o, &l, &none))
+		f = k22_fixture(r);
+		if (fixture_eval(f, &none))
 			continue;
-		l.sp = 1;
-		if (eval(m, &c, &o, &l, &sp))
+		f->l.sp = 1;
+		if (fixture_eval(f, &sp))
 			continue;
-		l.sp = 0;
-		l.recompute = TPP_RECOMPUTE_SELECTIVE;
-		if (eval(m, &c, &o, &l, &sel))
+		f->l.sp = 0;
+		f->l.recompute = TPP_RECOMPUTE_SELECTIVE;
+		if (fixture_eval(f, &sel))
 			continue;
 		sp_pct = 100.0 * sp.mem.layer_act_bytes / none.mem.layer_act_bytes;
 		sel_pct = 100.0 * sel.mem.layer_act_bytes / none.mem.layer_act_bytes;
 		printf("K22 Fig. 7 %-5s SP only %.2f%% (paper %.2f)  selective only %.2f%% (paper %.2f)\n",
-		       m->name, sp_pct, rows[i].sp_only_pct, sel_pct,
+		       f->m->name, sp_pct, rows[i].sp_only_pct, sel_pct,
 		       rows[i].sel_only_pct);
 		CHECK(fabs(sp_pct - rows[i].sp_only_pct) <= 0.1);
 		CHECK(fabs(sel_pct - rows[i].sel_only_pct) <= 0.1);
@@ -200,22 +230,17 @@ static void test_k22_fig7(void)
 
 static void test_flops(void)
 {
-	const struct tpp_model *m = preset("175b");
-	struct tpp_cluster c;
-	struct tpp_cost_opts o;
-	struct tpp_layout l;
+	struct fixture *f = fixture("175b", "dgx-a100", 64, k22_opts);
 	struct tpp_eval none, full, sel;
-	double B = 64, s = m->seq, L = m->layers, h = m->hidden;
-	double V = m->vocab; /* unpadded: tpp_cost_flops_doc, cost.c n_mm */
+	double B = 64, s = f->m->seq, L = f->m->layers, h = f->m->hidden;
+	double V = f->m->vocab; /* unpadded: tpp_cost_flops_doc, cost.c n_mm */
 	double expect, recomputed_fwd, attn_core;
 
-	k22_opts(&o);
-	load_cluster("dgx-a100", 64, &c);
-	CHECK(m->vocab == 50257);
+	CHECK(f->m->vocab == 50257);
 	CHECK(strstr(tpp_cost_flops_doc, "6 * N_matmul") != NULL);
 
-	l = layout(8, 8, 1, 1, 1, 1, TPP_RECOMPUTE_NONE, 0, (int)B);
-	if (eval(m, &c, &o, &l, &none))
+	f->l = layout(8, 8, 1, 1, 1, 1, TPP_RECOMPUTE_NONE, 0, (int)B);
+	if (fixture_eval(f, &none))
 		return;
 	/* SC21 / K22: 72 B s L h^2 (1 + s/(6h) + V/(12 L h)) */
 	expect = 72.0 * B * s * L * h * h * (1.0 + s / (6.0 * h) + V / (12.0 * L * h));
@@ -228,8 +253,8 @@ static void test_flops(void)
 
 	/* Full recompute executes each layer's forward again:
 	 * 24 B s L h^2 + 4 B s^2 L h (costmodel.md 1.7), not the LM head. */
-	l.recompute = TPP_RECOMPUTE_FULL;
-	if (eval(m, &c, &o, &l, &full))
+	f->l.recompute = TPP_RECOMPUTE_FULL;
+	if (fixture_eval(f, &full))
 		return;
 	recomputed_fwd = 24.0 * B * s * L * h * h + 4.0 * B * s * s * L * h;
 	CHECK_REL(full.model_flops_per_step, none.model_flops_per_step, 1e-12);
@@ -238,8 +263,8 @@ static void test_flops(void)
 	CHECK(full.hfu > full.mfu);
 
 	/* Selective recompute re-runs only QK^T and softmax.V: 4 B s^2 L h. */
-	l.recompute = TPP_RECOMPUTE_SELECTIVE;
-	if (eval(m, &c, &o, &l, &sel))
+	f->l.recompute = TPP_RECOMPUTE_SELECTIVE;
+	if (fixture_eval(f, &sel))
 		return;
 	attn_core = 4.0 * B * s * s * L * h;
 	CHECK_REL(sel.model_flops_per_step, none.model_flops_per_step, 1e-12);
@@ -249,8 +274,8 @@ static void test_flops(void)
 	/* Model FLOPs do not depend on the layout. */
 	{
 		struct tpp_eval other;
-		struct tpp_layout l2 = layout(4, 4, 4, 2, 2, 1, TPP_RECOMPUTE_FULL, 1, (int)B);
-		if (!eval(m, &c, &o, &l2, &other))
+		f->l = layout(4, 4, 4, 2, 2, 1, TPP_RECOMPUTE_FULL, 1, (int)B);
+		if (!fixture_eval(f, &other))
 			CHECK_REL(other.model_flops_per_step, expect, 1e-9);
 	}
 }
@@ -273,20 +298,19 @@ static void test_memory_monotone(void)
 	size_t i, a;
 	for (i = 0; i < TPP_ARRAY_LEN(cases); i++)
 		for (a = 0; a < TPP_ARRAY_LEN(attns); a++) {
-			const struct tpp_model *m = preset(cases[i].model);
-			struct tpp_cluster c;
-			struct tpp_cost_opts o;
+			struct fixture *f = fixture(cases[i].model, "dgx-a100",
+						    cases[i].gpus, tpp_cost_opts_default);
 			struct tpp_eval e[2][TPP_RECOMPUTE__COUNT];
 			int sp, rc, ok = 1;
-			tpp_cost_opts_default(&o);
-			o.attn = attns[a];
-			load_cluster("dgx-a100", cases[i].gpus, &c);
+			f->o.attn = attns[a];
+			f->l = layout(cases[i].tp, cases[i].pp, cases[i].dp,
+				      cases[i].mbs, cases[i].vp, 0,
+				      TPP_RECOMPUTE_NONE, 0, cases[i].gbs);
 			for (sp = 0; sp <= 1; sp++)
 				for (rc = 0; rc < TPP_RECOMPUTE__COUNT; rc++) {
-					struct tpp_layout l = layout(cases[i].tp, cases[i].pp,
-						cases[i].dp, cases[i].mbs, cases[i].vp, sp,
-						(enum tpp_recompute)rc, 0, cases[i].gbs);
-					ok &= !eval(m, &c, &o, &l, &e[sp][rc]);
+					f->l.sp = sp;
+					f->l.recompute = (enum tpp_recompute)rc;
+					ok &= !fixture_eval(f, &e[sp][rc]);
 				}
 			if (!ok)
 				continue;
@@ -316,27 +340,25 @@ static void test_memory_monotone(void)
  */
 static void test_zero_stages(void)
 {
-	const struct tpp_model *m = preset("sc21-1.7b");
-	struct tpp_cluster c;
-	struct tpp_cost_opts o;
-	struct tpp_eval e[4];
 	const int tp = 2, dp = 8;
+	struct fixture *f = fixture("sc21-1.7b", "dgx-a100", tp * dp,
+				    tpp_cost_opts_default);
+	struct tpp_eval e[4];
 	double d = dp, layer_params;
 	int z;
 
-	tpp_cost_opts_default(&o);
-	load_cluster("dgx-a100", tp * dp, &c);
+	f->l = layout(tp, 1, dp, 1, 1, 1, TPP_RECOMPUTE_SELECTIVE, 0, 64);
 	for (z = 0; z <= 3; z++) {
-		struct tpp_layout l = layout(tp, 1, dp, 1, 1, 1, TPP_RECOMPUTE_SELECTIVE, z, 64);
-		if (eval(m, &c, &o, &l, &e[z]))
+		f->l.zero = z;
+		if (fixture_eval(f, &e[z]))
 			return;
 	}
 	/* TP splits the weight matrices and column-parallel biases; norms and
 	 * row-parallel biases stay whole on every rank (costmodel.md 3.2) */
-	layer_params = m->layers *
-		       ((tpp_model_params_per_layer(m) -
-			 tpp_model_params_per_layer_replicated(m)) / tp +
-			tpp_model_params_per_layer_replicated(m));
+	layer_params = f->m->layers *
+		       ((tpp_model_params_per_layer(f->m) -
+			 tpp_model_params_per_layer_replicated(f->m)) / tp +
+			tpp_model_params_per_layer_replicated(f->m));
 	/* zero=0: 2 + 4 + 12 bytes per parameter */
 	CHECK_REL(e[0].mem.grads_bytes, 2.0 * e[0].mem.weights_bytes, 1e-12);
 	CHECK_REL(e[0].mem.optim_bytes, 6.0 * e[0].mem.weights_bytes, 1e-12);
@@ -355,7 +377,7 @@ static void test_zero_stages(void)
 	CHECK_REL(e[3].mem.optim_bytes, e[0].mem.optim_bytes / d, 1e-12);
 	CHECK_REL(e[3].mem.grads_bytes, e[0].mem.grads_bytes / d, 1e-12);
 	CHECK_REL(e[3].mem.weights_bytes,
-		  e[0].mem.weights_bytes / d + 2.0 * layer_params / m->layers * 2.0,
+		  e[0].mem.weights_bytes / d + 2.0 * layer_params / f->m->layers * 2.0,
 		  1e-12);
 	CHECK_REL(e[3].mem.layer_states_bytes, 18.0 / d * layer_params, 1e-12);
 	for (z = 1; z <= 3; z++) {
@@ -365,11 +387,12 @@ static void test_zero_stages(void)
 	}
 
 	/* dp = 1: nothing to shard, every stage holds the same states */
-	load_cluster("dgx-a100", tp, &c);
+	load_cluster("dgx-a100", tp, &f->c);
+	f->l = layout(tp, 1, 1, 1, 1, 1, TPP_RECOMPUTE_SELECTIVE, 0, 8);
 	for (z = 0; z <= 3; z++) {
-		struct tpp_layout l = layout(tp, 1, 1, 1, 1, 1, TPP_RECOMPUTE_SELECTIVE, z, 8);
 		struct tpp_eval one;
-		if (!eval(m, &c, &o, &l, &one))
+		f->l.zero = z;
+		if (!fixture_eval(f, &one))
 			CHECK_REL(one.mem.layer_states_bytes, 18.0 * layer_params, 1e-12);
 	}
 }
@@ -577,8 +600,8 @@ static void test_collectives(void)
 
 static void test_layout_check(void)
 {
-	const struct tpp_model *m = preset("22b"); /* 48 layers, 64 heads, ffn 24576 */
-	struct tpp_cluster c;
+	/* 22b: 48 layers, 64 heads, ffn 24576 */
+	struct fixture *f = fixture("22b", "dgx-a100", 64, tpp_cost_opts_default);
 	static const struct {
 		const char *what;
 		struct tpp_layout l;
@@ -608,22 +631,19 @@ static void test_layout_check(void)
 		 {.tp = 1, .pp = 1, .dp = 2, .cp = 1, .mbs = 1, .vp = 1, .zero = 4, .gbs = 8}, "zero"},
 	};
 	size_t i;
-	load_cluster("dgx-a100", 64, &c);
 	for (i = 0; i < TPP_ARRAY_LEN(bad); i++) {
 		struct tpp_err err;
 		struct tpp_eval e;
-		struct tpp_cost_opts o;
 		int rc;
 		memset(&err, 0, sizeof(err));
-		rc = tpp_layout_check(m, &c, &bad[i].l, &err);
+		rc = tpp_layout_check(f->m, &f->c, &bad[i].l, &err);
 		if (rc != TPP_E_INFEASIBLE)
 			fprintf(stderr, "layout_check: %s: rc %d\n", bad[i].what, rc);
 		CHECK(rc == TPP_E_INFEASIBLE);
 		CHECK(err.msg[0] != '\0');
 		CHECK_STR_CONTAINS(err.msg, bad[i].msg);
 		/* tpp_cost_eval refuses the same layouts */
-		tpp_cost_opts_default(&o);
-		CHECK(tpp_cost_eval(m, &c, &o, &bad[i].l, &e, NULL) == TPP_E_INFEASIBLE);
+		CHECK(tpp_cost_eval(f->m, &f->c, &f->o, &bad[i].l, &e, NULL) == TPP_E_INFEASIBLE);
 	}
 	{
 		static const struct tpp_layout good[] = {
@@ -639,19 +659,17 @@ static void test_layout_check(void)
 		for (i = 0; i < TPP_ARRAY_LEN(good); i++) {
 			struct tpp_err err;
 			memset(&err, 0, sizeof(err));
-			CHECK(tpp_layout_check(m, &c, &good[i], &err) == TPP_OK);
+			CHECK(tpp_layout_check(f->m, &f->c, &good[i], &err) == TPP_OK);
 		}
 		/* ring attention needs flash attention's blockwise softmax */
 		{
-			struct tpp_cost_opts o;
 			struct tpp_eval e;
-			tpp_cost_opts_default(&o);
-			o.attn = TPP_ATTN_UNFUSED;
-			CHECK(tpp_layout_invalid(m, &c, &o, &good[3]) == TPP_INV_CP_ATTN);
-			CHECK(tpp_cost_eval(m, &c, &o, &good[3], &e, NULL) == TPP_E_INFEASIBLE);
-			CHECK(tpp_layout_invalid(m, &c, &o, &good[2]) == TPP_INV_NONE);
-			o.attn = TPP_ATTN_FLASH;
-			CHECK(tpp_layout_invalid(m, &c, &o, &good[3]) == TPP_INV_NONE);
+			f->o.attn = TPP_ATTN_UNFUSED;
+			CHECK(tpp_layout_invalid(f->m, &f->c, &f->o, &good[3]) == TPP_INV_CP_ATTN);
+			CHECK(tpp_cost_eval(f->m, &f->c, &f->o, &good[3], &e, NULL) == TPP_E_INFEASIBLE);
+			CHECK(tpp_layout_invalid(f->m, &f->c, &f->o, &good[2]) == TPP_INV_NONE);
+			f->o.attn = TPP_ATTN_FLASH;
+			CHECK(tpp_layout_invalid(f->m, &f->c, &f->o, &good[3]) == TPP_INV_NONE);
 		}
 	}
 }
@@ -696,26 +714,23 @@ static void test_step_sanity(void)
 	};
 	size_t i;
 	for (i = 0; i < TPP_ARRAY_LEN(cases); i++) {
-		const struct tpp_model *m = preset(cases[i].model);
-		struct tpp_cluster c;
-		struct tpp_cost_opts o;
-		struct tpp_layout l = layout(cases[i].tp, cases[i].pp, cases[i].dp,
-					     cases[i].mbs, cases[i].vp, cases[i].sp,
-					     (enum tpp_recompute)cases[i].rc,
-					     cases[i].zero, cases[i].gbs);
+		struct fixture *f = fixture(cases[i].model, "dgx-a100",
+					    cases[i].gpus, tpp_cost_opts_default);
 		struct tpp_eval e1, e2;
-		tpp_cost_opts_default(&o);
-		load_cluster("dgx-a100", cases[i].gpus, &c);
-		if (eval(m, &c, &o, &l, &e1))
+		f->l = layout(cases[i].tp, cases[i].pp, cases[i].dp, cases[i].mbs,
+			      cases[i].vp, cases[i].sp,
+			      (enum tpp_recompute)cases[i].rc, cases[i].zero,
+			      cases[i].gbs);
+		if (fixture_eval(f, &e1))
 			continue;
-		check_sane(m, &e1);
+		check_sane(f->m, &e1);
 		/* twice the data-parallel GPUs, same global batch: half the
 		 * micro-batches per pipeline, so about half the compute */
-		load_cluster("dgx-a100", 2 * cases[i].gpus, &c);
-		l.dp *= 2;
-		if (eval(m, &c, &o, &l, &e2))
+		load_cluster("dgx-a100", 2 * cases[i].gpus, &f->c);
+		f->l.dp *= 2;
+		if (fixture_eval(f, &e2))
 			continue;
-		check_sane(m, &e2);
+		check_sane(f->m, &e2);
 		CHECK_REL(e2.t.compute_s, 0.5 * e1.t.compute_s, 0.01);
 		CHECK(e2.step_s < e1.step_s);
 	}
@@ -786,12 +801,12 @@ static void test_bubble(void)
 		if (!eval(&m, &c, &o, &l, &e[0]))
 			CHECK(e[0].t.bubble_s == 0.0);
 	}
-	load_cluster("dgx-a100", 64, &c);
 	for (i = 0; i < 2; i++) {
-		const struct tpp_model *pm = preset(i ? "175b" : "llama3-70b");
+		struct fixture *f = fixture(i ? "175b" : "llama3-70b", "dgx-a100",
+					    64, tpp_cost_opts_default);
 		int v = i ? 3 : 5;
-		struct tpp_layout l = layout(8, 4, 2, 1, v, 1, TPP_RECOMPUTE_SELECTIVE, 1, 64);
-		if (eval(pm, &c, &o, &l, &e[0]))
+		f->l = layout(8, 4, 2, 1, v, 1, TPP_RECOMPUTE_SELECTIVE, 1, 64);
+		if (fixture_eval(f, &e[0]))
 			continue;
 		CHECK(e[0].t.bubble_s > 0);
 		CHECK(e[0].t.bubble_s <= 3.0 / v * e[0].stage_mb_s * (1 + 1e-12));
@@ -868,22 +883,18 @@ static void test_cache_consistency(void)
  */
 static void test_straggler(void)
 {
-	const struct tpp_model *m = preset("22b");
-	struct tpp_cluster c;
-	struct tpp_cost_opts o;
-	struct tpp_layout l = layout(8, 2, 4, 1, 1, 1, TPP_RECOMPUTE_FULL, 1, 64);
+	struct fixture *f = fixture("22b", "dgx-a100", 64, k22_opts);
 	struct tpp_eval ideal, real;
 	double k;
-	load_cluster("dgx-a100", 64, &c);
-	k22_opts(&o);
-	CHECK(tpp_straggler_factor(&o, 1) == 1.0);
-	CHECK_REL(tpp_straggler_factor(&o, 8), 1 + 0.02 * sqrt(2 * log(8.0)), 1e-12);
-	CHECK(tpp_straggler_factor(&o, 16384) > tpp_straggler_factor(&o, 64));
-	k = tpp_straggler_factor(&o, 64);
-	CHECK(eval(m, &c, &o, &l, &real) == 0);
-	o.gpu_speed_sigma = 0;
-	CHECK(tpp_straggler_factor(&o, 64) == 1.0);
-	CHECK(eval(m, &c, &o, &l, &ideal) == 0);
+	f->l = layout(8, 2, 4, 1, 1, 1, TPP_RECOMPUTE_FULL, 1, 64);
+	CHECK(tpp_straggler_factor(&f->o, 1) == 1.0);
+	CHECK_REL(tpp_straggler_factor(&f->o, 8), 1 + 0.02 * sqrt(2 * log(8.0)), 1e-12);
+	CHECK(tpp_straggler_factor(&f->o, 16384) > tpp_straggler_factor(&f->o, 64));
+	k = tpp_straggler_factor(&f->o, 64);
+	CHECK(fixture_eval(f, &real) == 0);
+	f->o.gpu_speed_sigma = 0;
+	CHECK(tpp_straggler_factor(&f->o, 64) == 1.0);
+	CHECK(fixture_eval(f, &ideal) == 0);
 	CHECK_REL(real.t.compute_s, k * ideal.t.compute_s, 1e-12);
 	CHECK_REL(real.t.recompute_s, k * ideal.t.recompute_s, 1e-12);
 	CHECK_REL(real.t.tp_comm_s, ideal.t.tp_comm_s, 1e-12);
@@ -897,10 +908,7 @@ static void test_straggler(void)
  */
 static void test_tp_overlap(void)
 {
-	const struct tpp_model *m = preset("22b");
-	struct tpp_cluster c;
-	struct tpp_cost_opts o;
-	struct tpp_layout l = layout(8, 1, 1, 4, 1, 1, TPP_RECOMPUTE_SELECTIVE, 0, 4);
+	struct fixture *f = fixture("22b", "dgx-a100", 8, k22_opts);
 	struct tpp_eval off, on;
 	struct tpp_err err;
 	/* 22B, tp 8, mbs 4 x 2048 tokens, fp16: N, K of QKV, proj, fc1, fc2 */
@@ -909,39 +917,38 @@ static void test_tp_overlap(void)
 	const enum tpp_prec p = TPP_PREC_FP16;
 	double msg = T * h * 2, ag, rs, rs4, step, xf = 0, xb = 0, dc = 0;
 	int i;
-	load_cluster("dgx-a100", 8, &c);
-	k22_opts(&o);
-	o.gpu_speed_sigma = 0; /* the closed form below is per GPU */
-	CHECK(eval(m, &c, &o, &l, &off) == 0);
-	l.tp_overlap = 1;
-	CHECK(eval(m, &c, &o, &l, &on) == 0);
+	f->l = layout(8, 1, 1, 4, 1, 1, TPP_RECOMPUTE_SELECTIVE, 0, 4);
+	f->o.gpu_speed_sigma = 0; /* the closed form below is per GPU */
+	CHECK(fixture_eval(f, &off) == 0);
+	f->l.tp_overlap = 1;
+	CHECK(fixture_eval(f, &on) == 0);
 	/* Transformer Engine's default methods, by hand (cost.c layer_cost):
 	 * ring exchange = tp GEMM chunks of T/tp rows against tp - 1
 	 * transfers; pipeline = 4 chunks on all SMs but 16, the last
 	 * reduce-scatter exposed; bulk = GEMM on all SMs but 16 beside the
 	 * whole collective. */
-	ag = tpp_coll_time(&c, TPP_COLL_ALL_GATHER, msg, 8, 1);
-	rs = tpp_coll_time(&c, TPP_COLL_REDUCE_SCATTER, msg, 8, 1);
-	rs4 = tpp_coll_time(&c, TPP_COLL_REDUCE_SCATTER, msg / 4, 8, 1);
+	ag = tpp_coll_time(&f->c, TPP_COLL_ALL_GATHER, msg, 8, 1);
+	rs = tpp_coll_time(&f->c, TPP_COLL_REDUCE_SCATTER, msg, 8, 1);
+	rs4 = tpp_coll_time(&f->c, TPP_COLL_REDUCE_SCATTER, msg / 4, 8, 1);
 	step = ag / (t - 1);
 	for (i = 0; i < 4; i++) {
 		double N = dims[i][0], K = dims[i][1], gc, gd, gw;
 		if (i == 0 || i == 2) {
-			gc = tpp_gemm_time(&c.gpu, p, T / t, N, K);
+			gc = tpp_gemm_time(&f->c.gpu, p, T / t, N, K);
 			xf += (t - 1) * fmax(gc, step) - (t - 1) * gc;
-			dc += t * gc - tpp_gemm_time(&c.gpu, p, T, N, K);
-			gd = tpp_gemm_time_sms(&c.gpu, p, T, K, N, 16);
-			gw = tpp_gemm_time_sms(&c.gpu, p, K, N, T, 16);
+			dc += t * gc - tpp_gemm_time(&f->c.gpu, p, T, N, K);
+			gd = tpp_gemm_time_sms(&f->c.gpu, p, T, K, N, 16);
+			gw = tpp_gemm_time_sms(&f->c.gpu, p, K, N, T, 16);
 			xb += fmax(0, ag - gd) + fmax(0, rs - gw);
-			dc += gd - tpp_gemm_time(&c.gpu, p, T, K, N);
-			dc += gw - tpp_gemm_time(&c.gpu, p, K, N, T);
+			dc += gd - tpp_gemm_time(&f->c.gpu, p, T, K, N);
+			dc += gw - tpp_gemm_time(&f->c.gpu, p, K, N, T);
 		} else {
-			gc = tpp_gemm_time_sms(&c.gpu, p, T / 4, N, K, 16);
+			gc = tpp_gemm_time_sms(&f->c.gpu, p, T / 4, N, K, 16);
 			xf += 3 * fmax(gc, rs4) + rs4 - 3 * gc;
-			dc += 4 * gc - tpp_gemm_time(&c.gpu, p, T, N, K);
-			gd = tpp_gemm_time(&c.gpu, p, T / t, K, N);
+			dc += 4 * gc - tpp_gemm_time(&f->c.gpu, p, T, N, K);
+			gd = tpp_gemm_time(&f->c.gpu, p, T / t, K, N);
 			xb += (t - 1) * fmax(gd, step) - (t - 1) * gd;
-			dc += t * gd - tpp_gemm_time(&c.gpu, p, T, K, N);
+			dc += t * gd - tpp_gemm_time(&f->c.gpu, p, T, K, N);
 		}
 	}
 	/* one micro-batch of 48 layers; without overlap each layer waits for
@@ -952,8 +959,8 @@ static void test_tp_overlap(void)
 	CHECK(on.t.tp_comm_s < off.t.tp_comm_s);
 	CHECK(on.t.compute_s > off.t.compute_s);
 	/* without SP it is not a layout */
-	l.sp = 0;
-	CHECK(tpp_cost_eval(m, &c, &o, &l, &on, &err) == TPP_E_INFEASIBLE);
+	f->l.sp = 0;
+	CHECK(tpp_cost_eval(f->m, &f->c, &f->o, &f->l, &on, &err) == TPP_E_INFEASIBLE);
 	CHECK_STR_CONTAINS(err.msg, "TP overlap needs sequence parallelism");
 }
 
@@ -964,21 +971,18 @@ static void test_tp_overlap(void)
  * bound. */
 static void test_chunk_limit(void)
 {
-	struct tpp_model deep = *preset("1.3b");
-	struct tpp_cluster c;
-	struct tpp_cost_opts o;
-	struct tpp_layout l = layout(1, 2, 4, 1, 600, 0, TPP_RECOMPUTE_FULL, 0, 4800);
+	struct fixture *f = fixture("1.3b", "dgx-h100", 8, k22_opts);
+	struct tpp_model deep = *f->m;
 	struct tpp_eval e;
 	struct tpp_err err;
 	deep.layers = 2048;
-	load_cluster("dgx-h100", 8, &c);
-	k22_opts(&o);
-	CHECK(tpp_layout_invalid(&deep, &c, &o, &l) == TPP_INV_LAYERS);
-	CHECK(tpp_cost_eval(&deep, &c, &o, &l, &e, &err) == TPP_E_INFEASIBLE);
-	l.vp = 512;
-	l.gbs = 4 * 512;
-	CHECK(tpp_layout_invalid(&deep, &c, &o, &l) == TPP_INV_NONE);
-	CHECK(tpp_cost_eval(&deep, &c, &o, &l, &e, &err) == TPP_OK);
+	f->l = layout(1, 2, 4, 1, 600, 0, TPP_RECOMPUTE_FULL, 0, 4800);
+	CHECK(tpp_layout_invalid(&deep, &f->c, &f->o, &f->l) == TPP_INV_LAYERS);
+	CHECK(tpp_cost_eval(&deep, &f->c, &f->o, &f->l, &e, &err) == TPP_E_INFEASIBLE);
+	f->l.vp = 512;
+	f->l.gbs = 4 * 512;
+	CHECK(tpp_layout_invalid(&deep, &f->c, &f->o, &f->l) == TPP_INV_NONE);
+	CHECK(tpp_cost_eval(&deep, &f->c, &f->o, &f->l, &e, &err) == TPP_OK);
 	CHECK(e.step_s >= e.bound_s);
 }
 
@@ -1060,26 +1064,22 @@ static void test_attention_core(void)
  * scaling (TE docs); nothing changes outside fp8. */
 static void test_fp8_recipe(void)
 {
-	const struct tpp_model *m = preset("llama3-8b");
-	struct tpp_cluster c;
-	struct tpp_cost_opts o;
-	struct tpp_layout l = layout(1, 1, 8, 1, 1, 0, TPP_RECOMPUTE_NONE, 1, 64);
+	struct fixture *f = fixture("llama3-8b", "dgx-h100", 8, tpp_cost_opts_default);
 	struct tpp_eval cur, del;
-	load_cluster("dgx-h100", 8, &c);
-	tpp_cost_opts_default(&o);
-	CHECK(o.fp8_recipe == TPP_FP8_CURRENT);
-	o.prec = TPP_PREC_FP8;
-	CHECK(!eval(m, &c, &o, &l, &cur));
-	o.fp8_recipe = TPP_FP8_DELAYED;
-	CHECK(!eval(m, &c, &o, &l, &del));
+	f->l = layout(1, 1, 8, 1, 1, 0, TPP_RECOMPUTE_NONE, 1, 64);
+	CHECK(f->o.fp8_recipe == TPP_FP8_CURRENT);
+	f->o.prec = TPP_PREC_FP8;
+	CHECK(!fixture_eval(f, &cur));
+	f->o.fp8_recipe = TPP_FP8_DELAYED;
+	CHECK(!fixture_eval(f, &del));
 	CHECK(cur.layer_fwd_s > del.layer_fwd_s);
 	CHECK(cur.layer_bwd_s > del.layer_bwd_s);
 	/* the extra read is HBM traffic: a few percent of a layer, not more */
 	CHECK(cur.layer_fwd_s < 1.10 * del.layer_fwd_s);
-	o.prec = TPP_PREC_BF16;
-	CHECK(!eval(m, &c, &o, &l, &del));
-	o.fp8_recipe = TPP_FP8_CURRENT;
-	CHECK(!eval(m, &c, &o, &l, &cur));
+	f->o.prec = TPP_PREC_BF16;
+	CHECK(!fixture_eval(f, &del));
+	f->o.fp8_recipe = TPP_FP8_CURRENT;
+	CHECK(!fixture_eval(f, &cur));
 	CHECK(cur.layer_fwd_s == del.layer_fwd_s);
 }
 
@@ -1093,29 +1093,26 @@ static void test_fp8_recipe(void)
  */
 static void test_block_recompute(void)
 {
-	const struct tpp_model *m = preset("llama3.1-405b");
-	struct tpp_cluster c;
-	struct tpp_cost_opts o;
-	struct tpp_layout l = layout(4, 16, 4, 1, 4, 1, TPP_RECOMPUTE_FULL, 1, 1536);
+	struct fixture *f = fixture("llama3.1-405b", "gb200-nvl72", 256,
+				    tpp_cost_opts_default);
 	struct tpp_eval full, blk, none;
 	struct tpp_mem_breakdown mem;
 	double phi = 64.0 / 126.0;
 	int n, fits;
 	char lb[256];
 
-	load_cluster("gb200-nvl72", 256, &c);
-	tpp_cost_opts_default(&o);
-	o.prec = TPP_PREC_FP8;
-	CHECK(tpp_max_chunk_layers(m, &l) == 2);
-	CHECK_REL(tpp_recompute_share(m, &l), 1.0, 1e-12);
-	CHECK(!eval(m, &c, &o, &l, &full));
-	l.recompute_layers = 1;
-	CHECK_REL(tpp_recompute_share(m, &l), phi, 1e-12);
-	CHECK(tpp_layout_invalid(m, &c, &o, &l) == TPP_INV_NONE);
-	CHECK(!eval(m, &c, &o, &l, &blk));
-	l.recompute = TPP_RECOMPUTE_NONE;
-	l.recompute_layers = 0;
-	CHECK(tpp_cost_memory(m, &c, &o, &l, &none.mem, &fits) == TPP_OK);
+	f->l = layout(4, 16, 4, 1, 4, 1, TPP_RECOMPUTE_FULL, 1, 1536);
+	f->o.prec = TPP_PREC_FP8;
+	CHECK(tpp_max_chunk_layers(f->m, &f->l) == 2);
+	CHECK_REL(tpp_recompute_share(f->m, &f->l), 1.0, 1e-12);
+	CHECK(!fixture_eval(f, &full));
+	f->l.recompute_layers = 1;
+	CHECK_REL(tpp_recompute_share(f->m, &f->l), phi, 1e-12);
+	CHECK(tpp_layout_invalid(f->m, &f->c, &f->o, &f->l) == TPP_INV_NONE);
+	CHECK(!fixture_eval(f, &blk));
+	f->l.recompute = TPP_RECOMPUTE_NONE;
+	f->l.recompute_layers = 0;
+	CHECK(tpp_cost_memory(f->m, &f->c, &f->o, &f->l, &none.mem, &fits) == TPP_OK);
 	/* activations, counted per rank: the first rank holds chunks 0, 16,
 	 * 32 and 48 of 1, 2, 2 and 2 layers; recomputing the first layer of
 	 * each, 4 of its 7 layers keep their input only, 3 keep everything */
@@ -1125,25 +1122,25 @@ static void test_block_recompute(void)
 	CHECK(blk.step_s < full.step_s);
 	/* the planner's choice: 1 layer per chunk fits on GB200, 0 (all)
 	 * does not exist below it */
-	l.recompute = TPP_RECOMPUTE_FULL;
-	n = tpp_recompute_layers_min(m, &c, &o, &l);
+	f->l.recompute = TPP_RECOMPUTE_FULL;
+	n = tpp_recompute_layers_min(f->m, &f->c, &f->o, &f->l);
 	CHECK(n == 1);
-	l.recompute_layers = n;
-	CHECK(tpp_cost_memory(m, &c, &o, &l, &mem, &fits) == TPP_OK && fits);
-	tpp_layout_format(&l, lb, sizeof(lb));
+	f->l.recompute_layers = n;
+	CHECK(tpp_cost_memory(f->m, &f->c, &f->o, &f->l, &mem, &fits) == TPP_OK && fits);
+	tpp_layout_format(&f->l, lb, sizeof(lb));
 	CHECK_STR_CONTAINS(lb, ",recompute_layers=1");
 	/* a block size is a full-recompute setting, at most a chunk */
-	l.recompute_layers = 3;
-	CHECK(tpp_layout_invalid(m, &c, &o, &l) == TPP_INV_RECOMPUTE);
-	l.recompute_layers = 1;
-	l.recompute = TPP_RECOMPUTE_SELECTIVE;
-	CHECK(tpp_layout_invalid(m, &c, &o, &l) == TPP_INV_RECOMPUTE);
+	f->l.recompute_layers = 3;
+	CHECK(tpp_layout_invalid(f->m, &f->c, &f->o, &f->l) == TPP_INV_RECOMPUTE);
+	f->l.recompute_layers = 1;
+	f->l.recompute = TPP_RECOMPUTE_SELECTIVE;
+	CHECK(tpp_layout_invalid(f->m, &f->c, &f->o, &f->l) == TPP_INV_RECOMPUTE);
 	/* on H100 (80 GB) nothing short of every layer fits: 0 */
-	load_cluster("dgx-h100", 256, &c);
-	l.recompute = TPP_RECOMPUTE_FULL;
-	l.recompute_layers = 0;
-	l.zero = 1;
-	n = tpp_recompute_layers_min(m, &c, &o, &l);
+	load_cluster("dgx-h100", 256, &f->c);
+	f->l.recompute = TPP_RECOMPUTE_FULL;
+	f->l.recompute_layers = 0;
+	f->l.zero = 1;
+	n = tpp_recompute_layers_min(f->m, &f->c, &f->o, &f->l);
 	CHECK(n == 0 || n == -1);
 }
 
@@ -1151,27 +1148,23 @@ static void test_block_recompute(void)
  * takes Calculon's 15 % of the compute it hides behind (NVLink tier). */
 static void test_zero3_overlap_share(void)
 {
-	const struct tpp_model *m = preset("llama3-8b");
-	struct tpp_cluster c;
-	struct tpp_cost_opts o;
-	struct tpp_layout l = layout(1, 1, 8, 1, 1, 0, TPP_RECOMPUTE_NONE, 3, 64);
+	struct fixture *f = fixture("llama3-8b", "dgx-h100", 8, tpp_cost_opts_default);
 	struct tpp_eval on, off;
-	double pl = tpp_model_params_per_layer(m), ag;
-	load_cluster("dgx-h100", 8, &c);
-	tpp_cost_opts_default(&o);
-	o.gpu_speed_sigma = 0;
-	o.dp_overlap = 0;
-	CHECK(!eval(m, &c, &o, &l, &off));
-	o.dp_overlap = 1;
-	CHECK(!eval(m, &c, &o, &l, &on));
-	ag = tpp_coll_time(&c, TPP_COLL_ALL_GATHER, pl * 2.0, 8, 1);
+	double pl = tpp_model_params_per_layer(f->m), ag;
+	f->l = layout(1, 1, 8, 1, 1, 0, TPP_RECOMPUTE_NONE, 3, 64);
+	f->o.gpu_speed_sigma = 0;
+	f->o.dp_overlap = 0;
+	CHECK(!fixture_eval(f, &off));
+	f->o.dp_overlap = 1;
+	CHECK(!fixture_eval(f, &on));
+	ag = tpp_coll_time(&f->c, TPP_COLL_ALL_GATHER, pl * 2.0, 8, 1);
 	CHECK(ag < off.layer_fwd_s);
 	CHECK_REL(on.layer_fwd_s - off.layer_fwd_s, 0.15 * ag, 1e-9);
 	/* no sharded parameters, no per-layer collectives beside compute */
-	l.zero = 1;
-	CHECK(!eval(m, &c, &o, &l, &on));
-	o.dp_overlap = 0;
-	CHECK(!eval(m, &c, &o, &l, &off));
+	f->l.zero = 1;
+	CHECK(!fixture_eval(f, &on));
+	f->o.dp_overlap = 0;
+	CHECK(!fixture_eval(f, &off));
 	CHECK(on.layer_fwd_s == off.layer_fwd_s);
 }
 
@@ -1181,40 +1174,36 @@ static void test_zero3_overlap_share(void)
  * and all-gathers it over the TP group on arrival. */
 static void test_p2p_scatter_gather(void)
 {
-	const struct tpp_model *m = preset("175b");
-	struct tpp_cluster c;
-	struct tpp_cost_opts o;
-	struct tpp_layout l = layout(8, 4, 1, 2, 1, 0, TPP_RECOMPUTE_FULL, 0, 64);
+	struct fixture *f = fixture("175b", "dgx-a100", 32, k22_opts);
 	static struct tpp_stages st;
 	struct tpp_err err;
-	double whole = 2.0 * m->seq * m->hidden * 2.0; /* mbs 2, 16-bit */
+	double whole = 2.0 * f->m->seq * f->m->hidden * 2.0; /* mbs 2, 16-bit */
 	double sr_whole, sr_part, ag;
-	load_cluster("dgx-a100", 32, &c);
-	k22_opts(&o);
-	sr_whole = tpp_coll_time(&c, TPP_COLL_SEND_RECV, whole, 4, 8);
-	sr_part = tpp_coll_time(&c, TPP_COLL_SEND_RECV, whole / 8, 4, 8);
-	ag = tpp_coll_time(&c, TPP_COLL_ALL_GATHER, whole, 8, 1);
+	f->l = layout(8, 4, 1, 2, 1, 0, TPP_RECOMPUTE_FULL, 0, 64);
+	sr_whole = tpp_coll_time(&f->c, TPP_COLL_SEND_RECV, whole, 4, 8);
+	sr_part = tpp_coll_time(&f->c, TPP_COLL_SEND_RECV, whole / 8, 4, 8);
+	ag = tpp_coll_time(&f->c, TPP_COLL_ALL_GATHER, whole, 8, 1);
 	CHECK(sr_part < sr_whole && ag > 0);
 	/* Megatron-Core, no SP: the whole tensor */
-	o.p2p_scatter_gather = 0;
-	CHECK(tpp_cost_stages(m, &c, &o, &l, &st, &err) == TPP_OK);
+	f->o.p2p_scatter_gather = 0;
+	CHECK(tpp_cost_stages(f->m, &f->c, &f->o, &f->l, &st, &err) == TPP_OK);
 	CHECK_REL(st.p2p_s, sr_whole, 1e-12);
 	/* legacy scatter/gather: 1/tp over the network, all-gather on NVLink */
-	o.p2p_scatter_gather = 1;
-	CHECK(tpp_cost_stages(m, &c, &o, &l, &st, &err) == TPP_OK);
+	f->o.p2p_scatter_gather = 1;
+	CHECK(tpp_cost_stages(f->m, &f->c, &f->o, &f->l, &st, &err) == TPP_OK);
 	CHECK_REL(st.p2p_s, sr_part + ag, 1e-12);
 	/* SP: the sequence shard either way, nothing to gather */
-	l.sp = 1;
-	CHECK(tpp_cost_stages(m, &c, &o, &l, &st, &err) == TPP_OK);
+	f->l.sp = 1;
+	CHECK(tpp_cost_stages(f->m, &f->c, &f->o, &f->l, &st, &err) == TPP_OK);
 	CHECK_REL(st.p2p_s, sr_part, 1e-12);
-	o.p2p_scatter_gather = 0;
-	CHECK(tpp_cost_stages(m, &c, &o, &l, &st, &err) == TPP_OK);
+	f->o.p2p_scatter_gather = 0;
+	CHECK(tpp_cost_stages(f->m, &f->c, &f->o, &f->l, &st, &err) == TPP_OK);
 	CHECK_REL(st.p2p_s, sr_part, 1e-12);
 	/* no TP: one whole tensor, nothing to gather */
-	l = layout(1, 4, 1, 2, 1, 0, TPP_RECOMPUTE_FULL, 0, 64);
-	o.p2p_scatter_gather = 1;
-	CHECK(tpp_cost_stages(m, &c, &o, &l, &st, &err) == TPP_OK);
-	CHECK_REL(st.p2p_s, tpp_coll_time(&c, TPP_COLL_SEND_RECV, whole, 4, 1), 1e-12);
+	f->l = layout(1, 4, 1, 2, 1, 0, TPP_RECOMPUTE_FULL, 0, 64);
+	f->o.p2p_scatter_gather = 1;
+	CHECK(tpp_cost_stages(f->m, &f->c, &f->o, &f->l, &st, &err) == TPP_OK);
+	CHECK_REL(st.p2p_s, tpp_coll_time(&f->c, TPP_COLL_SEND_RECV, whole, 4, 1), 1e-12);
 }
 
 /* Interleaved 1F1B in-flight activations per rank (costmodel.md 3.4):
@@ -1223,22 +1212,18 @@ static void test_p2p_scatter_gather(void)
  * activations are (v - 1) p + 1 chunks, against rank 0's p v + p - 1. */
 static void test_interleaved_inflight(void)
 {
-	const struct tpp_model *m = preset("llama3-8b");
-	struct tpp_cluster c;
-	struct tpp_cost_opts o;
-	struct tpp_layout l = layout(1, 4, 1, 1, 2, 0, TPP_RECOMPUTE_FULL, 0, 64);
+	struct fixture *f = fixture("llama3-8b", "dgx-h100", 4, tpp_cost_opts_default);
 	struct tpp_eval e, e4;
 	double p = 4, v = 2;
-	load_cluster("dgx-h100", 4, &c);
-	tpp_cost_opts_default(&o);
-	CHECK(!eval(m, &c, &o, &l, &e));
+	f->l = layout(1, 4, 1, 1, 2, 0, TPP_RECOMPUTE_FULL, 0, 64);
+	CHECK(!fixture_eval(f, &e));
 	/* 32 layers, 8 per rank: the same per-layer activation on every rank */
 	CHECK_REL(e.mem.act_bytes,
 		  e.mem.layer_act_bytes * ((v - 1) * p + 1) / (p * v + p - 1), 1e-12);
 	/* m = p = 4 micro-batches: rank 0's warm-up (11 chunks) is cut to
 	 * all m v = 8 chunks there are */
-	l.gbs = 4;
-	CHECK(!eval(m, &c, &o, &l, &e4));
+	f->l.gbs = 4;
+	CHECK(!fixture_eval(f, &e4));
 	CHECK_REL(e4.mem.layer_act_bytes, e.mem.layer_act_bytes * 8.0 / (p * v + p - 1), 1e-12);
 }
 
@@ -1271,18 +1256,14 @@ static void test_hbm_time(void)
  * backward, the LM head all-gathers forward and reduce-scatters backward. */
 static void test_sp_collectives(void)
 {
-	const struct tpp_model *m = preset("22b");
-	struct tpp_cluster c;
-	struct tpp_cost_opts o;
-	struct tpp_layout l = layout(8, 1, 1, 1, 1, 1, TPP_RECOMPUTE_NONE, 0, 4);
+	struct fixture *f = fixture("22b", "dgx-a100", 8, k22_opts);
 	struct tpp_eval e;
-	double msg = 1.0 * m->seq * m->hidden * 2.0, ag, rs, want;
-	load_cluster("dgx-a100", 8, &c);
-	k22_opts(&o);
-	CHECK(!eval(m, &c, &o, &l, &e));
-	ag = tpp_coll_time(&c, TPP_COLL_ALL_GATHER, msg, 8, 1);
-	rs = tpp_coll_time(&c, TPP_COLL_REDUCE_SCATTER, msg, 8, 1);
-	want = 4.0 * (m->layers * (6 * ag + 4 * rs) + 2 * ag + 2 * rs);
+	double msg = 1.0 * f->m->seq * f->m->hidden * 2.0, ag, rs, want;
+	f->l = layout(8, 1, 1, 1, 1, 1, TPP_RECOMPUTE_NONE, 0, 4);
+	CHECK(!fixture_eval(f, &e));
+	ag = tpp_coll_time(&f->c, TPP_COLL_ALL_GATHER, msg, 8, 1);
+	rs = tpp_coll_time(&f->c, TPP_COLL_REDUCE_SCATTER, msg, 8, 1);
+	want = 4.0 * (f->m->layers * (6 * ag + 4 * rs) + 2 * ag + 2 * rs);
 	CHECK_REL(e.t.tp_comm_s, want, 1e-9);
 }
 
