@@ -8,17 +8,9 @@
 # Needs jq (scripts/deps.sh installs it).  Exits 1 if any case failed.
 set -u
 
-if [ $# -ne 2 ]; then
-	echo "usage: $0 TPPLAN REPO_ROOT" >&2
-	exit 2
-fi
-BIN=$1
-ROOT=$2
-case $BIN in /*) ;; *) BIN=$(pwd)/$BIN ;; esac
-case $ROOT in /*) ;; *) ROOT=$(pwd)/$ROOT ;; esac
-[ -x "$BIN" ] || { echo "test_cli: $BIN is not executable" >&2; exit 2; }
-command -v jq >/dev/null 2>&1 ||
-	{ echo "test_cli: jq not found (sh scripts/deps.sh installs it)" >&2; exit 1; }
+# shellcheck source=tests/cli/common.sh
+. "$(dirname "$0")/common.sh"
+cli_setup test_cli "$@"
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/tpplan-cli.XXXXXX") || exit 2
 trap 'rm -rf "$TMP"' EXIT HUP INT TERM

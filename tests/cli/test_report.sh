@@ -12,17 +12,9 @@
 # and are skipped, saying so, without it.  Exits 1 if any case failed.
 set -u
 
-if [ $# -ne 2 ]; then
-	echo "usage: $0 TPPLAN REPO_ROOT" >&2
-	exit 2
-fi
-BIN=$1
-ROOT=$2
-case $BIN in /*) ;; *) BIN=$(pwd)/$BIN ;; esac
-case $ROOT in /*) ;; *) ROOT=$(pwd)/$ROOT ;; esac
-[ -x "$BIN" ] || { echo "test_report: $BIN is not executable" >&2; exit 2; }
-command -v jq >/dev/null 2>&1 ||
-	{ echo "test_report: jq not found (sh scripts/deps.sh installs it)" >&2; exit 1; }
+# shellcheck source=tests/cli/common.sh
+. "$(dirname "$0")/common.sh"
+cli_setup test_report "$@"
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/tpplan-report.XXXXXX") || exit 2
 trap 'chmod -R u+w "$TMP" 2>/dev/null; rm -rf "$TMP"' EXIT HUP INT TERM
