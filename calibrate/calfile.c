@@ -686,8 +686,18 @@ static int take_coll(struct tpp_ydoc *d, yaml_node_t *item, void *p,
 {
 	struct coll_in *in = p;
 	char pwhat[80];
-	int rc;
-	(void)item;
+	int rc, j;
+	/* one table per (op, tier, group, concurrent): planning would not
+	 * know which of two to use */
+	for (j = 0; j < i; j++) {
+		const struct tpp_cal_coll *o = &c->coll[j];
+		if (o->op == in->t.op && o->tier == in->t.tier &&
+		    o->group == in->t.group && o->concurrent == in->t.concurrent)
+			return tpp_y_err(d, tpp_y_map_get(d, item, "op"), err,
+					 "%s: the same table as collectives[%d] (%s, tier %d, group %d, concurrent %d)",
+					 what, j, tpp_coll_names[o->op], o->tier,
+					 o->group, o->concurrent);
+	}
 	snprintf(pwhat, sizeof(pwhat), "%s.points", what);
 	if ((rc = parse_rows(d, in->points, pwhat, &coll_rows, &in->t,
 			     &in->t.npoints, err)))
