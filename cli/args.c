@@ -1,5 +1,6 @@
 /*
- * args.c - strict parsing of flag values and of --layout strings.
+ * args.c - strict parsing of flag values and of --layout strings, and the
+ * problem options shared by `tpplan plan` and `tpplan report`.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -386,6 +387,75 @@ int tpp_cli_size_cluster(struct tpp_cluster *c, int gpus, int nodes,
 	}
 	*gpus_out = gpus;
 	return TPP_OK;
+}
+
+void tpp_cli_problem_init(struct tpp_cli_problem *p, struct tpp_cost_opts *co)
+{
+	memset(p, 0, sizeof(*p));
+	p->top = 5;
+	p->co = co;
+}
+
+int tpp_cli_problem_opt(struct tpp_cli_problem *p, int ch, char *const *argv,
+			const char *cmd)
+{
+	switch (ch) {
+	case TPP_O_MODEL: p->model_arg = optarg; return TPP_OK;
+	case TPP_O_CLUSTER: p->cluster_arg = optarg; return TPP_OK;
+	case TPP_O_GPUS: return tpp_cli_int("--gpus", optarg, 1, 1 << 24, &p->gpus);
+	case TPP_O_NODES: return tpp_cli_int("--nodes", optarg, 1, 1 << 22, &p->nodes);
+	case TPP_O_GBS: return tpp_cli_int("--global-batch", optarg, 1, 1 << 26, &p->gbs);
+	case TPP_O_SEQ: return tpp_cli_int("--seq", optarg, 1, 1 << 22, &p->seq);
+	case TPP_O_TOP: return tpp_cli_int("--top", optarg, 1, TPP_TOP_MAX, &p->top);
+	case TPP_O_CALIBRATION: p->calibration = optarg; return TPP_OK;
+	case TPP_O_PREC: return tpp_cli_train_precision(optarg, &p->co->prec);
+	case TPP_O_FP8_RECIPE:
+		p->fp8_recipe_given = 1;
+		return tpp_cli_fp8_recipe(optarg, &p->co->fp8_recipe);
+	default: return tpp_cli_bad_option(ch, argv, cmd);
+	}
+}
+
+int tpp_cli_problem_args(const struct tpp_cli_problem *p, int argc,
+			 char *const *argv)
+{
+	int rc;
+	if ((rc = tpp_cli_fp8_recipe_applies(p->fp8_recipe_given, p->co->prec)))
+		return rc;
+	return tpp_cli_no_operands(argc, argv);
+}
+
+int tpp_cli_problem_model(const struct tpp_cli_problem *p, struct tpp_model *m)
+{
+	struct tpp_err err;
+	int rc;
+	if ((rc = tpp_model_load(p->model_arg, m, &err))) {
+		tpp_err_print(stderr, &err);
+		return rc;
+	}
+	if (p->seq) {
+		m->seq = p->seq;
+		if (tpp_model_check(m, NULL, &err)) {
+			fprintf(stderr, "tpplan: --seq: %s\n", err.msg);
+			return TPP_E_USAGE;
+		}
+	}
+	return TPP_OK;
+}
+
+int tpp_cli_problem_cluster(const struct tpp_cli_problem *p,
+			    struct tpp_cluster *c,
+			    struct tpp_calibration **keep, int *gpus_out)
+{
+	struct tpp_err err;
+	int rc;
+	if ((rc = tpp_cluster_load(p->cluster_arg, NULL, c, &err))) {
+		tpp_err_print(stderr, &err);
+		return rc;
+	}
+	if ((rc = tpp_cli_calibrate_cluster(c, p->calibration, keep)))
+		return rc;
+	return tpp_cli_size_cluster(c, p->gpus, p->nodes, p->co->prec, gpus_out);
 }
 
 int tpp_cli_json_load(struct tpp_ydoc *d, const char *flag, const char *path,

@@ -19,19 +19,59 @@ struct tpp_optdoc {
 };
 /*
  * The options that state the problem, shared by `tpplan plan` and
- * `tpplan report` (one text for both helps).  Expanded inside each
- * command's table, whose enum defines O_MODEL, O_CLUSTER, O_GPUS,
- * O_NODES, O_GBS, O_SEQ, O_PREC and O_FP8_RECIPE.
+ * `tpplan report`: their getopt values (each command numbers its own
+ * options from TPP_O__PROBLEM_END), one help text for both commands
+ * (expanded inside each command's table; --top and --calibration are
+ * listed by each command, with its own help line) and one parser.
  */
+enum {
+	TPP_O_MODEL = 'm', TPP_O_CLUSTER = 'c',
+	TPP_O_GPUS = 1000, TPP_O_NODES, TPP_O_GBS, TPP_O_SEQ, TPP_O_PREC,
+	TPP_O_FP8_RECIPE, TPP_O_TOP, TPP_O_CALIBRATION,
+	TPP_O__PROBLEM_END
+};
 #define TPP_CLI_PROBLEM_OPTDOCS \
-	{{"model", required_argument, 0, O_MODEL}, "NAME|FILE", "model preset (see `tpplan models`) or model YAML"}, \
-	{{"cluster", required_argument, 0, O_CLUSTER}, "NAME|FILE", "cluster YAML path, or a preset name in topologies/"}, \
-	{{"gpus", required_argument, 0, O_GPUS}, "N", "plan for N GPUs instead of the cluster's size"}, \
-	{{"nodes", required_argument, 0, O_NODES}, "N", "plan for N nodes instead of the cluster's size"}, \
-	{{"global-batch", required_argument, 0, O_GBS}, "B", "global batch in sequences (default: the model's)"}, \
-	{{"seq", required_argument, 0, O_SEQ}, "S", "sequence length (default: the model's)"}, \
-	{{"precision", required_argument, 0, O_PREC}, "P", "bf16 (default), fp16 or fp8"}, \
-	{{"fp8-recipe", required_argument, 0, O_FP8_RECIPE}, "R", "with --precision fp8: current (default: each tensor's own amax, one more read per quantization) or delayed (scale from the amax history)"}
+	{{"model", required_argument, 0, TPP_O_MODEL}, "NAME|FILE", "model preset (see `tpplan models`) or model YAML"}, \
+	{{"cluster", required_argument, 0, TPP_O_CLUSTER}, "NAME|FILE", "cluster YAML path, or a preset name in topologies/"}, \
+	{{"gpus", required_argument, 0, TPP_O_GPUS}, "N", "plan for N GPUs instead of the cluster's size"}, \
+	{{"nodes", required_argument, 0, TPP_O_NODES}, "N", "plan for N nodes instead of the cluster's size"}, \
+	{{"global-batch", required_argument, 0, TPP_O_GBS}, "B", "global batch in sequences (default: the model's)"}, \
+	{{"seq", required_argument, 0, TPP_O_SEQ}, "S", "sequence length (default: the model's)"}, \
+	{{"precision", required_argument, 0, TPP_O_PREC}, "P", "bf16 (default), fp16 or fp8"}, \
+	{{"fp8-recipe", required_argument, 0, TPP_O_FP8_RECIPE}, "R", "with --precision fp8: current (default: each tensor's own amax, one more read per quantization) or delayed (scale from the amax history)"}
+
+/* The problem as the options state it (0 / NULL: not given). */
+struct tpp_cli_problem {
+	const char *model_arg, *cluster_arg, *calibration;
+	int gpus, nodes, gbs, seq;
+	int top;			/* default 5 */
+	int fp8_recipe_given;
+	struct tpp_cost_opts *co;	/* --precision, --fp8-recipe */
+};
+/* Nothing given yet; --precision and --fp8-recipe set co's fields. */
+void tpp_cli_problem_init(struct tpp_cli_problem *p, struct tpp_cost_opts *co);
+/*
+ * One getopt_long result `ch` (value in optarg) that the command's own
+ * switch does not take: a problem option into *p, else ':' or '?' (a
+ * missing value or an unknown option of `tpplan CMD`).  Prints errors;
+ * returns TPP_OK or TPP_E_USAGE.
+ */
+int tpp_cli_problem_opt(struct tpp_cli_problem *p, int ch, char *const *argv,
+			const char *cmd);
+/* After the options: --fp8-recipe without --precision fp8, operands. */
+int tpp_cli_problem_args(const struct tpp_cli_problem *p, int argc,
+			 char *const *argv);
+/* Load --model into *m with --seq applied.  Prints errors; returns an
+ * exit status. */
+int tpp_cli_problem_model(const struct tpp_cli_problem *p, struct tpp_model *m);
+struct tpp_calibration;
+/* Load --cluster into *c with --calibration (`keep`: as in
+ * tpp_cli_calibrate_cluster) and size it for --gpus / --nodes
+ * (tpp_cli_size_cluster; *gpus_out).  Prints errors; returns an exit
+ * status. */
+int tpp_cli_problem_cluster(const struct tpp_cli_problem *p,
+			    struct tpp_cluster *c,
+			    struct tpp_calibration **keep, int *gpus_out);
 
 /* The options part of a subcommand's help: "  --name ARG" padded to
  * `width`, then the help; `short_val` (0: none) is the option also given
@@ -71,7 +111,6 @@ int tpp_cli_fp8_recipe_applies(int given, enum tpp_prec prec);
 int tpp_cli_parse_layout(const char *arg, struct tpp_search *s,
 			 struct tpp_err *err);
 
-struct tpp_calibration;
 /*
  * Apply the calibration at `path` (NULL: the cluster file's calibration:
  * key, if any) to `c`; c->calibration then names the file.  With `keep`

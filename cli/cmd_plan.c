@@ -10,15 +10,15 @@
 #include "cli.h"
 
 enum {
-	O_MODEL = 'm', O_CLUSTER = 'c', O_HELP = 'h',
-	O_GPUS = 1000, O_NODES, O_GBS, O_SEQ, O_PREC, O_TOP, O_JSON, O_LAYOUT,
+	O_HELP = 'h',
+	O_JSON = TPP_O__PROBLEM_END, O_LAYOUT,
 	O_RESERVE, O_ATTN, O_NO_DP_OVERLAP, O_NO_P2P_OVERLAP, O_GPU_SIGMA, O_TIME_LIMIT, O_MAX_MBS, O_MAX_CP, O_TIMELINE,
-	O_ANALYTIC, O_CALIBRATION, O_FP8_RECIPE,
+	O_ANALYTIC,
 };
 
 static const struct tpp_optdoc opts[] = {
 	TPP_CLI_PROBLEM_OPTDOCS,
-	{{"top", required_argument, 0, O_TOP}, "K", "show the K best layouts (default 5)"},
+	{{"top", required_argument, 0, TPP_O_TOP}, "K", "show the K best layouts (default 5)"},
 	{{"json", no_argument, 0, O_JSON}, NULL, "print the plan as JSON (schema tpplan.plan/v1)"},
 	{{"layout", required_argument, 0, O_LAYOUT}, "L", "fix layout fields: tp, pp, dp, cp, mbs, vp, sp (0/1), recompute (none/selective/full), recompute_layers (with full: the first N layers of each model chunk recomputed, block method; 0 or left out = every layer; with recompute left to the search, the fewest that fit), zero (0-3), schedule (1f1b/interleaved/zb-h1), tp_overlap (0/1); e.g. tp=8,pp=16,vp=3,sp=1; all given: evaluate that one layout"},
 	{{"mem-reserve-gib", required_argument, 0, O_RESERVE}, "G", "GPU memory kept free for context, NCCL, workspaces (default 3)"},
@@ -29,7 +29,7 @@ static const struct tpp_optdoc opts[] = {
 	{{"gpu-variation", required_argument, 0, O_GPU_SIGMA}, "S", "spread (sigma) of per-GPU speed, fraction of the median (default 0.02, Sinha et al. SC22; 0 = identical GPUs)"},
 	{{"max-mbs", required_argument, 0, O_MAX_MBS}, "N", "largest micro-batch to try (default 16)"},
 	{{"max-cp", required_argument, 0, O_MAX_CP}, "N", "largest context-parallel degree to try (default 16)"},
-	{{"calibration", required_argument, 0, O_CALIBRATION}, "FILE", "use the figures measured by `tpplan calibrate` (overrides the cluster file's calibration: key)"},
+	{{"calibration", required_argument, 0, TPP_O_CALIBRATION}, "FILE", "use the figures measured by `tpplan calibrate` (overrides the cluster file's calibration: key)"},
 	{{"timeline", required_argument, 0, O_TIMELINE}, "FILE", "write the simulated schedule of the best layout (rank, chunk, micro-batch, kind, start, end; tab-separated)"},
 	{{"analytic", no_argument, 0, O_ANALYTIC}, NULL, "rank by the analytic model only (no simulation)"},
 	{{"help", no_argument, 0, O_HELP}, NULL, "this help"},
@@ -45,11 +45,9 @@ static void plan_usage(FILE *f)
 int tpp_cmd_plan(int argc, char **argv)
 {
 	struct option lo[TPP_ARRAY_LEN(opts) + 1];
-	const char *model_arg = NULL, *cluster_arg = NULL, *layout_arg = NULL;
-	const char *timeline = NULL, *calibration = NULL;
-	int analytic = 0;
-	int gpus = 0, nodes = 0, gbs = 0, seq = 0, top = 5, json = 0;
-	int max_mbs = 16, max_cp = 16, ch, rc, i, fp8_recipe_given = 0;
+	const char *layout_arg = NULL, *timeline = NULL;
+	int analytic = 0, gpus = 0, json = 0;
+	int max_mbs = 16, max_cp = 16, ch, rc, i;
 	double time_limit = 60;
 	struct tpp_model model;
 	struct tpp_cluster *cluster = NULL;
@@ -58,22 +56,17 @@ int tpp_cmd_plan(int argc, char **argv)
 	struct tpp_plan *plan = NULL;
 	struct tpp_err err;
 	struct tpp_plan_ctx x;
+	struct tpp_cli_problem pb;
 	double reserve = -1;
 
 	tpp_cost_opts_default(&co);
+	tpp_cli_problem_init(&pb, &co);
 	tpp_cli_long_opts(opts, TPP_ARRAY_LEN(opts), lo);
 	optind = 1;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, ":m:c:h", lo, NULL)) != -1) {
 		rc = TPP_OK;
 		switch (ch) {
-		case O_MODEL: model_arg = optarg; break;
-		case O_CLUSTER: cluster_arg = optarg; break;
-		case O_GPUS: rc = tpp_cli_int("--gpus", optarg, 1, 1 << 24, &gpus); break;
-		case O_NODES: rc = tpp_cli_int("--nodes", optarg, 1, 1 << 22, &nodes); break;
-		case O_GBS: rc = tpp_cli_int("--global-batch", optarg, 1, 1 << 26, &gbs); break;
-		case O_SEQ: rc = tpp_cli_int("--seq", optarg, 1, 1 << 22, &seq); break;
-		case O_TOP: rc = tpp_cli_int("--top", optarg, 1, TPP_TOP_MAX, &top); break;
 		case O_MAX_MBS: rc = tpp_cli_int("--max-mbs", optarg, 1, 1024, &max_mbs); break;
 		case O_MAX_CP: rc = tpp_cli_int("--max-cp", optarg, 1, 1024, &max_cp); break;
 		case O_JSON: json = 1; break;
@@ -86,33 +79,26 @@ int tpp_cmd_plan(int argc, char **argv)
 			layout_arg = optarg;
 			break;
 		case O_TIMELINE: timeline = optarg; break;
-		case O_CALIBRATION: calibration = optarg; break;
 		case O_ANALYTIC: analytic = 1; break;
 		case O_NO_DP_OVERLAP: co.dp_overlap = 0; break;
 		case O_NO_P2P_OVERLAP: co.p2p_overlap = 0; break;
 		case O_TIME_LIMIT: rc = tpp_cli_double("--time-limit", optarg, 0, 1e6, &time_limit); break;
 		case O_GPU_SIGMA: rc = tpp_cli_double("--gpu-variation", optarg, 0, 0.5, &co.gpu_speed_sigma); break;
 		case O_RESERVE: rc = tpp_cli_double("--mem-reserve-gib", optarg, 0, 1e4, &reserve); break;
-		case O_PREC: rc = tpp_cli_train_precision(optarg, &co.prec); break;
 		case O_ATTN: rc = tpp_cli_attention(optarg, &co.attn); break;
-		case O_FP8_RECIPE:
-			rc = tpp_cli_fp8_recipe(optarg, &co.fp8_recipe);
-			fp8_recipe_given = 1;
-			break;
 		case O_HELP: plan_usage(stdout); return TPP_OK;
-		default: return tpp_cli_bad_option(ch, argv, "plan");
+		default: rc = tpp_cli_problem_opt(&pb, ch, argv, "plan"); break;
 		}
 		if (rc)
 			return rc;
 	}
-	if ((rc = tpp_cli_fp8_recipe_applies(fp8_recipe_given, co.prec)) ||
-	    (rc = tpp_cli_no_operands(argc, argv)))
+	if ((rc = tpp_cli_problem_args(&pb, argc, argv)))
 		return rc;
-	if (!model_arg || !cluster_arg) {
+	if (!pb.model_arg || !pb.cluster_arg) {
 		fprintf(stderr, "tpplan: --model and --cluster are required (try `tpplan plan --help`)\n");
 		return TPP_E_USAGE;
 	}
-	if (gpus && nodes) {
+	if (pb.gpus && pb.nodes) {
 		fprintf(stderr, "tpplan: give --gpus or --nodes, not both\n");
 		return TPP_E_USAGE;
 	}
@@ -124,17 +110,8 @@ int tpp_cmd_plan(int argc, char **argv)
 	if (reserve >= 0)
 		co.mem_reserve_bytes = reserve * TPP_GiB;
 
-	if ((rc = tpp_model_load(model_arg, &model, &err))) {
-		tpp_err_print(stderr, &err);
+	if ((rc = tpp_cli_problem_model(&pb, &model)))
 		return rc;
-	}
-	if (seq) {
-		model.seq = seq;
-		if ((rc = tpp_model_check(&model, NULL, &err))) {
-			fprintf(stderr, "tpplan: --seq: %s\n", err.msg);
-			return TPP_E_USAGE;
-		}
-	}
 	cluster = malloc(sizeof(*cluster));
 	plan = malloc(sizeof(*plan));
 	if (!cluster || !plan) {
@@ -142,15 +119,10 @@ int tpp_cmd_plan(int argc, char **argv)
 		rc = TPP_E_SYSTEM;
 		goto out;
 	}
-	if ((rc = tpp_cluster_load(cluster_arg, NULL, cluster, &err))) {
-		tpp_err_print(stderr, &err);
+	if ((rc = tpp_cli_problem_cluster(&pb, cluster, NULL, &gpus)))
 		goto out;
-	}
-	if ((rc = tpp_cli_calibrate_cluster(cluster, calibration, NULL)) ||
-	    (rc = tpp_cli_size_cluster(cluster, gpus, nodes, co.prec, &gpus)))
-		goto out;
-	tpp_search_default(&s, gpus, gbs ? gbs : model.global_batch);
-	s.top_k = top;
+	tpp_search_default(&s, gpus, pb.gbs ? pb.gbs : model.global_batch);
+	s.top_k = pb.top;
 	s.max_mbs = max_mbs;
 	s.max_cp = max_cp;
 	s.time_limit_s = time_limit;

@@ -12,15 +12,14 @@
 #include "report.h"
 
 enum {
-	O_MODEL = 'm', O_CLUSTER = 'c', O_OUT = 'o', O_HELP = 'h',
-	O_GPUS = 1000, O_NODES, O_GBS, O_SEQ, O_PREC, O_TOP, O_CALIBRATION,
-	O_EXEC, O_NO_PLOTS, O_FP8_RECIPE,
+	O_OUT = 'o', O_HELP = 'h',
+	O_EXEC = TPP_O__PROBLEM_END, O_NO_PLOTS,
 };
 
 static const struct tpp_optdoc opts[] = {
 	TPP_CLI_PROBLEM_OPTDOCS,
-	{{"top", required_argument, 0, O_TOP}, "K", "report the K best layouts (default 5)"},
-	{{"calibration", required_argument, 0, O_CALIBRATION}, "FILE", "use (and plot) the figures measured by `tpplan calibrate`"},
+	{{"top", required_argument, 0, TPP_O_TOP}, "K", "report the K best layouts (default 5)"},
+	{{"calibration", required_argument, 0, TPP_O_CALIBRATION}, "FILE", "use (and plot) the figures measured by `tpplan calibrate`"},
 	{{"exec", required_argument, 0, O_EXEC}, "FILE", "add measured vs predicted per phase from `tpplan exec --json` output"},
 	{{"out", required_argument, 0, O_OUT}, "DIR", "write DIR/index.html, DIR/report.md and the figures (required; created if missing)"},
 	{{"no-plots", no_argument, 0, O_NO_PLOTS}, NULL, "tables only: do not run gnuplot"},
@@ -100,9 +99,8 @@ static int scale_counts(int gpus, int gpn, int *out)
 int tpp_cmd_report(int argc, char **argv)
 {
 	struct option lo[TPP_ARRAY_LEN(opts) + 1];
-	const char *model_arg = NULL, *cluster_arg = NULL, *calibration = NULL;
 	const char *exec_arg = NULL, *out_dir = NULL;
-	int gpus = 0, nodes = 0, gbs = 0, seq = 0, top = 5, plots = 1, ch, rc, i, fp8_recipe_given = 0;
+	int gpus = 0, plots = 1, ch, rc, i;
 	int counts[TPP_REPORT_SCALE_MAX];
 	struct tpp_model model;
 	struct tpp_cluster *cluster = NULL, *alt = NULL;
@@ -113,40 +111,28 @@ int tpp_cmd_report(int argc, char **argv)
 	struct tpp_report *r = NULL;
 	struct tpp_err err;
 	struct tpp_plan_ctx x;
+	struct tpp_cli_problem pb;
 
 	tpp_cost_opts_default(&co);
+	tpp_cli_problem_init(&pb, &co);
 	tpp_cli_long_opts(opts, TPP_ARRAY_LEN(opts), lo);
 	optind = 1;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, ":m:c:o:h", lo, NULL)) != -1) {
 		rc = TPP_OK;
 		switch (ch) {
-		case O_MODEL: model_arg = optarg; break;
-		case O_CLUSTER: cluster_arg = optarg; break;
 		case O_OUT: out_dir = optarg; break;
-		case O_GPUS: rc = tpp_cli_int("--gpus", optarg, 1, 1 << 24, &gpus); break;
-		case O_NODES: rc = tpp_cli_int("--nodes", optarg, 1, 1 << 22, &nodes); break;
-		case O_GBS: rc = tpp_cli_int("--global-batch", optarg, 1, 1 << 26, &gbs); break;
-		case O_SEQ: rc = tpp_cli_int("--seq", optarg, 1, 1 << 22, &seq); break;
-		case O_TOP: rc = tpp_cli_int("--top", optarg, 1, TPP_TOP_MAX, &top); break;
-		case O_CALIBRATION: calibration = optarg; break;
 		case O_EXEC: exec_arg = optarg; break;
 		case O_NO_PLOTS: plots = 0; break;
-		case O_PREC: rc = tpp_cli_train_precision(optarg, &co.prec); break;
-		case O_FP8_RECIPE:
-			rc = tpp_cli_fp8_recipe(optarg, &co.fp8_recipe);
-			fp8_recipe_given = 1;
-			break;
 		case O_HELP: report_usage(stdout); return TPP_OK;
-		default: return tpp_cli_bad_option(ch, argv, "report");
+		default: rc = tpp_cli_problem_opt(&pb, ch, argv, "report"); break;
 		}
 		if (rc)
 			return rc;
 	}
-	if ((rc = tpp_cli_fp8_recipe_applies(fp8_recipe_given, co.prec)) ||
-	    (rc = tpp_cli_no_operands(argc, argv)))
+	if ((rc = tpp_cli_problem_args(&pb, argc, argv)))
 		return rc;
-	if (!model_arg || !cluster_arg || !out_dir) {
+	if (!pb.model_arg || !pb.cluster_arg || !out_dir) {
 		fprintf(stderr, "tpplan: report: --model, --cluster and -o DIR are required (try `tpplan report --help`)\n");
 		return TPP_E_USAGE;
 	}
@@ -154,22 +140,13 @@ int tpp_cmd_report(int argc, char **argv)
 		fprintf(stderr, "tpplan: report: -o: empty directory name\n");
 		return TPP_E_USAGE;
 	}
-	if (gpus && nodes) {
+	if (pb.gpus && pb.nodes) {
 		fprintf(stderr, "tpplan: give --gpus or --nodes, not both\n");
 		return TPP_E_USAGE;
 	}
 
-	if ((rc = tpp_model_load(model_arg, &model, &err))) {
-		tpp_err_print(stderr, &err);
+	if ((rc = tpp_cli_problem_model(&pb, &model)))
 		return rc;
-	}
-	if (seq) {
-		model.seq = seq;
-		if ((rc = tpp_model_check(&model, NULL, &err))) {
-			fprintf(stderr, "tpplan: --seq: %s\n", err.msg);
-			return TPP_E_USAGE;
-		}
-	}
 	cluster = malloc(sizeof(*cluster));
 	alt = malloc(sizeof(*alt));
 	plan = malloc(sizeof(*plan));
@@ -182,15 +159,10 @@ int tpp_cmd_report(int argc, char **argv)
 	}
 	if (exec_arg && (rc = tpp_report_read_exec(exec_arg, r)))
 		goto out;
-	if ((rc = tpp_cluster_load(cluster_arg, NULL, cluster, &err))) {
-		tpp_err_print(stderr, &err);
+	if ((rc = tpp_cli_problem_cluster(&pb, cluster, &cal, &gpus)))
 		goto out;
-	}
-	if ((rc = tpp_cli_calibrate_cluster(cluster, calibration, &cal)) ||
-	    (rc = tpp_cli_size_cluster(cluster, gpus, nodes, co.prec, &gpus)))
-		goto out;
-	tpp_search_default(&s, gpus, gbs ? gbs : model.global_batch);
-	s.top_k = top;
+	tpp_search_default(&s, gpus, pb.gbs ? pb.gbs : model.global_batch);
+	s.top_k = pb.top;
 	x.model = &model;
 	x.cluster = cluster;
 	x.opts = &co;
@@ -263,8 +235,8 @@ int tpp_cmd_report(int argc, char **argv)
 
 	r->x = &x;
 	r->plan = plan;
-	r->model_arg = model_arg;
-	r->cluster_arg = cluster_arg;
+	r->model_arg = pb.model_arg;
+	r->cluster_arg = pb.cluster_arg;
 	r->cal_path = cal ? cluster->calibration : NULL;
 	r->cal = cal;
 	r->exec_path = exec_arg;
