@@ -36,10 +36,29 @@ void tpp_cli_long_opts(const struct tpp_optdoc *d, size_t n, struct option *lo)
 	memset(&lo[n], 0, sizeof(lo[n]));
 }
 
+/* Whether `w` is a cluster of short options ("-xy") holding `c`. */
+static int short_cluster_has(const char *w, int c)
+{
+	return w && w[0] == '-' && w[1] && w[1] != '-' && strchr(w + 1, c);
+}
+
 int tpp_cli_bad_option(int ch, char *const *argv, const char *cmd)
 {
-	if (ch == ':')
+	if (ch == ':') {
 		fprintf(stderr, "tpplan: option %s needs a value\n", argv[optind - 1]);
+		return TPP_E_USAGE;
+	}
+	/*
+	 * An unknown short option sets optopt to its letter; getopt moves
+	 * optind past its word only when the letter was the word's last, so
+	 * "-x7" leaves optind on "-x7" itself and argv[optind - 1] is the
+	 * argument before it.  Unknown long options (optopt 0) are the word.
+	 */
+	if (optopt > 0 && optopt < 128 && isgraph(optopt) &&
+	    (short_cluster_has(argv[optind], optopt) ||
+	     (optind > 0 && short_cluster_has(argv[optind - 1], optopt))))
+		fprintf(stderr, "tpplan: unknown option '-%c' (try `tpplan %s --help`)\n",
+			optopt, cmd);
 	else
 		fprintf(stderr, "tpplan: unknown option '%s' (try `tpplan %s --help`)\n",
 			argv[optind - 1], cmd);

@@ -76,6 +76,9 @@ has help out "3  input or configuration error"
 expect no-args 2 err "usage: tpplan" "$BIN"
 expect unknown-option 2 err "unknown option '--frobnicate'" \
 	"$BIN" --frobnicate --model 175b --cluster dgx-a100
+# an unknown letter inside a word names the letter, not the word before it
+expect unknown-short-option 2 err "unknown option '-x'" \
+	"$BIN" --model 175b --json -x7 --cluster dgx-a100
 expect bad-gpus 2 err "--gpus" "$BIN" --model 175b --cluster dgx-a100 --gpus abc
 has bad-gpus err "abc"
 expect bad-precision 2 err "--precision" \
