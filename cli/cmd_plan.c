@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "calibration.h"
 #include "cli.h"
 
 enum {
