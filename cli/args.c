@@ -178,16 +178,13 @@ int tpp_cli_fp8_recipe_applies(int given, enum tpp_prec prec)
 static int parse_layout_keys(const char *arg, struct tpp_search *s,
 			     struct tpp_err *err);
 
-/* --layout: the keys, then what they imply: a stated recompute=full is
- * Megatron's full recompute of every layer unless recompute_layers gives a
- * block size (left to the search only when recompute itself is). */
+/* --layout: the keys, then what they imply (tpp_search_stated_recompute). */
 int tpp_cli_parse_layout(const char *arg, struct tpp_search *s,
 			 struct tpp_err *err)
 {
 	int rc = parse_layout_keys(arg, s, err);
-	if (rc == TPP_OK && s->recompute == TPP_RECOMPUTE_FULL &&
-	    s->recompute_layers == TPP_FREE)
-		s->recompute_layers = 0;
+	if (rc == TPP_OK)
+		tpp_search_stated_recompute(s);
 	return rc;
 }
 

@@ -181,7 +181,7 @@ static int search_stack(const struct tpp_model *model, const struct tpp_cluster 
 			s->zero = 0;
 		if (s->recompute == TPP_FREE) {
 			s->recompute = TPP_RECOMPUTE_FULL;
-			s->recompute_layers = 0;
+			tpp_search_stated_recompute(s);
 		}
 	}
 	r->attn = co->attn;
@@ -326,9 +326,9 @@ static int predict_row(char **fv, const int *col, const char *dir,
 		return -1;
 	}
 	/* the runs format's "full" is every layer (Megatron's uniform
-	 * method); blank leaves block recompute to the search */
-	if (s.recompute == TPP_RECOMPUTE_FULL)
-		s.recompute_layers = 0;
+	 * method; it has no recompute_layers column); blank leaves block
+	 * recompute to the search */
+	tpp_search_stated_recompute(&s);
 	/*
 	 * The runs format describes a layout by its columns; what it has no
 	 * column for follows the row's software stack (row_stack): overlaps

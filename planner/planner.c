@@ -40,6 +40,12 @@ void tpp_search_default(struct tpp_search *s, int gpus, int gbs)
 	s->simulate = 1;
 }
 
+void tpp_search_stated_recompute(struct tpp_search *s)
+{
+	if (s->recompute == TPP_RECOMPUTE_FULL && s->recompute_layers == TPP_FREE)
+		s->recompute_layers = 0;
+}
+
 int tpp_degree_slot(int degree)
 {
 	int i;

@@ -58,6 +58,10 @@ struct tpp_search {
 /* All layout fields free, top_k 5, max_mbs 16, max_cp 16, simulate on,
  * time limit 60 s. */
 void tpp_search_default(struct tpp_search *s, int gpus, int gbs);
+/* A stated recompute=full is Megatron's full recompute of every layer
+ * (recompute_layers 0) unless recompute_layers gives a block size; the
+ * fewest layers that fit are searched only when recompute itself is. */
+void tpp_search_stated_recompute(struct tpp_search *s);
 
 struct tpp_plan {
 	int n_top;
