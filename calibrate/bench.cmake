@@ -30,6 +30,16 @@ if(NOT BLAS_FOUND OR NOT TPP_CBLAS_INCLUDE_DIR)
     "with -DTPP_WITH_MPI=OFF.")
 endif()
 
+# The CBLAS that tpp_bench and tpp_exec (its fp64 reference) use: one
+# interface target, so exec/ does not look for it again.
+add_library(tpp_cblas INTERFACE)
+target_include_directories(tpp_cblas INTERFACE ${TPP_CBLAS_INCLUDE_DIR})
+if(TARGET BLAS::BLAS)
+  target_link_libraries(tpp_cblas INTERFACE BLAS::BLAS)
+else()
+  target_link_libraries(tpp_cblas INTERFACE ${BLAS_LIBRARIES})
+endif()
+
 # GSL's imported target links GSL's own reference CBLAS (libgslcblas).  Two
 # CBLAS libraries in one process means whichever the loader meets first
 # serves cblas_sgemm for everyone -- here that was gslcblas, which made the
@@ -64,13 +74,8 @@ if(_tpp_bench_cuda AND NOT CMAKE_CUDA_ARCHITECTURES)
   set_property(TARGET tpp_bench PROPERTY CUDA_ARCHITECTURES 80 90)
 endif()
 target_include_directories(tpp_bench PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
-target_include_directories(tpp_bench PRIVATE ${TPP_CBLAS_INCLUDE_DIR})
 target_link_libraries(tpp_bench PUBLIC tpp_calibrate MPI::MPI_C)
-if(TARGET BLAS::BLAS)
-  target_link_libraries(tpp_bench PRIVATE BLAS::BLAS)
-else()
-  target_link_libraries(tpp_bench PRIVATE ${BLAS_LIBRARIES})
-endif()
+target_link_libraries(tpp_bench PRIVATE tpp_cblas)
 if(_tpp_bench_cuda)
   target_compile_definitions(tpp_bench PRIVATE TPP_HAVE_CUDA_BACKEND=1)
   target_link_libraries(tpp_bench PRIVATE CUDA::cudart CUDA::cublas NCCL::NCCL)
