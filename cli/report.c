@@ -334,6 +334,7 @@ struct figs {
 	int wanted[FIG__COUNT]; /* data and script written */
 	int drawn[FIG__COUNT];  /* PNG in place */
 	int failed;             /* some figure failed to draw */
+	int off;                /* --no-plots: none drawn, on purpose */
 };
 
 /* gnuplot's path from $PATH into buf; 0 when not found. */
@@ -773,7 +774,8 @@ static void figure(struct doc *d, const struct figs *fg, enum fig which,
 		d_img(d, file, caption);
 	else
 		d_note(d, "Figure not drawn (%s); its data and gnuplot script are %s.dat and %s.gp.",
-		       fg->gnuplot[0] ? "gnuplot failed" : "no gnuplot", fig_names[which],
+		       fg->off ? "--no-plots" : fg->gnuplot[0] ? "gnuplot failed" : "no gnuplot",
+		       fig_names[which],
 		       fig_names[which]);
 }
 
@@ -1101,6 +1103,7 @@ int tpp_report_write(const char *dir, const struct tpp_report *r)
 
 	TPP_ASSERT(r->plan->n_top >= 1);
 	memset(&fg, 0, sizeof(fg));
+	fg.off = !r->plots;
 	if (make_dir(dir) || stat(dir, &st) || !S_ISDIR(st.st_mode)) {
 		fprintf(stderr, "tpplan: report: cannot create directory %s: %s\n", dir, strerror(errno));
 		return TPP_E_SYSTEM;

@@ -126,6 +126,11 @@ for mode in no-plots no-gnuplot; do
 	if [ $mode = no-gnuplot ]; then
 		grep -q "gnuplot not found" "$TMP/err" || fail "no-gnuplot: no warning on stderr"
 		grep -q "gnuplot was not found" "$D/index.html" || fail "no-gnuplot: the report does not say so"
+		grep -q "Figure not drawn (no gnuplot)" "$D/report.md" || fail "no-gnuplot: figures not said missing for want of gnuplot"
+	else
+		# the figures were left out on purpose, whether or not gnuplot is here
+		grep -q "Figure not drawn (--no-plots)" "$D/report.md" &&
+			! grep -q "no gnuplot" "$D/report.md" || fail "no-plots: figures not said left out by --no-plots"
 	fi
 	ls "$D" | grep -q '\.tmp\.' && fail "$mode: temporary files left"
 	ok "$mode"
