@@ -20,9 +20,9 @@
 #     down GEMMs of Llama-3-8B-like (h 4096, ffn 14336) and
 #     Llama-3-70B-like (h 8192, ffn 28672) layers at 4096 and 8192 tokens,
 #     plus square 2048 .. 16384 (the "maximum achievable matmul" probes);
-#   - the collectives of a one-rank group, 1 KiB .. 256 MiB: with one GPU
-#     they only show launch latency and on-device copy speed, not a
-#     network (run under mpiexec -np 8 on an 8-GPU node for real tables).
+#   - no collectives: one rank has no group to time them on (run
+#     `mpiexec -np 8 tpplan calibrate --backend cuda` on an 8-GPU node for
+#     NVLink tables, across nodes for the network).
 # Then prints tpplan's summary and the GEMM table.  Exit status: tpplan's.
 set -eu
 
@@ -44,7 +44,7 @@ shapes="$shapes,2048x2048x2048,4096x4096x4096,8192x8192x8192,16384x16384x16384"
 set +e
 # shellcheck disable=SC2086
 timeout 280 mpiexec $mpiflags -np 1 "$tpplan" calibrate --backend cuda \
-	--out "$out" --min-bytes 1K --max-bytes 256M --iters 20 --warmup 5 \
+	--out "$out" --collectives none --iters 20 --warmup 5 \
 	--gemm-precisions bf16,fp16,tf32 --gemm-shapes "$shapes" --timeout 120
 rc=$?
 set -e
