@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli.h"
 
@@ -104,7 +105,9 @@ static void validate_usage(FILE *f)
 		   "full recompute) for GPT-style 16-bit rows on GPUs without fp8 that fit so,\n"
 		   "else modern (flash attention, gradient-reduction and interleaved-pipeline\n"
 		   "overlap, TP overlap searched).  --attention fixes the attention kernel\n"
-		   "alone.\n"
+		   "alone.  Words (sp, recompute, mlp, precision) are read in any case; a\n"
+		   "column outside the format is warned about, and a row that fills it is\n"
+		   "listed as not predicted.\n"
 		   "exit codes: 0 ok (rows that cannot be predicted are listed and counted),\n"
 		   "1 no row could be predicted, 2 usage, 3 input error\n");
 }
@@ -225,9 +228,9 @@ static int predict_row(char **fv, const int *col, const char *dir,
 	    FI(C_SEQ, 0, 1, 1 << 22, &model->seq) ||
 	    FI(C_FFN, 4 * model->hidden, 1, 1 << 24, &model->ffn))
 		return -1;
-	if (!strcmp(F(C_MLP), "swiglu"))
+	if (!strcasecmp(F(C_MLP), "swiglu"))
 		model->mlp = TPP_MLP_SWIGLU;
-	else if (!*F(C_MLP) || !strcmp(F(C_MLP), "gelu"))
+	else if (!*F(C_MLP) || !strcasecmp(F(C_MLP), "gelu"))
 		model->mlp = TPP_MLP_GELU;
 	else {
 		snprintf(r->reason, sizeof(r->reason), "unknown mlp '%s'", F(C_MLP));
@@ -309,9 +312,9 @@ static int predict_row(char **fv, const int *col, const char *dir,
 		return -1;
 	if (!*F(C_SP))
 		s.sp = TPP_FREE;
-	else if (!strcmp(F(C_SP), "yes"))
+	else if (!strcasecmp(F(C_SP), "yes"))
 		s.sp = 1;
-	else if (!strcmp(F(C_SP), "no"))
+	else if (!strcasecmp(F(C_SP), "no"))
 		s.sp = 0;
 	else {
 		snprintf(r->reason, sizeof(r->reason), "sp must be yes or no");
@@ -319,7 +322,7 @@ static int predict_row(char **fv, const int *col, const char *dir,
 	}
 	s.recompute = TPP_FREE;
 	for (v = 0; v < TPP_RECOMPUTE__COUNT && *F(C_RECOMPUTE); v++)
-		if (!strcmp(F(C_RECOMPUTE), tpp_recompute_names[v]))
+		if (!strcasecmp(F(C_RECOMPUTE), tpp_recompute_names[v]))
 			s.recompute = v;
 	if (*F(C_RECOMPUTE) && s.recompute == TPP_FREE) {
 		snprintf(r->reason, sizeof(r->reason), "unknown recompute '%s'", F(C_RECOMPUTE));
@@ -408,7 +411,10 @@ int tpp_cmd_validate(int argc, char **argv)
 {
 	const char *file = NULL;
 	int json = 0, i, rc = TPP_OK, col[C__COUNT], nrows = 0, nok = 0, lineno = 0;
-	int attn_given = 0, ncols = 0;
+	int attn_given = 0, ncols = 0, nextra = 0;
+	/* header columns outside the runs format: index and name */
+	int extra[MAX_COLS];
+	char extra_name[MAX_COLS][64];
 	enum stack stack = STACK_AUTO;
 	FILE *f;
 	char line[8192], dir[1024], *fields[MAX_COLS];
@@ -511,10 +517,16 @@ int tpp_cmd_validate(int argc, char **argv)
 					if (!strcmp(fields[k], col_names[j]))
 						break;
 				if (j == C__COUNT) {
-					fprintf(stderr, "%s:%d:%d: error: unknown column '%s'\n", file, lineno,
-						(int)(fields[k] - line) + 1, fields[k]);
-					rc = TPP_E_INPUT;
-					goto out;
+					/* a column of the user's (notes, a
+					 * figure of their own): read past it
+					 * where blank; a row that fills it is
+					 * not predicted, as the value could
+					 * change what the row means */
+					fprintf(stderr, "%s:%d:%d: warning: column '%s' is not in the runs format: rows that fill it are not predicted\n",
+						file, lineno, (int)(fields[k] - line) + 1, fields[k]);
+					extra[nextra] = k;
+					tpp_strlcpy(extra_name[nextra++], fields[k], sizeof(extra_name[0]));
+					continue;
 				}
 				if (col[j] >= 0) {
 					fprintf(stderr, "%s:%d:%d: error: column '%s' appears twice\n", file,
@@ -553,6 +565,13 @@ int tpp_cmd_validate(int argc, char **argv)
 					 file, lineno, n, ncols);
 				continue;
 			}
+			for (k = 0; k < nextra && !r->reason[0]; k++)
+				if (*fv[extra[k]])
+					snprintf(r->reason, sizeof(r->reason),
+						 "column '%.63s' is not in the runs format (value '%.40s')",
+						 extra_name[k], fv[extra[k]]);
+			if (r->reason[0])
+				continue;
 			r->ok = predict_row(fv, col, dir, &co, attn_given, stack, r, &model, cluster, plan) == 0;
 			if (r->ok)
 				abserr[nok++] = fabs(r->err);

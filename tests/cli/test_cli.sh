@@ -438,9 +438,20 @@ if expect validate-modern-blank 0 out '"layout"' \
 	"$BIN" validate "$ROOT/tests/data/runs/legacy-blank.tsv" --json --stack modern; then
 	jcheck validate-modern-blank "$OUT" '.rows[0].layout | test("recompute=full") | not'
 fi
-printf 'id\tlayers\tbogus\n' >"$TMP/badhdr.tsv"
-expect validate-unknown-column 3 err "badhdr.tsv:1:11: error: unknown column 'bogus'" \
-	"$BIN" validate "$TMP/badhdr.tsv"
+# a column outside the format: a warning at its header cell; rows that
+# leave it blank are predicted, a row that fills it is listed, not predicted
+grep -v '^#' "$ROOT/tests/data/runs/sc21-table1-scripts.tsv" | awk -F'\t' -v OFS='\t' '
+	NR == 1 { print $0, "notes"; next }
+	{ $21 = "dgx-a100" }
+	NR == 2 { print $0, ""; next }
+	NR == 3 { print $0, "rerun" }' >"$TMP/extracol.tsv"
+if expect validate-extra-column 0 err "extracol.tsv:1:134: warning: column 'notes' is not in the runs format" \
+	"$BIN" validate "$TMP/extracol.tsv"; then
+	has validate-extra-column out "not predicted: 1 of 2"
+	grep -q "^S01 .*%" "$OUT" || fail "validate-extra-column: S01 (blank notes) not predicted"
+	grep -q "^S02 .*column 'notes' is not in the runs format (value 'rerun')" "$OUT" ||
+		fail "validate-extra-column: S02 reason"
+fi
 printf 'id\tlayers\tid\n' >"$TMP/duphdr.tsv"
 expect validate-duplicate-column 3 err "duphdr.tsv:1:11: error: column 'id' appears twice" \
 	"$BIN" validate "$TMP/duphdr.tsv"
