@@ -146,6 +146,10 @@ struct tpp_plan_ctx {
 	const struct tpp_cost_opts *opts;
 	const struct tpp_search *search;
 };
+/* The sentence saying which runners-up are within TPP_MEASURED_SPREAD of
+ * the best (or by how much the best leads) into buf; 0 (and "") when the
+ * plan has one layout. */
+size_t tpp_print_ties(char *buf, size_t size, const struct tpp_plan *p);
 void tpp_print_plan_text(FILE *f, const struct tpp_plan_ctx *x,
 			 const struct tpp_plan *p);
 void tpp_print_plan_json(FILE *f, const struct tpp_plan_ctx *x,

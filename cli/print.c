@@ -138,6 +138,39 @@ static void print_sources(FILE *f, const struct tpp_cluster *c,
 		fprintf(f, "  no calibration file: datasheet and published figures only (run `tpplan calibrate` on this cluster)\n");
 }
 
+size_t tpp_print_ties(char *buf, size_t size, const struct tpp_plan *p)
+{
+	char ranks[128] = "";
+	size_t len = 0;
+	int i, n = 0, w;
+	buf[0] = 0;
+	if (p->n_top < 2)
+		return 0;
+	for (i = 1; i < p->n_top; i++)
+		if (tpp_plan_ties_best(p, i) && len + 8 < sizeof(ranks)) {
+			len += (size_t)snprintf(ranks + len, sizeof(ranks) - len, "%s%d",
+						n ? ", " : "", i + 1);
+			n++;
+		}
+	if (n)
+		w = snprintf(buf, size, "Rank%s %s %s within %.0f%% of the best: one configuration's measurements differ by up to ~%.0f%% (shared/validation/README.md), so treat %s as a tie and choose by memory headroom or simplicity.",
+			     n > 1 ? "s" : "", ranks, n > 1 ? "are" : "is",
+			     100 * TPP_MEASURED_SPREAD, 100 * TPP_MEASURED_SPREAD,
+			     n > 1 ? "them" : "it");
+	else
+		w = snprintf(buf, size, "The best leads rank 2 by %.1f%%, more than the ~%.0f%% by which one configuration's measurements differ (shared/validation/README.md).",
+			     100 * (p->top[1].step_s / p->top[0].step_s - 1),
+			     100 * TPP_MEASURED_SPREAD);
+	return w > 0 ? (size_t)w : 0;
+}
+
+static void print_ties(FILE *f, const struct tpp_plan *p)
+{
+	char buf[512];
+	if (tpp_print_ties(buf, sizeof(buf), p))
+		fprintf(f, "  %s\n", buf);
+}
+
 void tpp_print_plan_text(FILE *f, const struct tpp_plan_ctx *x,
 			 const struct tpp_plan *p)
 {
@@ -162,6 +195,7 @@ void tpp_print_plan_text(FILE *f, const struct tpp_plan_ctx *x,
 	print_header(f);
 	for (i = 0; i < p->n_top; i++)
 		print_layout_row(f, i + 1, &p->top[i]);
+	print_ties(f, p);
 	fprintf(f, "\nbest layout: ");
 	{
 		char lb[200];
@@ -216,7 +250,10 @@ void tpp_json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static void json_eval(FILE *f, const struct tpp_eval *e, const char *ind)
+/* ties: "true" / "false" for a ranked layout (tpp_plan_ties_best), NULL
+ * where it does not apply (the closest miss) */
+static void json_eval(FILE *f, const struct tpp_eval *e, const char *ind,
+		      const char *ties)
 {
 	const struct tpp_layout *l = &e->layout;
 	char lb[200];
@@ -240,9 +277,12 @@ static void json_eval(FILE *f, const struct tpp_eval *e, const char *ind)
 		ind, e->mem.weights_bytes, e->mem.grads_bytes, e->mem.optim_bytes,
 		e->mem.act_bytes, e->mem.other_bytes, e->mem.reserve_bytes,
 		e->mem.total_bytes);
-	fprintf(f, "%s \"fits\": %s, \"simulated\": %s, \"bound_s\": %.17g, \"tiers\": {\"tp\": %d, \"dp\": %d, \"pp\": %d}}",
+	fprintf(f, "%s \"fits\": %s, \"simulated\": %s, \"bound_s\": %.17g, \"tiers\": {\"tp\": %d, \"dp\": %d, \"pp\": %d}",
 		ind, e->fits ? "true" : "false", e->simulated ? "true" : "false",
 		e->bound_s, e->tp_tier, e->dp_tier, e->pp_tier);
+	if (ties)
+		fprintf(f, ", \"ties_best\": %s", ties);
+	fputc('}', f);
 }
 
 void tpp_print_plan_json(FILE *f, const struct tpp_plan_ctx *x,
@@ -285,6 +325,7 @@ void tpp_print_plan_json(FILE *f, const struct tpp_plan_ctx *x,
 		tpp_straggler_factor(x->opts, tpp_cluster_gpus(x->cluster)));
 	fprintf(f, "  \"flops_convention\": ");
 	tpp_json_str(f, tpp_cost_flops_doc);
+	fprintf(f, ",\n  \"measured_spread\": %.17g", TPP_MEASURED_SPREAD);
 	fprintf(f, ",\n  \"considered\": %llu,\n  \"feasible\": %llu,\n  \"simulated\": %llu,\n  \"pruned_by_bound\": %llu,\n  \"rejected\": {",
 		p->considered, p->feasible, p->simulated, p->pruned);
 	for (i = 1, first = 1; i < TPP_REJ__COUNT; i++) {
@@ -295,12 +336,13 @@ void tpp_print_plan_json(FILE *f, const struct tpp_plan_ctx *x,
 	}
 	fprintf(f, "},\n  \"layouts\": [\n");
 	for (i = 0; i < p->n_top; i++) {
-		json_eval(f, &p->top[i], "    ");
+		json_eval(f, &p->top[i], "    ",
+			  tpp_plan_ties_best(p, i) ? "true" : "false");
 		fprintf(f, "%s\n", i + 1 < p->n_top ? "," : "");
 	}
 	fprintf(f, "  ],\n  \"closest_miss\": ");
 	if (p->have_min_mem && status != TPP_OK)
-		json_eval(f, &p->min_mem, "    ");
+		json_eval(f, &p->min_mem, "    ", NULL);
 	else
 		fputs("null", f);
 	fprintf(f, "\n}\n");

@@ -46,6 +46,12 @@ void tpp_search_stated_recompute(struct tpp_search *s)
 		s->recompute_layers = 0;
 }
 
+int tpp_plan_ties_best(const struct tpp_plan *p, int i)
+{
+	return i >= 1 && i < p->n_top &&
+	       p->top[i].step_s <= p->top[0].step_s * (1 + TPP_MEASURED_SPREAD);
+}
+
 int tpp_degree_slot(int degree)
 {
 	int i;

@@ -63,6 +63,15 @@ void tpp_search_default(struct tpp_search *s, int gpus, int gbs);
  * fewest layers that fit are searched only when recompute itself is. */
 void tpp_search_stated_recompute(struct tpp_search *s);
 
+/*
+ * How far apart measurements of one configuration lie: the same layout,
+ * re-published months apart, moved by up to about 4 %
+ * (shared/validation/README.md, "Known noise").  Layouts predicted within
+ * this of the best cannot be told apart by a prediction, nor by one
+ * measurement of each.
+ */
+#define TPP_MEASURED_SPREAD 0.04
+
 struct tpp_plan {
 	int n_top;
 	struct tpp_eval top[TPP_TOP_MAX];    /* fastest first */
@@ -80,6 +89,9 @@ struct tpp_plan {
 	int have_best_tp[TPP_DEGREE_SLOTS], have_best_pp[TPP_DEGREE_SLOTS];
 	struct tpp_eval best_tp[TPP_DEGREE_SLOTS], best_pp[TPP_DEGREE_SLOTS];
 };
+/* Whether p->top[i] (i >= 1) is predicted within TPP_MEASURED_SPREAD of
+ * the best, top[0]: a tie as far as anyone can tell. */
+int tpp_plan_ties_best(const struct tpp_plan *p, int i);
 
 /*
  * Search: every layout is checked (divisibility), evaluated by the

@@ -1,8 +1,9 @@
 /*
  * test_planner.c - the layout search (planner/planner.c): ranking, the
  * bookkeeping of rejections, fixed constraints, top_k, infeasible and bad
- * problems, and where the best layouts put their TP groups on a two-tier
- * cluster (GPT-3 175B on 1024 DGX A100 GPUs).
+ * problems, where the best layouts put their TP groups on a two-tier
+ * cluster (GPT-3 175B on 1024 DGX A100 GPUs), and which runners-up tie
+ * with the best.
  */
 #include "tpp_test.h"
 #include "tpp_test_presets.h"
@@ -321,6 +322,26 @@ static void test_two_tier_exhaustive(struct tpp_plan *p)
 	CHECK(p->pruned > 0);
 }
 
+/* Runners-up within TPP_MEASURED_SPREAD (4 %) of the best tie with it;
+ * the best itself and layouts past the spread or the ranking do not. */
+static void test_ties(struct tpp_plan *p)
+{
+	static const double steps[] = {10.0, 10.2, 10.4, 10.41, 12.0};
+	int i;
+	memset(p, 0, sizeof(*p));
+	p->n_top = (int)TPP_ARRAY_LEN(steps);
+	for (i = 0; i < p->n_top; i++)
+		p->top[i].step_s = steps[i];
+	CHECK(!tpp_plan_ties_best(p, 0));
+	CHECK(tpp_plan_ties_best(p, 1));
+	CHECK(tpp_plan_ties_best(p, 2));  /* exactly +4 % */
+	CHECK(!tpp_plan_ties_best(p, 3)); /* +4.1 % */
+	CHECK(!tpp_plan_ties_best(p, 4));
+	CHECK(!tpp_plan_ties_best(p, 5)); /* past n_top */
+	p->n_top = 1;
+	CHECK(!tpp_plan_ties_best(p, 1));
+}
+
 int main(void)
 {
 	struct tpp_plan *p = malloc(sizeof(*p)); /* large: heap */
@@ -329,6 +350,7 @@ int main(void)
 	test_infeasible_and_usage(p);
 	test_tp_tiers_175b(p);
 	test_two_tier_exhaustive(p);
+	test_ties(p);
 	free(p);
 	return tpp_test_done("test_planner");
 }

@@ -128,7 +128,21 @@ if expect json 0 out '"schema"' \
 	jcheck json "$TMP/plan.json" '[.layouts[].step_s] | . == sort'
 	jcheck json "$TMP/plan.json" \
 		'.considered == .feasible + ([.rejected[]] | add)'
+	# ties_best: a runner-up within measured_spread of the best, never the best
+	jcheck json "$TMP/plan.json" '.measured_spread == 0.04'
+	jcheck json "$TMP/plan.json" '.layouts[0].step_s as $b | .measured_spread as $m |
+		[.layouts | to_entries[] | .value.ties_best ==
+		 (.key > 0 and .value.step_s <= $b * (1 + $m))] | all'
 fi
+# how sure: runners-up within 4 % of the best are called a tie; a best that
+# leads by more says by how much
+PROBLEM1="--model 125m --cluster dgx-a100 --gpus 1 --global-batch 16"
+if expect ties 0 out "Ranks 2, 3 are within 4% of the best" "$BIN" $PROBLEM1 \
+	--layout tp=1,pp=1,dp=1,cp=1,zero=0 --top 3; then
+	has ties out "treat them as a tie"
+fi
+expect leads 0 out "The best leads rank 2 by" "$BIN" $PROBLEM1 --attention unfused \
+	--layout tp=1,pp=1,dp=1,cp=1,zero=0,mbs=16,sp=0 --top 3
 if expect json-top1 0 out '"layouts"' \
 	"$BIN" --model llama3-70b --cluster dgx-h100 --gpus 64 --top 1 --json; then
 	jcheck json-top1 "$OUT" '.layouts | length == 1'
