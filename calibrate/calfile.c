@@ -148,33 +148,37 @@ static void put_num(struct writer *w, double x, const char *what)
 	fputs(buf, w->f);
 }
 
+/* `key` as it stands (punctuation, indentation and name), then the value. */
+static void put_kstr(struct writer *w, const char *key, const char *s)
+{
+	fputs(key, w->f);
+	put_str(w, s);
+}
+
+static void put_knum(struct writer *w, const char *key, double x,
+		     const char *what)
+{
+	fputs(key, w->f);
+	put_num(w, x, what);
+}
+
 static void write_meta(struct writer *w, const struct tpp_calibration *c)
 {
 	FILE *f = w->f;
-	fputs("meta:\n  created_utc: ", f);
-	put_str(w, c->created_utc);
-	fputs("\n  tpplan_version: ", f);
-	put_str(w, c->tpplan_version);
-	fputs("\n  backend: ", f);
-	put_str(w, c->backend);
-	fputs("\n  hosts: ", f);
-	put_str(w, c->hosts);
-	fputs("\n  device: ", f);
-	put_str(w, c->device);
+	fputs("meta:", f);
+	put_kstr(w, "\n  created_utc: ", c->created_utc);
+	put_kstr(w, "\n  tpplan_version: ", c->tpplan_version);
+	put_kstr(w, "\n  backend: ", c->backend);
+	put_kstr(w, "\n  hosts: ", c->hosts);
+	put_kstr(w, "\n  device: ", c->device);
 	fprintf(f, "\n  ranks: %d\n  ranks_per_node: %d\n", c->ranks,
 		c->ranks_per_node);
-	fputs("  software: {mpi: ", f);
-	put_str(w, c->mpi);
-	fputs(", blas: ", f);
-	put_str(w, c->blas);
-	fputs(", cuda: ", f);
-	put_str(w, c->cuda);
-	fputs(", nccl: ", f);
-	put_str(w, c->nccl);
-	fputs(", driver: ", f);
-	put_str(w, c->driver);
-	fputs("}\n  source: ", f);
-	put_str(w, c->source);
+	put_kstr(w, "  software: {mpi: ", c->mpi);
+	put_kstr(w, ", blas: ", c->blas);
+	put_kstr(w, ", cuda: ", c->cuda);
+	put_kstr(w, ", nccl: ", c->nccl);
+	put_kstr(w, ", driver: ", c->driver);
+	put_kstr(w, "}\n  source: ", c->source);
 	fputc('\n', f);
 }
 
@@ -191,34 +195,25 @@ static void write_coll(struct writer *w, const struct tpp_cal_coll *t)
 		fputs("      []\n", f);
 	for (i = 0; i < t->npoints; i++) {
 		const struct tpp_cal_point *p = &t->pts[i];
-		fputs("      - [", f);
-		put_num(w, p->bytes, "collectives.points");
-		fputs(", ", f);
-		put_num(w, p->median_s, "collectives.points");
-		fputs(", ", f);
-		put_num(w, p->p10_s, "collectives.points");
-		fputs(", ", f);
-		put_num(w, p->p90_s, "collectives.points");
+		put_knum(w, "      - [", p->bytes, "collectives.points");
+		put_knum(w, ", ", p->median_s, "collectives.points");
+		put_knum(w, ", ", p->p10_s, "collectives.points");
+		put_knum(w, ", ", p->p90_s, "collectives.points");
 		fputs("]\n", f);
 	}
 	if (!t->fit.valid) {
 		fputs("    fit: null\n", f);
 		return;
 	}
-	fputs("    fit: {alpha_s: ", f);
-	put_num(w, t->fit.alpha_s, "fit.alpha_s");
-	fputs(", busbw_GBps: ", f);
-	put_num(w, t->fit.busbw_Bps / TPP_GB, "fit.busbw_GBps");
-	fputs(", alpha_err_s: ", f);
-	put_num(w, t->fit.alpha_err_s, "fit.alpha_err_s");
-	fputs(", busbw_err_GBps: ", f);
-	put_num(w, t->fit.busbw_err_Bps / TPP_GB, "fit.busbw_err_GBps");
-	fputs(", mape_heldout_pct: ", f);
-	put_num(w, t->fit.mape_heldout * 100, "fit.mape_heldout_pct");
-	fputs(", range_bytes: [", f);
-	put_num(w, t->fit.lo_bytes, "fit.range_bytes");
-	fputs(", ", f);
-	put_num(w, t->fit.hi_bytes, "fit.range_bytes");
+	put_knum(w, "    fit: {alpha_s: ", t->fit.alpha_s, "fit.alpha_s");
+	put_knum(w, ", busbw_GBps: ", t->fit.busbw_Bps / TPP_GB, "fit.busbw_GBps");
+	put_knum(w, ", alpha_err_s: ", t->fit.alpha_err_s, "fit.alpha_err_s");
+	put_knum(w, ", busbw_err_GBps: ", t->fit.busbw_err_Bps / TPP_GB,
+		 "fit.busbw_err_GBps");
+	put_knum(w, ", mape_heldout_pct: ", t->fit.mape_heldout * 100,
+		 "fit.mape_heldout_pct");
+	put_knum(w, ", range_bytes: [", t->fit.lo_bytes, "fit.range_bytes");
+	put_knum(w, ", ", t->fit.hi_bytes, "fit.range_bytes");
 	fputs("]}\n", f);
 }
 
@@ -236,8 +231,7 @@ static void write_gemm(struct writer *w, const struct tpp_cal_gemm *g)
 		const struct tpp_cal_gemm_point *p = &g->pts[i];
 		fprintf(f, "      - [%d, %d, %d, ", p->m, p->n, p->k);
 		put_num(w, p->median_s, "gemm.points");
-		fputs(", ", f);
-		put_num(w, p->flops_per_s / TPP_TFLOPS, "gemm.points");
+		put_knum(w, ", ", p->flops_per_s / TPP_TFLOPS, "gemm.points");
 		fputs("]\n", f);
 	}
 }
@@ -263,12 +257,12 @@ static void write_all(struct writer *w, const struct tpp_calibration *c)
 		fprintf(f, "  - {op: %s, tier: %d, alpha0_s: ", tpp_coll_names[j->op],
 			j->tier);
 		put_num(w, j->alpha0_s, "joint_fits.alpha0_s");
-		fputs(", alpha_step_s: ", f);
-		put_num(w, j->alpha_step_s, "joint_fits.alpha_step_s");
-		fputs(", busbw_GBps: ", f);
-		put_num(w, j->busbw_Bps / TPP_GB, "joint_fits.busbw_GBps");
-		fputs(", mape_heldout_pct: ", f);
-		put_num(w, j->mape_heldout * 100, "joint_fits.mape_heldout_pct");
+		put_knum(w, ", alpha_step_s: ", j->alpha_step_s,
+			 "joint_fits.alpha_step_s");
+		put_knum(w, ", busbw_GBps: ", j->busbw_Bps / TPP_GB,
+			 "joint_fits.busbw_GBps");
+		put_knum(w, ", mape_heldout_pct: ", j->mape_heldout * 100,
+			 "joint_fits.mape_heldout_pct");
 		fputs("}\n", f);
 	}
 	for (i = 0, any = 0; i < TPP_PREC__COUNT; i++)
