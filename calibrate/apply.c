@@ -8,10 +8,23 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The table the cost model should see for (tier, op): collectives inside a
- * tier are priced by the largest group measured there; on tiers that
- * groups span across nodes, tables of concurrent groups (all rails at
- * once, as data-parallel groups run) win over a group alone. */
+/* Whether table t serves (tier, op) better than b: on tiers that groups
+ * span across nodes, a table of concurrent groups (all rails at once, as
+ * data-parallel groups run) over a group alone; then the larger group;
+ * then the more groups at once (closer to how training runs them).  The
+ * loader refuses two tables equal in all of these, so the choice does not
+ * depend on the file's order. */
+static int better(const struct tpp_cal_coll *t, const struct tpp_cal_coll *b,
+		  int tier)
+{
+	if (tier > 0 && (t->concurrent > 1) != (b->concurrent > 1))
+		return t->concurrent > 1;
+	if (t->group != b->group)
+		return t->group > b->group;
+	return t->concurrent > b->concurrent;
+}
+
+/* The table the cost model should see for (tier, op). */
 static const struct tpp_cal_coll *pick(const struct tpp_calibration *cal,
 				       int tier, enum tpp_coll op)
 {
@@ -21,9 +34,7 @@ static const struct tpp_cal_coll *pick(const struct tpp_calibration *cal,
 		const struct tpp_cal_coll *t = &cal->coll[i];
 		if (t->tier != tier || t->op != op || t->npoints < 2)
 			continue;
-		if (!best ||
-		    (tier > 0 && (t->concurrent > 1) != (best->concurrent > 1) ?
-		     t->concurrent > 1 : t->group > best->group))
+		if (!best || better(t, best, tier))
 			best = t;
 	}
 	return best;

@@ -36,32 +36,38 @@ void tpp_cli_long_opts(const struct tpp_optdoc *d, size_t n, struct option *lo)
 	memset(&lo[n], 0, sizeof(lo[n]));
 }
 
-/* Whether `w` is a cluster of short options ("-xy") holding `c`. */
-static int short_cluster_has(const char *w, int c)
+/* The word getopt was reading when it returned last: optind before the
+ * call (getopt moves past a cluster of short options such as "-x7" only
+ * after its last letter, so afterwards argv[optind - 1] may be the word
+ * before it). */
+static int getopt_word = 1;
+
+int tpp_cli_getopt(int argc, char *const *argv, const char *shortopts,
+		   const struct option *longopts)
 {
-	return w && w[0] == '-' && w[1] && w[1] != '-' && strchr(w + 1, c);
+	getopt_word = optind > 0 ? optind : 1;
+	return getopt_long(argc, argv, shortopts, longopts, NULL);
 }
 
 int tpp_cli_bad_option(int ch, char *const *argv, const char *cmd)
 {
+	const char *w = argv[getopt_word];
+	/* an operand there: getopt skipped (permuted) it to reach the option */
+	if (!w || w[0] != '-')
+		w = argv[optind - 1];
 	if (ch == ':') {
 		fprintf(stderr, "tpplan: option %s needs a value\n", argv[optind - 1]);
 		return TPP_E_USAGE;
 	}
-	/*
-	 * An unknown short option sets optopt to its letter; getopt moves
-	 * optind past its word only when the letter was the word's last, so
-	 * "-x7" leaves optind on "-x7" itself and argv[optind - 1] is the
-	 * argument before it.  Unknown long options (optopt 0) are the word.
-	 */
-	if (optopt > 0 && optopt < 128 && isgraph(optopt) &&
-	    (short_cluster_has(argv[optind], optopt) ||
-	     (optind > 0 && short_cluster_has(argv[optind - 1], optopt))))
+	/* in a cluster of short options, the letter getopt did not know
+	 * (optopt); a long option ("--frob", "--help=1") as written */
+	if (w && w[0] == '-' && w[1] != '-' && optopt > 0 && optopt < 128 &&
+	    isgraph(optopt))
 		fprintf(stderr, "tpplan: unknown option '-%c' (try `tpplan %s --help`)\n",
 			optopt, cmd);
 	else
 		fprintf(stderr, "tpplan: unknown option '%s' (try `tpplan %s --help`)\n",
-			argv[optind - 1], cmd);
+			w, cmd);
 	return TPP_E_USAGE;
 }
 

@@ -83,6 +83,10 @@ void tpp_cli_long_opts(const struct tpp_optdoc *d, size_t n, struct option *lo);
 /* For getopt's ':' (missing value) and '?' (unknown option) results:
  * prints the error naming the flag and `tpplan CMD --help`; returns
  * TPP_E_USAGE. */
+/* getopt_long (no longindex) that remembers which word it was reading,
+ * for tpp_cli_bad_option; every command's option loop calls this. */
+int tpp_cli_getopt(int argc, char *const *argv, const char *shortopts,
+		   const struct option *longopts);
 int tpp_cli_bad_option(int ch, char *const *argv, const char *cmd);
 /* TPP_OK if getopt left no operands, else prints and returns TPP_E_USAGE. */
 int tpp_cli_no_operands(int argc, char *const *argv);

@@ -63,7 +63,7 @@ int tpp_cmd_plan(int argc, char **argv)
 	tpp_cli_long_opts(opts, TPP_ARRAY_LEN(opts), lo);
 	optind = 1;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":m:c:h", lo, NULL)) != -1) {
+	while ((ch = tpp_cli_getopt(argc, argv, ":m:c:h", lo)) != -1) {
 		rc = TPP_OK;
 		switch (ch) {
 		case O_MAX_MBS: rc = tpp_cli_int("--max-mbs", optarg, 1, 1024, &max_mbs); break;

@@ -118,7 +118,7 @@ int tpp_cmd_report(int argc, char **argv)
 	tpp_cli_long_opts(opts, TPP_ARRAY_LEN(opts), lo);
 	optind = 1;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":m:c:o:h", lo, NULL)) != -1) {
+	while ((ch = tpp_cli_getopt(argc, argv, ":m:c:o:h", lo)) != -1) {
 		rc = TPP_OK;
 		switch (ch) {
 		case O_OUT: out_dir = optarg; break;

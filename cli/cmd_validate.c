@@ -192,6 +192,20 @@ static int search_stack(const struct tpp_model *model, const struct tpp_cluster 
 }
 
 /* Predict one row; fills r.  Returns 0, or -1 with r->reason set. */
+/* step_time_s: a positive, finite, normal number of seconds (inf, nan or
+ * a denormal would make the errors and the MAPE meaningless); 0 in *out
+ * and -1 otherwise. */
+static int parse_measured(const char *s, double *out)
+{
+	char *end;
+	*out = strtod(s, &end);
+	if (end == s || *end || !isnormal(*out) || !(*out > 0)) {
+		*out = 0;
+		return -1;
+	}
+	return 0;
+}
+
 static int predict_row(char **fv, const int *col, const char *dir,
 		       const struct tpp_cost_opts *base_opts, int attn_given,
 		       enum stack stack,
@@ -204,7 +218,6 @@ static int predict_row(char **fv, const int *col, const char *dir,
 	char path[1024];
 	const char *cl;
 	int gpus, gbs, v, rc, p;
-	char *end;
 
 #define F(c) (col[c] >= 0 ? fv[col[c]] : "")
 #define FI(c, blank, lo, hi, out) \
@@ -212,12 +225,8 @@ static int predict_row(char **fv, const int *col, const char *dir,
 	memset(model, 0, sizeof(*model));
 	tpp_strlcpy(model->name, F(C_ID), sizeof(model->name));
 	tpp_strlcpy(model->desc, F(C_SOURCE), sizeof(model->desc));
-	r->measured_s = strtod(F(C_STEP), &end);
-	/* a positive, finite, normal number of seconds: inf, nan or a
-	 * denormal would make the errors and the MAPE meaningless */
-	if (end == F(C_STEP) || *end || !isnormal(r->measured_s) || !(r->measured_s > 0)) {
+	if (parse_measured(F(C_STEP), &r->measured_s)) {
 		snprintf(r->reason, sizeof(r->reason), "bad step_time_s '%s' (a positive number of seconds)", F(C_STEP));
-		r->measured_s = 0;
 		return -1;
 	}
 	if (FI(C_LAYERS, 0, 1, 100000, &model->layers) ||
@@ -516,6 +525,12 @@ int tpp_cmd_validate(int argc, char **argv)
 				for (j = 0; j < C__COUNT; j++)
 					if (!strcmp(fields[k], col_names[j]))
 						break;
+				if (j == C__COUNT && !fields[k][0]) {
+					fprintf(stderr, "%s:%d:%d: error: empty column name (a stray tab?)\n",
+						file, lineno, (int)(fields[k] - line) + 1);
+					rc = TPP_E_INPUT;
+					goto out;
+				}
 				if (j == C__COUNT) {
 					/* a column of the user's (notes, a
 					 * figure of their own): read past it
@@ -565,6 +580,9 @@ int tpp_cmd_validate(int argc, char **argv)
 					 file, lineno, n, ncols);
 				continue;
 			}
+			/* shown beside the reason when the row is not predicted */
+			if (col[C_STEP] >= 0)
+				parse_measured(fv[col[C_STEP]], &r->measured_s);
 			for (k = 0; k < nextra && !r->reason[0]; k++)
 				if (*fv[extra[k]])
 					snprintf(r->reason, sizeof(r->reason),
@@ -631,8 +649,11 @@ int tpp_cmd_validate(int argc, char **argv)
 					printf("%-5s %9.3fs %9.3fs %+7.1f%%  %-62s %s\n", r->id,
 					       r->measured_s, r->predicted_s, 100 * r->err, lb, r->source);
 				} else {
-					printf("%-5s %9.3fs %10s %8s  cannot predict: %s\n", r->id,
-					       r->measured_s, "-", "-", r->reason);
+					char ms[32] = "-";
+					if (r->measured_s > 0)
+						snprintf(ms, sizeof(ms), "%.3fs", r->measured_s);
+					printf("%-5s %10s %10s %8s  cannot predict: %s\n", r->id,
+					       ms, "-", "-", r->reason);
 				}
 			}
 			printf("MAPE %.1f%%  median %.1f%%  worst %.1f%%  rows %d",

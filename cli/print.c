@@ -140,25 +140,26 @@ static void print_sources(FILE *f, const struct tpp_cluster *c,
 
 size_t tpp_print_ties(char *buf, size_t size, const struct tpp_plan *p)
 {
-	char ranks[128] = "";
-	size_t len = 0;
+	char ranks[32];
 	int i, n = 0, w;
 	buf[0] = 0;
 	if (p->n_top < 2)
 		return 0;
-	for (i = 1; i < p->n_top; i++)
-		if (tpp_plan_ties_best(p, i) && len + 8 < sizeof(ranks)) {
-			len += (size_t)snprintf(ranks + len, sizeof(ranks) - len, "%s%d",
-						n ? ", " : "", i + 1);
-			n++;
-		}
+	/* the ranking is sorted, so the ties are ranks 2 .. n + 1 */
+	for (i = 1; i < p->n_top && tpp_plan_ties_best(p, i); i++)
+		n++;
+	if (n == 1)
+		snprintf(ranks, sizeof(ranks), "Rank 2 is");
+	else if (n == 2)
+		snprintf(ranks, sizeof(ranks), "Ranks 2 and 3 are");
+	else
+		snprintf(ranks, sizeof(ranks), "Ranks 2 to %d are", n + 1);
 	if (n)
-		w = snprintf(buf, size, "Rank%s %s %s within %.0f%% of the best: one configuration's measurements differ by up to ~%.0f%% (shared/validation/README.md), so treat %s as a tie and choose by memory headroom or simplicity.",
-			     n > 1 ? "s" : "", ranks, n > 1 ? "are" : "is",
-			     100 * TPP_MEASURED_SPREAD, 100 * TPP_MEASURED_SPREAD,
+		w = snprintf(buf, size, "%s within %.0f%% of the best: one configuration's measurements differ by up to ~%.0f%% (shared/validation/README.md), so treat %s as a tie and choose by memory headroom or simplicity.",
+			     ranks, 100 * TPP_MEASURED_SPREAD, 100 * TPP_MEASURED_SPREAD,
 			     n > 1 ? "them" : "it");
 	else
-		w = snprintf(buf, size, "The best leads rank 2 by %.1f%%, more than the ~%.0f%% by which one configuration's measurements differ (shared/validation/README.md).",
+		w = snprintf(buf, size, "The best leads rank 2 by %.2f%%, more than the ~%.0f%% by which one configuration's measurements differ (shared/validation/README.md).",
 			     100 * (p->top[1].step_s / p->top[0].step_s - 1),
 			     100 * TPP_MEASURED_SPREAD);
 	return w > 0 ? (size_t)w : 0;

@@ -514,10 +514,12 @@ static double ring_steps(enum tpp_coll coll, int n)
 /*
  * Achievable bus bandwidth of `coll` on tier `t` for a group of m GPUs of
  * one domain, at message size `bytes` (nccl-tests size convention).
- * Measured curve or figure first; all-gather / reduce-scatter fall back on
- * the all-reduce figure (same ring bus traffic) unless the tier has NVLS,
- * which speeds up only all-reduce (calibration.md 3.3); else the datasheet
- * rate times TPP_DEFAULT_LINK_EFF.
+ * Measured curve or figure first; every other collective falls back on
+ * the all-reduce figure (all-gather / reduce-scatter: the same ring bus
+ * traffic; all-to-all and send/recv: the same links at the same per-GPU
+ * rate) unless the tier has NVLS, which speeds up only all-reduce
+ * (calibration.md 3.3); else the datasheet rate times
+ * TPP_DEFAULT_LINK_EFF.
  */
 /* Full mesh without a switch (AMD xGMI): m GPUs use m-1 of their span-1
  * links (calibration.md 4.3). */

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "calibration.h"
+#include "cluster.h"
 #include "model.h"
 
 /* ---- random numbers (fixed seed, splitmix64) ------------------------------ */
@@ -748,6 +749,53 @@ static void test_model_shapes(void)
 	CHECK(tpp_cal_model_shapes(m, 2048, 8, sh, 3) == n);
 }
 
+/* A table of all_reduce on tier 0, group 8, `conc` groups at once, whose
+ * bus bandwidth is `GBps` at every size. */
+static void flat_table(struct tpp_cal_coll *t, int conc, double GBps)
+{
+	int i;
+	memset(t, 0, sizeof(*t));
+	t->op = TPP_COLL_ALL_REDUCE;
+	t->tier = 0;
+	t->group = 8;
+	t->concurrent = conc;
+	t->npoints = 4;
+	for (i = 0; i < t->npoints; i++) {
+		double b = (double)(1 << 20) * (double)(1 << (2 * i));
+		t->pts[i].bytes = b;
+		t->pts[i].median_s = b * tpp_cal_bus_factor(t->op, 8) / (GBps * 1e9);
+		t->pts[i].p10_s = t->pts[i].p90_s = t->pts[i].median_s;
+	}
+}
+
+/* Which table prices a tier does not depend on the file's order: of two
+ * tables of one group size, the one of more concurrent groups. */
+static void test_apply_order(void)
+{
+	struct tpp_calibration *cal = calloc(1, sizeof(*cal));
+	struct tpp_cluster c;
+	struct tpp_err err;
+	double bw[2];
+	int k;
+	TPP_ASSERT(cal);
+	for (k = 0; k < 2; k++) {
+		if (tpp_cluster_load("dgx-a100", NULL, &c, &err)) {
+			tpp_err_print(stderr, &err);
+			CHECK(0);
+			free(cal);
+			return;
+		}
+		cal->ncoll = 2;
+		flat_table(&cal->coll[k], 1, 20.0);
+		flat_table(&cal->coll[1 - k], 2, 200.0);
+		tpp_cal_apply(cal, "test", &c);
+		bw[k] = tpp_tier_busbw_at(&c.tiers[0], TPP_COLL_ALL_REDUCE, 1 << 24);
+	}
+	CHECK_REL(bw[0], 200e9, 1e-9);
+	CHECK_REL(bw[1], 200e9, 1e-9);
+	free(cal);
+}
+
 int main(void)
 {
 	test_model_shapes();
@@ -757,5 +805,6 @@ int main(void)
 	test_roundtrip();
 	test_import();
 	test_bad_files();
+	test_apply_order();
 	return tpp_test_done("test_calibration");
 }

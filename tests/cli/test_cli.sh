@@ -76,9 +76,14 @@ has help out "3  input or configuration error"
 expect no-args 2 err "usage: tpplan" "$BIN"
 expect unknown-option 2 err "unknown option '--frobnicate'" \
 	"$BIN" --frobnicate --model 175b --cluster dgx-a100
-# an unknown letter inside a word names the letter, not the word before it
+# an unknown letter inside a word names the letter, not the word before it;
+# a long option given a value it does not take is named as written, even
+# when a later cluster holds its short letter; a non-ASCII letter by its word
 expect unknown-short-option 2 err "unknown option '-x'" \
 	"$BIN" --model 175b --json -x7 --cluster dgx-a100
+expect long-option-value 2 err "unknown option '--help=1'" \
+	"$BIN" --help=1 -cdgx-h100
+expect unknown-non-ascii 2 err "unknown option '-é'" "$BIN" --json -é
 expect bad-gpus 2 err "--gpus" "$BIN" --model 175b --cluster dgx-a100 --gpus abc
 has bad-gpus err "abc"
 expect bad-precision 2 err "--precision" \
@@ -137,9 +142,20 @@ fi
 # how sure: runners-up within 4 % of the best are called a tie; a best that
 # leads by more says by how much
 PROBLEM1="--model 125m --cluster dgx-a100 --gpus 1 --global-batch 16"
-if expect ties 0 out "Ranks 2, 3 are within 4% of the best" "$BIN" $PROBLEM1 \
+if expect ties 0 out "Ranks 2 and 3 are within 4% of the best" "$BIN" $PROBLEM1 \
 	--layout tp=1,pp=1,dp=1,cp=1,zero=0 --top 3; then
 	has ties out "treat them as a tie"
+fi
+# many ties are named as a range, as many as JSON's ties_best marks
+if expect ties-many 0 out '"ties_best"' "$BIN" --model 22b --cluster dgx-a100 \
+	--gpus 64 --top 64 --json; then
+	n=$(jq '[.layouts[] | select(.ties_best)] | length' "$OUT")
+	if [ "$n" -ge 3 ]; then
+		expect ties-many-text 0 out "Ranks 2 to $((n + 1)) are within 4%" \
+			"$BIN" --model 22b --cluster dgx-a100 --gpus 64 --top 64
+	else
+		fail "ties-many: only $n ties among 64 layouts"
+	fi
 fi
 expect leads 0 out "The best leads rank 2 by" "$BIN" $PROBLEM1 --attention unfused \
 	--layout tp=1,pp=1,dp=1,cp=1,zero=0,mbs=16,sp=0 --top 3
@@ -463,9 +479,12 @@ if expect validate-extra-column 0 err "extracol.tsv:1:134: warning: column 'note
 	"$BIN" validate "$TMP/extracol.tsv"; then
 	has validate-extra-column out "not predicted: 1 of 2"
 	grep -q "^S01 .*%" "$OUT" || fail "validate-extra-column: S01 (blank notes) not predicted"
-	grep -q "^S02 .*column 'notes' is not in the runs format (value 'rerun')" "$OUT" ||
+	grep -q "^S02  *3.697s .*column 'notes' is not in the runs format (value 'rerun')" "$OUT" ||
 		fail "validate-extra-column: S02 reason"
 fi
+printf 'id\tlayers\t\n' >"$TMP/emptyhdr.tsv"
+expect validate-empty-column 3 err "emptyhdr.tsv:1:11: error: empty column name" \
+	"$BIN" validate "$TMP/emptyhdr.tsv"
 printf 'id\tlayers\tid\n' >"$TMP/duphdr.tsv"
 expect validate-duplicate-column 3 err "duphdr.tsv:1:11: error: column 'id' appears twice" \
 	"$BIN" validate "$TMP/duphdr.tsv"
