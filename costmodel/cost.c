@@ -1212,6 +1212,7 @@ static void work_compute(const struct tpp_model *m, const struct tpp_cluster *c,
  * replaces it.  256 slots hold every (tp, cp, mbs, sp, overlap,
  * recompute) combination a search's inner loops revisit. */
 #define TPP_CACHE_SLOTS 256
+#define TPP_PEAK_SLOTS 64
 struct tpp_cost_cache {
 	const void *m, *c, *o;  /* what the entries were computed for */
 	double straggler_gpus, straggler_k; /* last tpp_straggler_factor */
@@ -1219,6 +1220,13 @@ struct tpp_cost_cache {
 		int valid, tp, cp, mbs, sp, tp_overlap, recompute;
 		struct work w;
 	} e[TPP_CACHE_SLOTS];
+	/* interleaved activation peaks with uneven chunks, per rank in
+	 * layers (tpp_interleaved_peak of the chunks' layer counts), which
+	 * depend only on (pp, vp, micro-batches) for one model */
+	struct {
+		int valid, layers, pp, vp, mb;
+		double peak[TPP_MAX_CHUNKS];
+	} peak[TPP_PEAK_SLOTS];
 };
 
 struct tpp_cost_cache *tpp_cost_cache_new(void)
@@ -1486,6 +1494,71 @@ static double rank_params(const struct tpp_model *m, const struct tpp_layout *l,
 }
 
 /*
+ * Interleaved 1F1B activation peak of one pipeline rank (Megatron's
+ * forward_backward_pipelining_with_interleaving, costmodel.md 3.4): the
+ * rank runs m v chunk-micro-batches; the k-th forward is of its chunk
+ * (k / p) mod v, the k-th backward of chunk v - 1 - (k / p) mod v; W =
+ * min(2 (p - r - 1) + (v - 1) p, m v) warm-up forwards, then pairs
+ * (forward W + i, backward i), then the remaining backwards.  x[j] is
+ * what chunk j keeps per micro-batch.  The peak is the largest
+ * D(i) = F(W + 1 + i) - B(i) (after a steady forward, before its
+ * backward), F / B the sums of the first n forwards / backwards; F(m v)
+ * when all are warm-up.  D repeats with period p v, and is linear between
+ * the points where either sequence changes chunk, so only those points
+ * (and the ones just before them) are evaluated.  With equal chunks this
+ * is (W + 1) x, the closed form; uneven chunks (layers not divisible by
+ * p v) can hold more than that later in the steady state, when forwards
+ * of heavy early chunks meet backwards of light late ones.
+ */
+static double seq_sum(const double *pre, int p, int v, long long n)
+{
+	long long g = n / p, rem = n % p;
+	return p * ((double)(g / v) * pre[v] + pre[g % v]) +
+	       (double)rem * (pre[g % v + 1] - pre[g % v]);
+}
+
+double tpp_interleaved_peak(const double *x, int p, int v, long long m, int r)
+{
+	double pf[TPP_MAX_CHUNKS + 1], d, best;
+	long long T = m * v, W = 2LL * (p - r - 1) + (long long)(v - 1) * p;
+	long long i, L, a_mod, b_mod;
+	int j, fa, fb;
+	TPP_ASSERT(p >= 1 && v >= 1 && v <= TPP_MAX_CHUNKS && m >= 1 && r >= 0 && r < p);
+	pf[0] = 0;
+	for (j = 0; j < v; j++)
+		pf[j + 1] = pf[j] + x[j];
+	if (W >= T)
+		return seq_sum(pf, p, v, T);
+	L = T - W < (long long)p * v ? T - W : (long long)p * v;
+	/* walk D(i) = F(W + 1 + i) - B(i), i < L, a run of equal steps at a
+	 * time: D(i + 1) - D(i) = x[chunk of forward W + 1 + i] -
+	 * x[chunk of backward i], constant while neither changes chunk */
+	d = best = seq_sum(pf, p, v, W + 1);
+	a_mod = (W + 1) % p;
+	fa = (int)(((W + 1) / p) % v);
+	b_mod = 0;
+	fb = 0;
+	for (i = 0; i < L - 1;) {
+		long long len = p - a_mod < p - b_mod ? p - a_mod : p - b_mod;
+		if (len > L - 1 - i)
+			len = L - 1 - i;
+		d += (x[fa] - x[v - 1 - fb]) * (double)len;
+		if (d > best)
+			best = d;
+		i += len;
+		if ((a_mod += len) == p) {
+			a_mod = 0;
+			fa = fa + 1 == v ? 0 : fa + 1;
+		}
+		if ((b_mod += len) == p) {
+			b_mod = 0;
+			fb = fb + 1 == v ? 0 : fb + 1;
+		}
+	}
+	return best;
+}
+
+/*
  * Memory of the most-loaded rank (costmodel.md 3) into e->mem and e->fits.
  * Under 1F1B rank r holds min(p - r, m) micro-batches of its layers;
  * interleaving multiplies the first rank's by 1 + (p-1)/(p v) (Korthikanti
@@ -1493,9 +1566,41 @@ static double rank_params(const struct tpp_model *m, const struct tpp_layout *l,
  * input ids and embedding dropout masks (costmodel.md 3.5); the last the
  * LM-head input and the fp32 logits, 4 s b h (1 + V/h) / t.
  */
+/* Per-rank interleaved activation peak in layers (chunk k keeping its
+ * layer count) into out[0 .. pp-1], from the cache where it has them. */
+static const double *peak_layers(const struct tpp_model *m,
+				 const struct tpp_layout *l, int mb,
+				 struct tpp_cost_cache *cache, double *out)
+{
+	double x[TPP_MAX_CHUNKS];
+	int r, j, slot = 0;
+	if (cache) {
+		slot = (int)(((unsigned)l->pp * 131u + (unsigned)l->vp * 31u +
+			      (unsigned)mb) % TPP_PEAK_SLOTS);
+		if (cache->peak[slot].valid && cache->peak[slot].layers == m->layers &&
+		    cache->peak[slot].pp == l->pp && cache->peak[slot].vp == l->vp &&
+		    cache->peak[slot].mb == mb)
+			return cache->peak[slot].peak;
+		out = cache->peak[slot].peak;
+	}
+	for (r = 0; r < l->pp; r++) {
+		for (j = 0; j < l->vp; j++)
+			x[j] = tpp_chunk_layers(m->layers, l->pp * l->vp, j * l->pp + r);
+		out[r] = tpp_interleaved_peak(x, l->pp, l->vp, mb, r);
+	}
+	if (cache) {
+		cache->peak[slot].valid = 1;
+		cache->peak[slot].layers = m->layers;
+		cache->peak[slot].pp = l->pp;
+		cache->peak[slot].vp = l->vp;
+		cache->peak[slot].mb = mb;
+	}
+	return out;
+}
+
 static void mem_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 		     const struct tpp_cost_opts *o, const struct tpp_layout *l,
-		     struct tpp_eval *ep)
+		     struct tpp_cost_cache *cache, struct tpp_eval *ep)
 {
 	double t = l->tp, pp = l->pp, d = l->dp, v = l->vp;
 	double s = m->seq, h = m->hidden, T = (double)l->mbs * m->seq / l->cp;
@@ -1505,6 +1610,11 @@ static void mem_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 	double interleave = l->vp > 1 ? 1.0 + (pp - 1) / (pp * v) : 1.0;
 	double bmb = l->mbs, best = -1, wb, gb, ob;
 	int mb = tpp_layout_microbatches(l), r;
+	/* chunks of different layer counts (layers not divisible by pp vp):
+	 * the interleaved peak is played out per rank (tpp_interleaved_peak) */
+	int uneven = m->layers % (l->pp * l->vp) != 0;
+	double peak_buf[TPP_MAX_CHUNKS];
+	const double *peaks = NULL;
 	struct tpp_mem_breakdown *mem = &ep->mem;
 
 	struct rank_param_ctx rpx;
@@ -1524,39 +1634,71 @@ static void mem_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 		double P = rank_params(m, l, &rpx, r, &layers_r, &first, &last);
 		double inflight, act, other, total;
 		inflight = pp - r < mb ? pp - r : mb;
-		act = apl * layers_r;
-		if (apl_kept > 0) {
-			int j, kept = 0;
-			for (j = 0; j < l->vp; j++) {
-				int lk = tpp_chunk_layers(m->layers, l->pp * l->vp, j * l->pp + r);
-				kept += lk > l->recompute_layers ? lk - l->recompute_layers : 0;
-			}
-			act = apl * (layers_r - kept) + apl_kept * kept;
-		}
-		if (l->vp > 1) {
-			/*
-			 * Interleaved 1F1B: rank r runs 2 (p - r - 1) + (v - 1) p
-			 * warm-up forwards of model chunks, then one more before
-			 * its first backward (Megatron's
-			 * get_pp_rank_microbatches, costmodel.md 3.4), each
-			 * holding a chunk (1/v of the rank's layers).  Rank 0:
-			 * p v + p - 1 chunks = p (1 + (p-1)/(p v)) micro-batches of
-			 * all its layers, K22's factor; the last rank still holds
-			 * (v - 1) p + 1 chunks, not v.
-			 */
-			double chunks = 2.0 * (pp - r - 1) + (v - 1) * pp + 1;
-			if (chunks > (double)mb * v)
-				chunks = (double)mb * v;
-			act *= chunks / v;
-		} else {
-			act *= inflight;
-		}
 		other = 0;
 		if (first)
 			other += (8.0 * s * bmb + (m->dropout ? s * bmb * h : 0)) *
 				 inflight * interleave / (l->sp ? t : 1.0) / l->cp;
 		if (last)
 			other += 4.0 * T * h * (1.0 + Vp / h) / t;
+		act = apl * layers_r;
+		if (l->vp > 1 && uneven) {
+			/*
+			 * Chunks of base or base + 1 layers.  Each keeps
+			 * A + B * (its layers) per micro-batch: B = apl, A = 0
+			 * without block recompute or when it covers every
+			 * layer of a chunk (R >= base + 1); else (R <= base)
+			 * the first R layers keep apl and the rest apl_kept,
+			 * A = (apl - apl_kept) R, B = apl_kept.  The rank
+			 * holds a fixed number of chunks at the peak
+			 * (min(W + 1, m v), one forward in, one backward out),
+			 * so the peak is A times that plus B times the peak
+			 * in layers, which depends only on (pp, vp,
+			 * micro-batches): cached.
+			 */
+			int base = m->layers / (l->pp * l->vp), R = l->recompute_layers;
+			double held = 2.0 * (pp - r - 1) + (v - 1) * pp + 1, A = 0, B = apl;
+			if (held > (double)mb * v)
+				held = (double)mb * v;
+			if (apl_kept > 0 && R <= base) {
+				A = (apl - apl_kept) * R;
+				B = apl_kept;
+			}
+			if (!peaks)
+				peaks = peak_layers(m, l, mb, cache, peak_buf);
+			act = A * held + B * peaks[r];
+		} else {
+			if (apl_kept > 0) {
+				/* block recompute: of each chunk the layers
+				 * past the first recompute_layers keep
+				 * everything */
+				int j, kept = 0;
+				for (j = 0; j < l->vp; j++) {
+					int lk = tpp_chunk_layers(m->layers, l->pp * l->vp, j * l->pp + r);
+					kept += lk > l->recompute_layers ? lk - l->recompute_layers : 0;
+				}
+				act = apl * (layers_r - kept) + apl_kept * kept;
+			}
+			if (l->vp > 1) {
+				/*
+				 * Interleaved 1F1B with equal chunks: rank r
+				 * runs 2 (p - r - 1) + (v - 1) p warm-up
+				 * forwards of model chunks, then one more
+				 * before its first backward (Megatron's
+				 * get_pp_rank_microbatches, costmodel.md
+				 * 3.4), each holding a chunk (1/v of the
+				 * rank's layers).  Rank 0: p v + p - 1 chunks
+				 * = p (1 + (p-1)/(p v)) micro-batches of all
+				 * its layers, K22's factor; the last rank
+				 * still holds (v - 1) p + 1 chunks, not v.
+				 */
+				double chunks = 2.0 * (pp - r - 1) + (v - 1) * pp + 1;
+				if (chunks > (double)mb * v)
+					chunks = (double)mb * v;
+				act *= chunks / v;
+			} else {
+				act *= inflight;
+			}
+		}
 		total = P * (wb + gb + ob) + act * o->act_temp_factor + other;
 		if (total > best) {
 			best = total;
@@ -1582,19 +1724,21 @@ static void mem_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 
 int tpp_cost_memory(const struct tpp_model *m, const struct tpp_cluster *c,
 		    const struct tpp_cost_opts *o, const struct tpp_layout *l,
-		    struct tpp_mem_breakdown *mem, int *fits)
+		    struct tpp_cost_cache *cache, struct tpp_mem_breakdown *mem,
+		    int *fits)
 {
 	struct tpp_eval e;
 	if (tpp_layout_invalid(m, c, o, l) != TPP_INV_NONE)
 		return TPP_E_INFEASIBLE;
-	mem_eval(m, c, o, l, &e);
+	mem_eval(m, c, o, l, cache, &e);
 	*mem = e.mem;
 	*fits = e.fits;
 	return TPP_OK;
 }
 
 int tpp_recompute_layers_min(const struct tpp_model *m, const struct tpp_cluster *c,
-			     const struct tpp_cost_opts *o, const struct tpp_layout *l)
+			     const struct tpp_cost_opts *o, const struct tpp_layout *l,
+			     struct tpp_cost_cache *cache)
 {
 	struct tpp_layout x = *l;
 	struct tpp_eval e;
@@ -1602,7 +1746,7 @@ int tpp_recompute_layers_min(const struct tpp_model *m, const struct tpp_cluster
 
 	x.recompute = TPP_RECOMPUTE_FULL;
 	x.recompute_layers = 0;
-	mem_eval(m, c, o, &x, &e);
+	mem_eval(m, c, o, &x, cache, &e);
 	if (!e.fits)
 		return -1;
 	/* memory falls as more layers of a chunk are recomputed, and hi
@@ -1611,7 +1755,7 @@ int tpp_recompute_layers_min(const struct tpp_model *m, const struct tpp_cluster
 	while (lo < hi) {
 		int mid = lo + (hi - lo) / 2;
 		x.recompute_layers = mid;
-		mem_eval(m, c, o, &x, &e);
+		mem_eval(m, c, o, &x, cache, &e);
 		if (e.fits)
 			hi = mid;
 		else
@@ -1892,7 +2036,7 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 		tpp_eval_set_step(&e, m, c, o, e.step_s);
 	}
 
-	mem_eval(m, c, o, l, &e);
+	mem_eval(m, c, o, l, cache, &e);
 
 	*out = e;
 	return TPP_OK;

@@ -247,11 +247,13 @@ void tpp_eval_set_step(struct tpp_eval *e, const struct tpp_model *m,
 
 /*
  * Memory of the most-loaded GPU only (much cheaper than tpp_cost_eval;
- * identical figures).  TPP_E_INFEASIBLE for an invalid layout.
+ * identical figures).  TPP_E_INFEASIBLE for an invalid layout.  cache as
+ * for tpp_cost_eval_cached (NULL: none).
  */
 int tpp_cost_memory(const struct tpp_model *m, const struct tpp_cluster *c,
 		    const struct tpp_cost_opts *o, const struct tpp_layout *l,
-		    struct tpp_mem_breakdown *mem, int *fits);
+		    struct tpp_cost_cache *cache, struct tpp_mem_breakdown *mem,
+		    int *fits);
 
 /* Structural validity only (cheap): divisibility of heads, layers, batch... */
 int tpp_layout_check(const struct tpp_model *m, const struct tpp_cluster *c,
@@ -279,6 +281,10 @@ int tpp_cost_stages(const struct tpp_model *m, const struct tpp_cluster *c,
 		    struct tpp_stages *st, struct tpp_err *err);
 /* Transformer layers of chunk k of n for a model of `layers`. */
 int tpp_chunk_layers(int layers, int nchunks, int k);
+/* Activation peak of pipeline rank r of p under interleaved 1F1B with v
+ * chunks per rank and m micro-batches, chunk j keeping x[j] per
+ * micro-batch (Megatron's schedule order played out; cost.c). */
+double tpp_interleaved_peak(const double *x, int p, int v, long long m, int r);
 /* Layers of the largest model chunk: ceil(layers / (pp * vp)). */
 int tpp_max_chunk_layers(const struct tpp_model *m, const struct tpp_layout *l);
 /* Share of the layers a full-recompute layout re-runs in backward: 1, or
@@ -289,7 +295,8 @@ double tpp_recompute_share(const struct tpp_model *m, const struct tpp_layout *l
  * full-recompute layout fits in GPU memory; 0 when only every layer fits
  * (or no block size is smaller than a chunk), -1 when nothing fits. */
 int tpp_recompute_layers_min(const struct tpp_model *m, const struct tpp_cluster *c,
-			     const struct tpp_cost_opts *o, const struct tpp_layout *l);
+			     const struct tpp_cost_opts *o, const struct tpp_layout *l,
+			     struct tpp_cost_cache *cache);
 /* Transformer layers on pipeline rank r (its vp chunks), O(1). */
 int tpp_rank_layers(int layers, int pp, int vp, int r);
 

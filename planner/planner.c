@@ -179,8 +179,10 @@ static void consider(struct ctx *x, const struct tpp_layout *lin)
 		lb = *l;
 		lb.recompute = TPP_RECOMPUTE_NONE;
 		if (tpp_layout_invalid(x->m, x->c, x->o, &lb) == TPP_INV_NONE)
-			(void)tpp_cost_memory(x->m, x->c, x->o, &lb, &mem, &fits_none);
-		if (!fits_none && (n = tpp_recompute_layers_min(x->m, x->c, x->o, l)) > 0) {
+			(void)tpp_cost_memory(x->m, x->c, x->o, &lb, x->cache, &mem,
+					      &fits_none);
+		if (!fits_none &&
+		    (n = tpp_recompute_layers_min(x->m, x->c, x->o, l, x->cache)) > 0) {
 			lb = *l;
 			lb.recompute_layers = n;
 			l = &lb;
@@ -190,7 +192,7 @@ static void consider(struct ctx *x, const struct tpp_layout *lin)
 		/* memory first: most invalid-by-size layouts stop here */
 		struct tpp_mem_breakdown mem;
 		int fits;
-		rc = tpp_cost_memory(x->m, x->c, x->o, l, &mem, &fits);
+		rc = tpp_cost_memory(x->m, x->c, x->o, l, x->cache, &mem, &fits);
 		TPP_ASSERT(rc == TPP_OK);
 		if (!fits) {
 			plan->rejected[TPP_REJ_MEMORY]++;

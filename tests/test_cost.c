@@ -1112,21 +1112,32 @@ static void test_block_recompute(void)
 	CHECK(!fixture_eval(f, &blk));
 	f->l.recompute = TPP_RECOMPUTE_NONE;
 	f->l.recompute_layers = 0;
-	CHECK(tpp_cost_memory(f->m, &f->c, &f->o, &f->l, &none.mem, &fits) == TPP_OK);
-	/* activations, counted per rank: the first rank holds chunks 0, 16,
+	CHECK(tpp_cost_memory(f->m, &f->c, &f->o, &f->l, NULL, &none.mem, &fits) == TPP_OK);
+	/* activations, counted per chunk: the first rank holds chunks 0, 16,
 	 * 32 and 48 of 1, 2, 2 and 2 layers; recomputing the first layer of
-	 * each, 4 of its 7 layers keep their input only, 3 keep everything */
-	CHECK_REL(blk.mem.layer_act_bytes,
-		  4.0 / 7 * full.mem.layer_act_bytes + 3.0 / 7 * none.mem.layer_act_bytes, 1e-9);
+	 * each, a chunk keeps one layer's input and the rest whole, and the
+	 * peak is the interleaved order played out with those sizes */
+	{
+		double lk[4], xb[4], pk;
+		int j;
+		for (j = 0; j < 4; j++)
+			lk[j] = tpp_chunk_layers(126, 64, j * 16);
+		CHECK(lk[0] == 1 && lk[1] == 2 && lk[2] == 2 && lk[3] == 2);
+		pk = tpp_interleaved_peak(lk, 16, 4, 384, 0);
+		for (j = 0; j < 4; j++)
+			xb[j] = full.mem.layer_act_bytes / pk +
+				none.mem.layer_act_bytes / pk * (lk[j] - 1);
+		CHECK_REL(blk.mem.layer_act_bytes, tpp_interleaved_peak(xb, 16, 4, 384, 0), 1e-9);
+	}
 	CHECK_REL(blk.t.recompute_s, phi * full.t.recompute_s, 1e-9);
 	CHECK(blk.step_s < full.step_s);
 	/* the planner's choice: 1 layer per chunk fits on GB200, 0 (all)
 	 * does not exist below it */
 	f->l.recompute = TPP_RECOMPUTE_FULL;
-	n = tpp_recompute_layers_min(f->m, &f->c, &f->o, &f->l);
+	n = tpp_recompute_layers_min(f->m, &f->c, &f->o, &f->l, NULL);
 	CHECK(n == 1);
 	f->l.recompute_layers = n;
-	CHECK(tpp_cost_memory(f->m, &f->c, &f->o, &f->l, &mem, &fits) == TPP_OK && fits);
+	CHECK(tpp_cost_memory(f->m, &f->c, &f->o, &f->l, NULL, &mem, &fits) == TPP_OK && fits);
 	tpp_layout_format(&f->l, lb, sizeof(lb));
 	CHECK_STR_CONTAINS(lb, ",recompute_layers=1");
 	/* a block size is a full-recompute setting, at most a chunk */
@@ -1140,7 +1151,7 @@ static void test_block_recompute(void)
 	f->l.recompute = TPP_RECOMPUTE_FULL;
 	f->l.recompute_layers = 0;
 	f->l.zero = 1;
-	n = tpp_recompute_layers_min(f->m, &f->c, &f->o, &f->l);
+	n = tpp_recompute_layers_min(f->m, &f->c, &f->o, &f->l, NULL);
 	CHECK(n == 0 || n == -1);
 }
 
@@ -1227,6 +1238,62 @@ static void test_interleaved_inflight(void)
 	CHECK_REL(e4.mem.layer_act_bytes, e.mem.layer_act_bytes * 8.0 / (p * v + p - 1), 1e-12);
 }
 
+/*
+ * Interleaving with chunks of unequal layer counts (layers not divisible
+ * by pp vp): the activation peak is Megatron's schedule order played out
+ * (values from a step-by-step replay of forward_backward_pipelining_with_
+ * interleaving's order), which can exceed the warm-up's (W + 1) chunks
+ * later on; equal chunks keep the closed form.
+ */
+static void test_interleaved_uneven(void)
+{
+	/* 100 layers on 64 chunks of 1 or 2 (tpp_chunk_layers) */
+	static const int want100[16] = {126, 154, 150, 146, 142, 133, 131, 129,
+					126, 122, 118, 114, 110, 106, 102, 98};
+	struct fixture *f = fixture("llama3-8b", "dgx-h100", 16, tpp_cost_opts_default);
+	struct tpp_model m = *f->m;
+	struct tpp_eval e, e1;
+	double x[8], two[2] = {2, 2}, apl_none, apl_full, want;
+	int r, j;
+	for (r = 0; r < 16; r++) {
+		for (j = 0; j < 4; j++)
+			x[j] = tpp_chunk_layers(100, 64, j * 16 + r);
+		CHECK_REL(tpp_interleaved_peak(x, 16, 4, 32, r), want100[r], 1e-12);
+	}
+	for (j = 0; j < 5; j++)
+		x[j] = tpp_chunk_layers(96, 40, j * 8);
+	CHECK_REL(tpp_interleaved_peak(x, 8, 5, 16, 0), 125, 1e-12);
+	/* equal chunks: (W + 1) chunks, W = 2 (p - r - 1) + (v - 1) p; all
+	 * m v of them when the warm-up covers every micro-batch */
+	CHECK_REL(tpp_interleaved_peak(two, 4, 2, 8, 0), 2 * 11, 1e-12);
+	CHECK_REL(tpp_interleaved_peak(two, 4, 2, 8, 3), 2 * 5, 1e-12);
+	CHECK_REL(tpp_interleaved_peak(two, 4, 2, 4, 0), 2 * 8, 1e-12);
+
+	/* the cost model's rank 0 of a 100-layer model: 126 layers' worth */
+	m.layers = 100;
+	f->m = &m;
+	f->l = layout(1, 1, 1, 1, 1, 0, TPP_RECOMPUTE_NONE, 0, 32);
+	CHECK(!fixture_eval(f, &e1));
+	apl_none = e1.mem.layer_act_bytes / 100;
+	f->l = layout(1, 16, 1, 1, 4, 0, TPP_RECOMPUTE_NONE, 0, 32);
+	CHECK(!fixture_eval(f, &e));
+	CHECK_REL(e.mem.layer_act_bytes, apl_none * 126, 1e-12);
+	/* block recompute of 1 layer per chunk: a chunk of 2 keeps one
+	 * layer's input and one layer whole */
+	f->l = layout(1, 1, 1, 1, 1, 0, TPP_RECOMPUTE_FULL, 0, 32);
+	CHECK(!fixture_eval(f, &e1));
+	apl_full = e1.mem.layer_act_bytes / 100;
+	f->l = layout(1, 16, 1, 1, 4, 0, TPP_RECOMPUTE_FULL, 0, 32);
+	f->l.recompute_layers = 1;
+	CHECK(!fixture_eval(f, &e));
+	for (j = 0; j < 4; j++) {
+		int lk = tpp_chunk_layers(100, 64, j * 16);
+		x[j] = apl_full + apl_none * (lk - 1);
+	}
+	want = tpp_interleaved_peak(x, 16, 4, 32, 0);
+	CHECK_REL(e.mem.layer_act_bytes, want, 1e-12);
+}
+
 /* Memory-bound passes (calibration.md 5.3): Calculon's efficiencies away
  * from its steps, and never less time for more bytes across them. */
 static void test_hbm_time(void)
@@ -1298,6 +1365,7 @@ int main(int argc, char **argv)
 	test_zero3_overlap_share();
 	test_p2p_scatter_gather();
 	test_interleaved_inflight();
+	test_interleaved_uneven();
 	test_hbm_time();
 	test_sp_collectives();
 	test_chunk_limit();
