@@ -1503,9 +1503,9 @@ static double rank_params(const struct tpp_model *m, const struct tpp_layout *l,
  * what chunk j keeps per micro-batch.  The peak is the largest
  * D(i) = F(W + 1 + i) - B(i) (after a steady forward, before its
  * backward), F / B the sums of the first n forwards / backwards; F(m v)
- * when all are warm-up.  D repeats with period p v, and is linear between
- * the points where either sequence changes chunk, so only those points
- * (and the ones just before them) are evaluated.  With equal chunks this
+ * when all are warm-up.  D repeats with period p v and changes at a
+ * constant rate while neither sequence changes chunk, so it is walked a
+ * run of such steps at a time (at most 2 v runs).  With equal chunks this
  * is (W + 1) x, the closed form; uneven chunks (layers not divisible by
  * p v) can hold more than that later in the steady state, when forwards
  * of heavy early chunks meet backwards of light late ones.
@@ -1558,14 +1558,6 @@ double tpp_interleaved_peak(const double *x, int p, int v, long long m, int r)
 	return best;
 }
 
-/*
- * Memory of the most-loaded rank (costmodel.md 3) into e->mem and e->fits.
- * Under 1F1B rank r holds min(p - r, m) micro-batches of its layers;
- * interleaving multiplies the first rank's by 1 + (p-1)/(p v) (Korthikanti
- * et al. sec. 4.2.3, Megatron's estimator).  The first rank also keeps the
- * input ids and embedding dropout masks (costmodel.md 3.5); the last the
- * LM-head input and the fp32 logits, 4 s b h (1 + V/h) / t.
- */
 /* Per-rank interleaved activation peak in layers (chunk k keeping its
  * layer count) into out[0 .. pp-1], from the cache where it has them. */
 static const double *peak_layers(const struct tpp_model *m,
@@ -1598,6 +1590,16 @@ static const double *peak_layers(const struct tpp_model *m,
 	return out;
 }
 
+/*
+ * Memory of the most-loaded rank (costmodel.md 3) into e->mem and e->fits.
+ * Under 1F1B rank r holds min(p - r, m) micro-batches of its layers;
+ * interleaving multiplies the first rank's by 1 + (p-1)/(p v) (Korthikanti
+ * et al. sec. 4.2.3, Megatron's estimator) when its chunks are equal, and
+ * plays the schedule out when they are not (tpp_interleaved_peak).  cache
+ * (NULL: none) keeps those per-rank peaks.  The first rank also keeps the
+ * input ids and embedding dropout masks (costmodel.md 3.5); the last the
+ * LM-head input and the fp32 logits, 4 s b h (1 + V/h) / t.
+ */
 static void mem_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 		     const struct tpp_cost_opts *o, const struct tpp_layout *l,
 		     struct tpp_cost_cache *cache, struct tpp_eval *ep)
