@@ -122,6 +122,10 @@ for mode in no-plots no-gnuplot; do
 	ls "$D"/*.png >/dev/null 2>&1 && fail "$mode: wrote PNGs"
 	[ -s "$D/breakdown.gp" ] && [ -s "$D/breakdown.dat" ] || fail "$mode: scripts / data not kept"
 	html_layouts "$D/index.html" | cmp -s - "$TMP/want" || fail "$mode: HTML layouts differ from tpplan --json"
+	# how sure: the same ties sentence as the plan's text output
+	ties=$("$BIN" $PROBLEM | sed -n 's/^  \(Ranks* .* of the best: .*\|The best leads .*\)$/\1/p')
+	[ -n "$ties" ] && grep -qF -- "$ties" "$D/report.md" && grep -qF -- "$ties" "$D/index.html" ||
+		fail "$mode: the report lacks the plan's ties sentence ($ties)"
 	md_layouts "$D/report.md" | cmp -s - "$TMP/want" || fail "$mode: Markdown layouts differ from tpplan --json"
 	if [ $mode = no-gnuplot ]; then
 		grep -q "gnuplot not found" "$TMP/err" || fail "no-gnuplot: no warning on stderr"
