@@ -61,7 +61,7 @@ int tpp_cli_bad_option(int ch, char *const *argv, const char *cmd)
 	}
 	/* in a cluster of short options, the letter getopt did not know
 	 * (optopt); a long option ("--frob", "--help=1") as written */
-	if (w && w[0] == '-' && w[1] != '-' && optopt > 0 && optopt < 128 &&
+	if (w[0] == '-' && w[1] != '-' && optopt > 0 && optopt < 128 &&
 	    isgraph(optopt))
 		fprintf(stderr, "tpplan: unknown option '-%c' (try `tpplan %s --help`)\n",
 			optopt, cmd);
