@@ -1634,7 +1634,7 @@ static void mem_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 	for (r = 0; r < l->pp; r++) {
 		int layers_r, first, last;
 		double P = rank_params(m, l, &rpx, r, &layers_r, &first, &last);
-		double inflight, act, other, total;
+		double inflight, held, act, other, total;
 		inflight = pp - r < mb ? pp - r : mb;
 		other = 0;
 		if (first)
@@ -1642,6 +1642,18 @@ static void mem_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 				 inflight * interleave / (l->sp ? t : 1.0) / l->cp;
 		if (last)
 			other += 4.0 * T * h * (1.0 + Vp / h) / t;
+		/*
+		 * Interleaved 1F1B: rank r runs 2 (p - r - 1) + (v - 1) p
+		 * warm-up forwards of model chunks, then one more before its
+		 * first backward (Megatron's get_pp_rank_microbatches,
+		 * costmodel.md 3.4), at most the m v there are: it holds that
+		 * many chunks at the peak.  Rank 0: p v + p - 1 chunks =
+		 * p (1 + (p-1)/(p v)) micro-batches of all its layers, K22's
+		 * factor; the last rank still holds (v - 1) p + 1, not v.
+		 */
+		held = 2.0 * (pp - r - 1) + (v - 1) * pp + 1;
+		if (held > (double)mb * v)
+			held = (double)mb * v;
 		act = apl * layers_r;
 		if (l->vp > 1 && uneven) {
 			/*
@@ -1651,16 +1663,13 @@ static void mem_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 			 * layer of a chunk (R >= base + 1); else (R <= base)
 			 * the first R layers keep apl and the rest apl_kept,
 			 * A = (apl - apl_kept) R, B = apl_kept.  The rank
-			 * holds a fixed number of chunks at the peak
-			 * (min(W + 1, m v), one forward in, one backward out),
-			 * so the peak is A times that plus B times the peak
-			 * in layers, which depends only on (pp, vp,
-			 * micro-batches): cached.
+			 * holds `held` chunks at the peak (one forward in, one
+			 * backward out in the steady state), so the peak is A
+			 * times that plus B times the peak in layers, which
+			 * depends only on (pp, vp, micro-batches): cached.
 			 */
 			int base = m->layers / (l->pp * l->vp), R = l->recompute_layers;
-			double held = 2.0 * (pp - r - 1) + (v - 1) * pp + 1, A = 0, B = apl;
-			if (held > (double)mb * v)
-				held = (double)mb * v;
+			double A = 0, B = apl;
 			if (apl_kept > 0 && R <= base) {
 				A = (apl - apl_kept) * R;
 				B = apl_kept;
@@ -1680,26 +1689,9 @@ static void mem_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 				}
 				act = apl * (layers_r - kept) + apl_kept * kept;
 			}
-			if (l->vp > 1) {
-				/*
-				 * Interleaved 1F1B with equal chunks: rank r
-				 * runs 2 (p - r - 1) + (v - 1) p warm-up
-				 * forwards of model chunks, then one more
-				 * before its first backward (Megatron's
-				 * get_pp_rank_microbatches, costmodel.md
-				 * 3.4), each holding a chunk (1/v of the
-				 * rank's layers).  Rank 0: p v + p - 1 chunks
-				 * = p (1 + (p-1)/(p v)) micro-batches of all
-				 * its layers, K22's factor; the last rank
-				 * still holds (v - 1) p + 1 chunks, not v.
-				 */
-				double chunks = 2.0 * (pp - r - 1) + (v - 1) * pp + 1;
-				if (chunks > (double)mb * v)
-					chunks = (double)mb * v;
-				act *= chunks / v;
-			} else {
-				act *= inflight;
-			}
+			/* 1F1B: inflight micro-batches; interleaved with equal
+			 * chunks: held chunks of 1/v of the rank's layers each */
+			act *= l->vp > 1 ? held / v : inflight;
 		}
 		total = P * (wb + gb + ob) + act * o->act_temp_factor + other;
 		if (total > best) {
