@@ -191,7 +191,6 @@ static int search_stack(const struct tpp_model *model, const struct tpp_cluster 
 	return tpp_plan_search(model, cluster, co, s, plan, err);
 }
 
-/* Predict one row; fills r.  Returns 0, or -1 with r->reason set. */
 /* step_time_s: a positive, finite, normal number of seconds (inf, nan or
  * a denormal would make the errors and the MAPE meaningless); 0 in *out
  * and -1 otherwise. */
@@ -206,6 +205,8 @@ static int parse_measured(const char *s, double *out)
 	return 0;
 }
 
+/* Predict one row (its step_time_s already read into r->measured_s);
+ * fills r.  Returns 0, or -1 with r->reason set. */
 static int predict_row(char **fv, const int *col, const char *dir,
 		       const struct tpp_cost_opts *base_opts, int attn_given,
 		       enum stack stack,
@@ -225,10 +226,6 @@ static int predict_row(char **fv, const int *col, const char *dir,
 	memset(model, 0, sizeof(*model));
 	tpp_strlcpy(model->name, F(C_ID), sizeof(model->name));
 	tpp_strlcpy(model->desc, F(C_SOURCE), sizeof(model->desc));
-	if (parse_measured(F(C_STEP), &r->measured_s)) {
-		snprintf(r->reason, sizeof(r->reason), "bad step_time_s '%s' (a positive number of seconds)", F(C_STEP));
-		return -1;
-	}
 	if (FI(C_LAYERS, 0, 1, 100000, &model->layers) ||
 	    FI(C_HIDDEN, 0, 1, 1 << 22, &model->hidden) ||
 	    FI(C_HEADS, 0, 1, 1 << 20, &model->heads) ||
@@ -570,7 +567,7 @@ int tpp_cmd_validate(int argc, char **argv)
 		{
 			struct row_result *r = &rows[nrows++];
 			char *fv[MAX_COLS];
-			int k;
+			int k, bad_step;
 			for (k = 0; k < MAX_COLS; k++)
 				fv[k] = k < n ? fields[k] : (char *)"";
 			tpp_strlcpy(r->id, col[C_ID] < n ? fv[col[C_ID]] : "", sizeof(r->id));
@@ -580,14 +577,18 @@ int tpp_cmd_validate(int argc, char **argv)
 					 file, lineno, n, ncols);
 				continue;
 			}
-			/* shown beside the reason when the row is not predicted */
-			if (col[C_STEP] >= 0)
-				parse_measured(fv[col[C_STEP]], &r->measured_s);
+			/* read first: shown beside the reason when the row is
+			 * not predicted (step_time_s is a required column) */
+			bad_step = parse_measured(fv[col[C_STEP]], &r->measured_s);
 			for (k = 0; k < nextra && !r->reason[0]; k++)
 				if (*fv[extra[k]])
 					snprintf(r->reason, sizeof(r->reason),
 						 "column '%.63s' is not in the runs format (value '%.40s')",
 						 extra_name[k], fv[extra[k]]);
+			if (!r->reason[0] && bad_step)
+				snprintf(r->reason, sizeof(r->reason),
+					 "bad step_time_s '%s' (a positive number of seconds)",
+					 fv[col[C_STEP]]);
 			if (r->reason[0])
 				continue;
 			r->ok = predict_row(fv, col, dir, &co, attn_given, stack, r, &model, cluster, plan) == 0;

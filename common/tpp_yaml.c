@@ -262,7 +262,6 @@ int tpp_ydoc_load_json_string(struct tpp_ydoc *d, const char *name,
 	return load_text(d, name, text, "JSON", err);
 }
 
-
 void tpp_ydoc_free(struct tpp_ydoc *d)
 {
 	if (d && d->loaded) {
