@@ -213,23 +213,19 @@ void tpp_print_plan_text(FILE *f, const struct tpp_plan_ctx *x,
 			fprintf(f, "  %llu rejected: %s\n", p->rejected[i],
 				tpp_reject_name(i));
 	fprintf(f, "  best layout per tensor-parallel degree:\n");
-	for (i = 0; i < TPP_DEGREE_SLOTS; i++) {
-		const struct tpp_eval *e = &p->best_tp[i];
-		if (!p->have_best_tp[i])
-			continue;
+	for (i = 0; i < p->n_best_tp; i++) {
+		const struct tpp_eval *e = &p->best_tp[i].e;
 		explain(e, best, why, sizeof(why));
 		fprintf(f, "    tp=%-4d %9.3f s  %+6.1f%%  TP group on %-12s %s\n",
-			1 << i, e->step_s, 100 * (e->step_s / best->step_s - 1),
+			p->best_tp[i].degree, e->step_s, 100 * (e->step_s / best->step_s - 1),
 			tier_name(c, e->tp_tier),
 			e == best || e->step_s == best->step_s ? "(best)" : why);
 	}
 	fprintf(f, "  best layout per pipeline-parallel degree:\n");
-	for (i = 0; i < TPP_DEGREE_SLOTS; i++) {
-		const struct tpp_eval *e = &p->best_pp[i];
-		if (!p->have_best_pp[i])
-			continue;
+	for (i = 0; i < p->n_best_pp; i++) {
+		const struct tpp_eval *e = &p->best_pp[i].e;
 		explain(e, best, why, sizeof(why));
-		fprintf(f, "    pp=%-4d %9.3f s  %+6.1f%%  %s\n", 1 << i, e->step_s,
+		fprintf(f, "    pp=%-4d %9.3f s  %+6.1f%%  %s\n", p->best_pp[i].degree, e->step_s,
 			100 * (e->step_s / best->step_s - 1),
 			e->step_s == best->step_s ? "(best)" : why);
 	}

@@ -52,11 +52,11 @@ int tpp_plan_ties_best(const struct tpp_plan *p, int i)
 	       p->top[i].step_s <= p->top[0].step_s * (1 + TPP_MEASURED_SPREAD);
 }
 
-int tpp_degree_slot(int degree)
+int tpp_degree_find(const struct tpp_degree_best *t, int n, int degree)
 {
 	int i;
-	for (i = 0; i < TPP_DEGREE_SLOTS; i++)
-		if (degree == 1 << i)
+	for (i = 0; i < n; i++)
+		if (t[i].degree == degree)
 			return i;
 	return -1;
 }
@@ -77,12 +77,26 @@ static void keep_top(struct tpp_plan *p, int k, const struct tpp_eval *e)
 	p->top[i] = *e;
 }
 
-static void keep_best(int *have, struct tpp_eval *slot, const struct tpp_eval *e)
+/* Keep e as the best of its degree in table t (n entries) if it is. */
+static void keep_best(struct tpp_degree_best *t, int *n, int degree,
+		      const struct tpp_eval *e)
 {
-	if (!*have || e->step_s < slot->step_s) {
-		*slot = *e;
-		*have = 1;
+	int i = tpp_degree_find(t, *n, degree);
+	if (i < 0) {
+		TPP_ASSERT(*n < TPP_DEGREE_SLOTS);
+		i = (*n)++;
+		t[i].degree = degree;
+		t[i].e = *e;
+	} else if (e->step_s < t[i].e.step_s) {
+		t[i].e = *e;
 	}
+}
+
+static int by_degree(const void *a, const void *b)
+{
+	int x = ((const struct tpp_degree_best *)a)->degree;
+	int y = ((const struct tpp_degree_best *)b)->degree;
+	return (x > y) - (x < y);
 }
 
 static int in(int fixed, int v)
@@ -94,6 +108,13 @@ static int in(int fixed, int v)
 struct cand {
 	struct tpp_layout l;
 	double bound_s, analytic_s;
+};
+
+/* The analytically best layout met with one TP or PP degree. */
+struct degree_pick {
+	int degree;
+	struct tpp_layout l;
+	double step_s;
 };
 
 struct ctx {
@@ -110,22 +131,26 @@ struct ctx {
 	int timed_out;     /* the search ran past s->time_limit_s */
 	double t0;         /* monotonic start time */
 	/* analytic best per TP / PP degree, simulated at the end */
-	int have_tp[TPP_DEGREE_SLOTS], have_pp[TPP_DEGREE_SLOTS];
-	struct tpp_layout best_tp[TPP_DEGREE_SLOTS], best_pp[TPP_DEGREE_SLOTS];
-	double best_tp_s[TPP_DEGREE_SLOTS], best_pp_s[TPP_DEGREE_SLOTS];
+	int n_tp, n_pp;
+	struct degree_pick pick_tp[TPP_DEGREE_SLOTS], pick_pp[TPP_DEGREE_SLOTS];
 };
 
-static void note_degree(int *have, struct tpp_layout *slot, double *slot_s,
-			int degree, const struct tpp_eval *e)
+static void note_degree(struct degree_pick *t, int *n, int degree,
+			const struct tpp_eval *e)
 {
-	int i = tpp_degree_slot(degree);
-	if (i < 0)
+	int i;
+	for (i = 0; i < *n; i++)
+		if (t[i].degree == degree)
+			break;
+	if (i == *n) {
+		TPP_ASSERT(*n < TPP_DEGREE_SLOTS);
+		(*n)++;
+		t[i].degree = degree;
+	} else if (e->step_s >= t[i].step_s) {
 		return;
-	if (!have[i] || e->step_s < slot_s[i]) {
-		have[i] = 1;
-		slot[i] = e->layout;
-		slot_s[i] = e->step_s;
 	}
+	t[i].l = e->layout;
+	t[i].step_s = e->step_s;
 }
 
 static double mono_now(void)
@@ -209,8 +234,8 @@ static void consider(struct ctx *x, const struct tpp_layout *lin)
 	rc = tpp_cost_eval_cached(x->m, x->c, x->o, l, x->cache, &e, NULL);
 	TPP_ASSERT(rc == TPP_OK && e.fits); /* valid layouts always evaluate */
 	plan->feasible++;
-	note_degree(x->have_tp, x->best_tp, x->best_tp_s, l->tp, &e);
-	note_degree(x->have_pp, x->best_pp, x->best_pp_s, l->pp, &e);
+	note_degree(x->pick_tp, &x->n_tp, l->tp, &e);
+	note_degree(x->pick_pp, &x->n_pp, l->pp, &e);
 	if (!x->s->simulate) {
 		keep_top(plan, x->s->top_k, &e);
 		return;
@@ -414,37 +439,37 @@ int tpp_plan_search(const struct tpp_model *m, const struct tpp_cluster *c,
 			keep_top(plan, s->top_k, &e);
 		}
 		/* the best per TP and PP degree (by the analytic model), simulated */
-		for (i = 0; i < TPP_DEGREE_SLOTS; i++) {
+		for (i = 0; i < x.n_tp; i++) {
 			struct tpp_eval e;
-			if (x.have_tp[i]) {
-				if (simulate(&x, &x.best_tp[i], &e))
-					goto fail;
-				keep_best(&plan->have_best_tp[i], &plan->best_tp[i], &e);
-			}
-			if (x.have_pp[i]) {
-				if (simulate(&x, &x.best_pp[i], &e))
-					goto fail;
-				keep_best(&plan->have_best_pp[i], &plan->best_pp[i], &e);
-			}
+			if (simulate(&x, &x.pick_tp[i].l, &e))
+				goto fail;
+			keep_best(plan->best_tp, &plan->n_best_tp, x.pick_tp[i].degree, &e);
+		}
+		for (i = 0; i < x.n_pp; i++) {
+			struct tpp_eval e;
+			if (simulate(&x, &x.pick_pp[i].l, &e))
+				goto fail;
+			keep_best(plan->best_pp, &plan->n_best_pp, x.pick_pp[i].degree, &e);
 		}
 		/* the overall winner is the best of its degree too */
 		for (i = 0; i < plan->n_top; i++) {
-			int st = tpp_degree_slot(plan->top[i].layout.tp);
-			int sq = tpp_degree_slot(plan->top[i].layout.pp);
-			if (st >= 0)
-				keep_best(&plan->have_best_tp[st], &plan->best_tp[st], &plan->top[i]);
-			if (sq >= 0)
-				keep_best(&plan->have_best_pp[sq], &plan->best_pp[sq], &plan->top[i]);
+			keep_best(plan->best_tp, &plan->n_best_tp, plan->top[i].layout.tp, &plan->top[i]);
+			keep_best(plan->best_pp, &plan->n_best_pp, plan->top[i].layout.pp, &plan->top[i]);
 		}
 	} else {
-		for (i = 0; i < TPP_DEGREE_SLOTS; i++) {
+		for (i = 0; i < x.n_tp; i++) {
 			struct tpp_eval e;
-			if (x.have_tp[i] && !tpp_cost_eval(m, c, o, &x.best_tp[i], &e, NULL))
-				keep_best(&plan->have_best_tp[i], &plan->best_tp[i], &e);
-			if (x.have_pp[i] && !tpp_cost_eval(m, c, o, &x.best_pp[i], &e, NULL))
-				keep_best(&plan->have_best_pp[i], &plan->best_pp[i], &e);
+			if (!tpp_cost_eval(m, c, o, &x.pick_tp[i].l, &e, NULL))
+				keep_best(plan->best_tp, &plan->n_best_tp, x.pick_tp[i].degree, &e);
+		}
+		for (i = 0; i < x.n_pp; i++) {
+			struct tpp_eval e;
+			if (!tpp_cost_eval(m, c, o, &x.pick_pp[i].l, &e, NULL))
+				keep_best(plan->best_pp, &plan->n_best_pp, x.pick_pp[i].degree, &e);
 		}
 	}
+	qsort(plan->best_tp, plan->n_best_tp, sizeof(*plan->best_tp), by_degree);
+	qsort(plan->best_pp, plan->n_best_pp, sizeof(*plan->best_pp), by_degree);
 	free(x.cands);
 	tpp_cost_cache_free(x.cache);
 	if (!plan->n_top)

@@ -35,7 +35,12 @@ const char *tpp_reject_name(int reason);
 
 #define TPP_FREE (-1) /* a constraint left for the search */
 #define TPP_TOP_MAX 64
-#define TPP_DEGREE_SLOTS 24 /* powers of two up to 2^23 */
+/*
+ * Distinct TP or PP degrees a search can meet: each is a degree of a valid
+ * layout, pp <= 1024 (model chunks) and tp a divisor of the heads (<= 2^20,
+ * at most 240 divisors), so a table of this size never fills.
+ */
+#define TPP_DEGREE_SLOTS 1024
 
 /* Fields set to TPP_FREE are searched; others are fixed. */
 struct tpp_search {
@@ -72,6 +77,12 @@ void tpp_search_stated_recompute(struct tpp_search *s);
  */
 #define TPP_MEASURED_SPREAD 0.04
 
+/* The best layout found with one TP or PP degree. */
+struct tpp_degree_best {
+	int degree;
+	struct tpp_eval e;
+};
+
 struct tpp_plan {
 	int n_top;
 	struct tpp_eval top[TPP_TOP_MAX];    /* fastest first */
@@ -85,9 +96,10 @@ struct tpp_plan {
 	/* closest-to-fitting layout rejected for memory (smallest total) */
 	int have_min_mem;
 	struct tpp_eval min_mem;
-	/* best feasible layout for each TP / PP degree (index log2) */
-	int have_best_tp[TPP_DEGREE_SLOTS], have_best_pp[TPP_DEGREE_SLOTS];
-	struct tpp_eval best_tp[TPP_DEGREE_SLOTS], best_pp[TPP_DEGREE_SLOTS];
+	/* best feasible layout for each TP / PP degree met, by increasing
+	 * degree (every divisor, not only powers of two) */
+	int n_best_tp, n_best_pp;
+	struct tpp_degree_best best_tp[TPP_DEGREE_SLOTS], best_pp[TPP_DEGREE_SLOTS];
 };
 /* Whether p->top[i] (i >= 1) is predicted within TPP_MEASURED_SPREAD of
  * the best, top[0]: a tie as far as anyone can tell. */
@@ -108,7 +120,7 @@ int tpp_plan_search(const struct tpp_model *m, const struct tpp_cluster *c,
 		    const struct tpp_cost_opts *o, const struct tpp_search *s,
 		    struct tpp_plan *plan, struct tpp_err *err);
 
-/* log2 slot of a power-of-two degree, or -1. */
-int tpp_degree_slot(int degree);
+/* Index of `degree` among the n entries of `t`, or -1. */
+int tpp_degree_find(const struct tpp_degree_best *t, int n, int degree);
 
 #endif

@@ -52,6 +52,29 @@ static void check_top(const struct tpp_plan *p, const struct tpp_search *s)
 	}
 }
 
+/* The per-degree tables: strictly increasing degrees, each entry a
+ * feasible layout of its degree, none better than the overall best, which
+ * is among them. */
+static void check_degrees(const struct tpp_plan *p)
+{
+	int i, found_tp = 0, found_pp = 0;
+	for (i = 0; i < p->n_best_tp; i++) {
+		const struct tpp_degree_best *d = &p->best_tp[i];
+		CHECK(i == 0 || p->best_tp[i - 1].degree < d->degree);
+		CHECK(d->e.layout.tp == d->degree && d->e.fits);
+		CHECK(d->e.step_s >= p->top[0].step_s);
+		found_tp |= d->e.step_s == p->top[0].step_s && d->degree == p->top[0].layout.tp;
+	}
+	for (i = 0; i < p->n_best_pp; i++) {
+		const struct tpp_degree_best *d = &p->best_pp[i];
+		CHECK(i == 0 || p->best_pp[i - 1].degree < d->degree);
+		CHECK(d->e.layout.pp == d->degree && d->e.fits);
+		CHECK(d->e.step_s >= p->top[0].step_s);
+		found_pp |= d->e.step_s == p->top[0].step_s && d->degree == p->top[0].layout.pp;
+	}
+	CHECK(found_tp && found_pp);
+}
+
 static void test_search_22b(struct tpp_plan *p)
 {
 	const struct tpp_model *m = preset("22b");
@@ -78,17 +101,14 @@ static void test_search_22b(struct tpp_plan *p)
 	 * and the overall best is one of them */
 	{
 		int found = 0;
-		for (i = 0; i < TPP_DEGREE_SLOTS; i++) {
-			if (p->have_best_tp[i]) {
-				CHECK(p->best_tp[i].step_s >= best);
-				CHECK(p->best_tp[i].layout.tp == 1 << i);
-				found |= p->best_tp[i].step_s == best;
-			}
-			if (p->have_best_pp[i]) {
-				CHECK(p->best_pp[i].step_s >= best);
-				CHECK(p->best_pp[i].layout.pp == 1 << i);
-			}
+		check_degrees(p);
+		CHECK(p->n_best_tp == 4 && p->n_best_pp >= 2);
+		for (i = 0; i < p->n_best_tp; i++) {
+			CHECK(p->best_tp[i].e.step_s >= best);
+			found |= p->best_tp[i].e.step_s == best;
 		}
+		for (i = 0; i < p->n_best_pp; i++)
+			CHECK(p->best_pp[i].e.step_s >= best);
 		CHECK(found);
 	}
 	/* the same search again gives the same answer */
@@ -130,8 +150,7 @@ static void test_search_22b(struct tpp_plan *p)
 			CHECK(p->top[i].layout.recompute == TPP_RECOMPUTE_SELECTIVE);
 			CHECK(p->top[i].layout.sp == 1);
 		}
-		for (i = 0; i < TPP_DEGREE_SLOTS; i++)
-			CHECK(p->have_best_tp[i] == (i == 2));
+		CHECK(p->n_best_tp == 1 && p->best_tp[0].degree == 4);
 		CHECK(p->top[0].step_s >= best);
 	}
 	tpp_search_default(&s, 8, 64);
@@ -239,20 +258,25 @@ static void test_tp_tiers_175b(struct tpp_plan *p)
 	if (rc)
 		return;
 	check_top(p, &s);
-	CHECK(p->have_best_tp[0] && p->best_tp[0].tp_tier == -1); /* tp = 1 */
-	for (i = 1; i <= 3; i++) { /* tp = 2, 4, 8 */
-		CHECK(p->have_best_tp[i]);
-		CHECK(p->best_tp[i].tp_tier == 0);
-	}
-	CHECK(p->have_best_tp[4]); /* tp = 16 */
-	CHECK(p->best_tp[4].tp_tier == 1);
+	check_degrees(p);
+	/* tp = 1, 2, 4, 8, 16, ... in this order (96 heads: 3 does not
+	 * divide 1024 GPUs) */
+	CHECK(p->n_best_tp >= 5);
+	if (p->n_best_tp < 5)
+		return;
+	for (i = 0; i < 5; i++)
+		CHECK(p->best_tp[i].degree == 1 << i);
+	CHECK(p->best_tp[0].e.tp_tier == -1); /* tp = 1 */
+	for (i = 1; i <= 3; i++) /* tp = 2, 4, 8 */
+		CHECK(p->best_tp[i].e.tp_tier == 0);
+	CHECK(p->best_tp[4].e.tp_tier == 1); /* tp = 16 */
 	CHECK(p->top[0].layout.tp <= 8);
 	CHECK(p->top[0].tp_tier <= 0);
 	/* spilling TP onto the network costs more than it saves */
-	CHECK(p->best_tp[4].step_s > p->best_tp[3].step_s);
+	CHECK(p->best_tp[4].e.step_s > p->best_tp[3].e.step_s);
 	printf("175b on 1024 GPUs: best %.3f s (tp=%d pp=%d dp=%d), best tp=16 %.3f s\n",
 	       p->top[0].step_s, p->top[0].layout.tp, p->top[0].layout.pp,
-	       p->top[0].layout.dp, p->best_tp[4].step_s);
+	       p->top[0].layout.dp, p->best_tp[4].e.step_s);
 }
 
 /*
@@ -324,6 +348,39 @@ static void test_two_tier_exhaustive(struct tpp_plan *p)
 
 /* Runners-up within TPP_MEASURED_SPREAD (4 %) of the best tie with it;
  * the best itself and layouts past the spread or the ranking do not. */
+/*
+ * Degrees that are not powers of two are reported too: 24 heads and 24
+ * layers on 24 GPUs allow tp and pp of 1, 2, 3, 4, 6, 8, 12, 24 (on 8-GPU
+ * nodes tp 12 and 24 span two nodes); the per-degree tables list every
+ * degree some feasible layout has.  (They once kept powers of two only,
+ * so a 560-node cluster, where every layout has pp = 35 or 70, printed
+ * an empty pipeline table.)
+ */
+static void test_degrees_not_powers_of_two(struct tpp_plan *p)
+{
+	const struct tpp_model *m = preset("sc21-1.7b");
+	struct tpp_cluster c;
+	struct tpp_search s;
+	struct tpp_err err;
+	int rc, i, has3 = 0, has6 = 0;
+
+	load_cluster("dgx-a100", 24, &c);
+	tpp_search_default(&s, 24, 480);
+	s.max_mbs = 2;
+	rc = search(m, &c, &s, p, &err);
+	CHECK(rc == TPP_OK);
+	if (rc)
+		return;
+	check_top(p, &s);
+	check_degrees(p);
+	for (i = 0; i < p->n_best_tp; i++)
+		has3 |= p->best_tp[i].degree == 3;
+	for (i = 0; i < p->n_best_pp; i++)
+		has6 |= p->best_pp[i].degree == 6;
+	CHECK(has3 && has6);
+	CHECK(p->n_best_pp >= 6);
+}
+
 static void test_ties(struct tpp_plan *p)
 {
 	static const double steps[] = {10.0, 10.2, 10.4, 10.41, 12.0};
@@ -351,6 +408,7 @@ int main(void)
 	test_tp_tiers_175b(p);
 	test_two_tier_exhaustive(p);
 	test_ties(p);
+	test_degrees_not_powers_of_two(p);
 	free(p);
 	return tpp_test_done("test_planner");
 }
