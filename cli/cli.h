@@ -154,6 +154,10 @@ struct tpp_plan_ctx {
  * the best (or by how much the best leads) into buf; 0 (and "") when the
  * plan has one layout. */
 size_t tpp_print_ties(char *buf, size_t size, const struct tpp_plan *p);
+/* What grew against the best: the (up to) two step-time parts by which
+ * `alt` exceeds `best` most, e.g. "tp_comm +5.34 s", into buf. */
+void tpp_print_explain(const struct tpp_eval *alt, const struct tpp_eval *best,
+		       char *buf, size_t size);
 void tpp_print_plan_text(FILE *f, const struct tpp_plan_ctx *x,
 			 const struct tpp_plan *p);
 void tpp_print_plan_json(FILE *f, const struct tpp_plan_ctx *x,

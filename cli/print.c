@@ -16,8 +16,8 @@ static const char *tier_name(const struct tpp_cluster *c, int ti)
 }
 
 /* "tp_comm +3.91 s, bubble +1.20 s": the parts that grew most vs best. */
-static void explain(const struct tpp_eval *alt, const struct tpp_eval *best,
-		    char *buf, size_t size)
+void tpp_print_explain(const struct tpp_eval *alt, const struct tpp_eval *best,
+		       char *buf, size_t size)
 {
 	int used[TPP_TIME_PARTS] = {0};
 	size_t n = 0;
@@ -215,7 +215,7 @@ void tpp_print_plan_text(FILE *f, const struct tpp_plan_ctx *x,
 	fprintf(f, "  best layout per tensor-parallel degree:\n");
 	for (i = 0; i < p->n_best_tp; i++) {
 		const struct tpp_eval *e = &p->best_tp[i].e;
-		explain(e, best, why, sizeof(why));
+		tpp_print_explain(e, best, why, sizeof(why));
 		fprintf(f, "    tp=%-4d %9.3f s  %+6.1f%%  TP group on %-12s %s\n",
 			p->best_tp[i].degree, e->step_s, 100 * (e->step_s / best->step_s - 1),
 			tier_name(c, e->tp_tier),
@@ -224,7 +224,7 @@ void tpp_print_plan_text(FILE *f, const struct tpp_plan_ctx *x,
 	fprintf(f, "  best layout per pipeline-parallel degree:\n");
 	for (i = 0; i < p->n_best_pp; i++) {
 		const struct tpp_eval *e = &p->best_pp[i].e;
-		explain(e, best, why, sizeof(why));
+		tpp_print_explain(e, best, why, sizeof(why));
 		fprintf(f, "    pp=%-4d %9.3f s  %+6.1f%%  %s\n", p->best_pp[i].degree, e->step_s,
 			100 * (e->step_s / best->step_s - 1),
 			e->step_s == best->step_s ? "(best)" : why);
@@ -282,6 +282,21 @@ static void json_eval(FILE *f, const struct tpp_eval *e, const char *ind,
 	fputc('}', f);
 }
 
+/* The best layout per degree: degree, simulated (or analytic) step and
+ * the layout as --layout takes it. */
+static void json_degrees(FILE *f, const struct tpp_degree_best *t, int n)
+{
+	char lb[200];
+	int i;
+	for (i = 0; i < n; i++) {
+		tpp_layout_format(&t[i].e.layout, lb, sizeof(lb));
+		fprintf(f, "%s{\"degree\": %d, \"step_s\": %.17g, \"layout_arg\": ",
+			i ? ", " : "", t[i].degree, t[i].e.step_s);
+		tpp_json_str(f, lb);
+		fputc('}', f);
+	}
+}
+
 void tpp_print_plan_json(FILE *f, const struct tpp_plan_ctx *x,
 			 const struct tpp_plan *p, int status)
 {
@@ -331,7 +346,11 @@ void tpp_print_plan_json(FILE *f, const struct tpp_plan_ctx *x,
 		fprintf(f, ": %llu", p->rejected[i]);
 		first = 0;
 	}
-	fprintf(f, "},\n  \"layouts\": [\n");
+	fprintf(f, "},\n  \"best_per_degree\": {\"tp\": [");
+	json_degrees(f, p->best_tp, p->n_best_tp);
+	fprintf(f, "], \"pp\": [");
+	json_degrees(f, p->best_pp, p->n_best_pp);
+	fprintf(f, "]},\n  \"layouts\": [\n");
 	for (i = 0; i < p->n_top; i++) {
 		json_eval(f, &p->top[i], "    ",
 			  tpp_plan_ties_best(p, i) ? "true" : "false");

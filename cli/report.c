@@ -956,6 +956,39 @@ static void write_doc(struct doc *d, const struct tpp_report *r,
 	}
 	d_end_table(d);
 
+	/* 3b. why the others lost */
+	d_h(d, 2, "Why the others lost");
+	d_p(d, "%llu layouts considered, %llu valid and fit in memory; %llu simulated, %llu discarded because their lower bound on the step exceeds the top %d.",
+	    p->considered, p->feasible, p->simulated, p->pruned, x->search->top_k);
+	{
+		static const char *const h[] = {"reason rejected", "layouts"};
+		d_table(d, h, (int)TPP_ARRAY_LEN(h));
+		for (i = 1; i < TPP_REJ__COUNT; i++)
+			if (p->rejected[i])
+				d_row(d), d_td(d, "%s", tpp_reject_name(i)),
+					d_td(d, "%llu", p->rejected[i]);
+		d_end_table(d);
+	}
+	for (k = 0; k < 2; k++) {
+		static const char *const h[] = {"degree", "step (s)", "vs best", "what grew against the best", "layout"};
+		const struct tpp_degree_best *t = k ? p->best_pp : p->best_tp;
+		int n = k ? p->n_best_pp : p->n_best_tp;
+		d_p(d, "Best layout per %s degree (%s):", k ? "pipeline-parallel" : "tensor-parallel",
+		    best->simulated ? "simulated" : "analytic model");
+		d_table(d, h, (int)TPP_ARRAY_LEN(h));
+		for (i = 0; i < n; i++) {
+			const struct tpp_eval *e = &t[i].e;
+			tpp_print_explain(e, best, note, sizeof(note));
+			tpp_layout_format(&e->layout, lb, sizeof(lb));
+			d_row(d), d_td(d, "%s=%d", k ? "pp" : "tp", t[i].degree),
+				d_td(d, "%.3f", e->step_s),
+				d_td(d, "%+.1f%%", 100 * (e->step_s / best->step_s - 1)),
+				d_td(d, "%s", e->step_s == best->step_s ? "(best)" : note);
+			d_td_code(d, "layout-arg degree", lb, NULL);
+		}
+		d_end_table(d);
+	}
+
 	/* 4. timeline */
 	d_h(d, 2, "Simulated schedule of the best layout");
 	if (have_timeline) {

@@ -138,6 +138,23 @@ if expect json 0 out '"schema"' \
 	jcheck json "$TMP/plan.json" '.layouts[0].step_s as $b | .measured_spread as $m |
 		[.layouts | to_entries[] | .value.ties_best ==
 		 (.key > 0 and .value.step_s <= $b * (1 + $m))] | all'
+	# the best per TP / PP degree: increasing degrees, each a layout of
+	# that degree no faster than the best, the best among them
+	for k in tp pp; do
+		jcheck json "$TMP/plan.json" ".layouts[0].step_s as \$b |
+			.best_per_degree.$k as \$t | (\$t | length) >= 3 and
+			([\$t[].degree] | . == (sort | unique)) and
+			([\$t[] | . as \$e | .step_s >= \$b and
+			  (.layout_arg | split(\",\") | any(. == \"$k=\\(\$e.degree)\"))] | all) and
+			([\$t[].step_s] | min) == \$b"
+	done
+fi
+# degrees that are not powers of two: on 560 nodes every layout has pp 35
+# or 70, and both are listed
+if expect degrees-35 0 out "why the others lost" "$BIN" --model 175b \
+	--cluster dgx-a100 --max-mbs 2; then
+	has degrees-35 out "    pp=35 "
+	has degrees-35 out "    pp=70 "
 fi
 # how sure: runners-up within 4 % of the best are called a tie; a best that
 # leads by more says by how much

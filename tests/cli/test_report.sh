@@ -58,7 +58,7 @@ check_images() {
 
 # layouts: the sorted layout_arg set of index.html / report.md / JSON.
 html_layouts() { grep -o '<code class="layout-arg">[^<]*' "$1" | sed 's/.*>//' | sort; }
-md_layouts() { grep -o '`tp=[^`]*`' "$1" | tr -d '`' | sort; }
+md_layouts() { grep "^| [0-9]" "$1" | grep -o '`tp=[^`]*`' | tr -d '`' | sort; }
 
 have_gnuplot=1
 command -v gnuplot >/dev/null 2>&1 || have_gnuplot=0
@@ -127,6 +127,11 @@ for mode in no-plots no-gnuplot; do
 	[ -n "$ties" ] && grep -qF -- "$ties" "$D/report.md" && grep -qF -- "$ties" "$D/index.html" ||
 		fail "$mode: the report lacks the plan's ties sentence ($ties)"
 	md_layouts "$D/report.md" | cmp -s - "$TMP/want" || fail "$mode: Markdown layouts differ from tpplan --json"
+	# why the others lost: the plan's per-degree tables, row for row
+	"$BIN" $PROBLEM | sed -n 's/^    \(tp\|pp\)=\([0-9]*\) .*/\1=\2/p' >"$TMP/degrees"
+	sed -n 's/^| \(tp\|pp\)=\([0-9]*\) |.*/\1=\2/p' "$D/report.md" | cmp -s - "$TMP/degrees" &&
+		[ -s "$TMP/degrees" ] && grep -q "Why the others lost" "$D/index.html" ||
+		fail "$mode: the report's per-degree tables differ from the plan's"
 	if [ $mode = no-gnuplot ]; then
 		grep -q "gnuplot not found" "$TMP/err" || fail "no-gnuplot: no warning on stderr"
 		grep -q "gnuplot was not found" "$D/index.html" || fail "no-gnuplot: the report does not say so"
