@@ -1249,15 +1249,38 @@ void tpp_cost_cache_free(struct tpp_cost_cache *cache)
  * interpretation: `--gpu-variation` sets another).  A synchronous
  * step (TP collectives every layer, pipeline hand-offs every micro-batch,
  * the DP reduction every step) waits for the slowest of its N GPUs, whose
- * expected shortfall for normally spread speeds is about
- * sigma * sqrt(2 ln N) (the Gumbel limit of the maximum).  Compute time
- * scales by that; the measured GEMM ceiling is one (median) GPU's.
+ * expected shortfall for normally spread speeds is sigma times the
+ * expected largest of N standard normal draws (normal_max_mean).  Compute
+ * time scales by that; the measured GEMM ceiling is one (median) GPU's.
  */
+/*
+ * Expected largest of n independent standard normal draws, by Blom's
+ * (1958) plotting position: E[max] ~ Phi^-1((n - 0.375) / (n + 0.25)),
+ * within 0.03 of the exact value for every n and 0.01 from n = 10 up
+ * (exact 1.42 for 8, 2.33 for 64, 3.24 for 1024).  The Gumbel limit
+ * sqrt(2 ln n) is only its leading term and overstates it by 43 % at 8,
+ * 23 % at 64 and 15 % at 1024 (2.04, 2.88, 3.72).  Phi^-1 by bisection
+ * on erfc: called once per GPU count.
+ */
+static double normal_max_mean(double n)
+{
+	double q = (n - 0.375) / (n + 0.25), lo = 0, hi = 10;
+	int i;
+	for (i = 0; i < 60; i++) {
+		double x = 0.5 * (lo + hi);
+		if (0.5 * erfc(-x / sqrt(2.0)) < q)
+			lo = x;
+		else
+			hi = x;
+	}
+	return 0.5 * (lo + hi);
+}
+
 double tpp_straggler_factor(const struct tpp_cost_opts *o, double gpus)
 {
 	if (gpus < 2 || o->gpu_speed_sigma <= 0)
 		return 1.0;
-	return 1.0 + o->gpu_speed_sigma * sqrt(2.0 * log(gpus));
+	return 1.0 + o->gpu_speed_sigma * normal_max_mean(gpus);
 }
 
 static void work_get(const struct tpp_model *m, const struct tpp_cluster *c,

@@ -119,7 +119,8 @@ void tpp_cost_opts_default(struct tpp_cost_opts *o);
  * megatron/core/model_parallel_config.py). */
 void tpp_cost_opts_megatron(struct tpp_cost_opts *o);
 /* Compute-time factor of a synchronous job on `gpus` GPUs: 1 + sigma
- * sqrt(2 ln gpus), the expected shortfall of the slowest GPU. */
+ * E[max of gpus standard normals] (Blom's approximation), the expected
+ * shortfall of the slowest GPU. */
 double tpp_straggler_factor(const struct tpp_cost_opts *o, double gpus);
 /* Whether pipeline transfers block their sender under options o. */
 int tpp_p2p_blocking(const struct tpp_cost_opts *o, const struct tpp_layout *l);

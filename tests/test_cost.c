@@ -879,7 +879,9 @@ static void test_cache_consistency(void)
 
 /*
  * The slowest of N GPUs paces a synchronous step: compute (not
- * communication) scales by 1 + sigma sqrt(2 ln N).
+ * communication) scales by 1 + sigma E[max of N standard normals]
+ * (Blom: Phi^-1((N - 0.375) / (N + 0.25)); 1.4342 for N = 8, within 0.011
+ * of the exact 1.4236).
  */
 static void test_straggler(void)
 {
@@ -888,7 +890,7 @@ static void test_straggler(void)
 	double k;
 	f->l = layout(8, 2, 4, 1, 1, 1, TPP_RECOMPUTE_FULL, 1, 64);
 	CHECK(tpp_straggler_factor(&f->o, 1) == 1.0);
-	CHECK_REL(tpp_straggler_factor(&f->o, 8), 1 + 0.02 * sqrt(2 * log(8.0)), 1e-12);
+	CHECK_REL(tpp_straggler_factor(&f->o, 8), 1 + 0.02 * 1.4342001596863794, 1e-9);
 	CHECK(tpp_straggler_factor(&f->o, 16384) > tpp_straggler_factor(&f->o, 64));
 	k = tpp_straggler_factor(&f->o, 64);
 	CHECK(fixture_eval(f, &real) == 0);
