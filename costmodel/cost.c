@@ -1187,11 +1187,22 @@ static void work_compute(const struct tpp_model *m, const struct tpp_cluster *c,
 	/* under SP the reduce-scatter's backward is an all-gather of the
 	 * output gradient (Megatron's reduce_scatter_to_sequence_parallel_region) */
 	w->emb_tp_b = l->tp > 1 && l->sp ? tpp_coll_time(c, TPP_COLL_ALL_GATHER, T * h * ab, l->tp, 1) : 0;
-	/* LM head (last chunk): logits GEMM over V/t, vocab-parallel
-	 * cross-entropy on fp32 logits (about 5 passes of 4 bytes over
-	 * T x V/t), and the backward collective of its input gradient. */
-	w->head_f = linear_fwd(g, prec16(g, p), T, Vp / t, h) + mem_time(g, T * Vp / t * 4 * 3);
-	w->head_b = linear_dgrad(g, prec16(g, p), T, Vp / t, h) + mem_time(g, T * Vp / t * 4 * 2);
+	/*
+	 * LM head (last chunk): logits GEMM over V/t, Megatron's
+	 * vocab-parallel cross-entropy (tensor_parallel/cross_entropy.py,
+	 * unfused) on the T x V/t logits, and the backward collective of its
+	 * input gradient.  The cross-entropy is a chain of separate
+	 * element-wise kernels over the logits, bytes per logit:
+	 *   forward:  cast to fp32 (read 2, write 4), max (read 4), subtract
+	 *             the max in place (4 + 4), exp in place (4 + 4), sum
+	 *             (read 4), divide by the sum in place, kept as the
+	 *             softmax for backward (4 + 4)                     = 38
+	 *   backward: scale the softmax by the loss gradient in place
+	 *             (4 + 4), cast back to 16 bits (4 + 2)            = 14
+	 * (the target gather and the b*s-sized all-reduces are negligible).
+	 */
+	w->head_f = linear_fwd(g, prec16(g, p), T, Vp / t, h) + mem_time(g, T * Vp / t * 38.0);
+	w->head_b = linear_dgrad(g, prec16(g, p), T, Vp / t, h) + mem_time(g, T * Vp / t * 14.0);
 	w->head_w = linear_wgrad(g, prec16(g, p), T, Vp / t, h);
 	w->head_tp = l->tp > 1 ? tpp_coll_time(c, l->sp ? TPP_COLL_REDUCE_SCATTER : TPP_COLL_ALL_REDUCE,
 						T * h * ab, l->tp, 1) : 0;
