@@ -75,6 +75,28 @@ static void check_degrees(const struct tpp_plan *p)
 	CHECK(found_tp && found_pp);
 }
 
+/* Search `model` on `gpus` dgx-a100 GPUs with micro-batches up to
+ * max_mbs; check the ranking and the per-degree tables.  0 on success. */
+static int search_checked(const char *model, int gpus, int gbs, int max_mbs,
+			  struct tpp_plan *p)
+{
+	struct tpp_cluster c;
+	struct tpp_search s;
+	struct tpp_err err;
+	int rc;
+
+	load_cluster("dgx-a100", gpus, &c);
+	tpp_search_default(&s, gpus, gbs);
+	s.max_mbs = max_mbs;
+	rc = search(preset(model), &c, &s, p, &err);
+	CHECK(rc == TPP_OK);
+	if (rc)
+		return rc;
+	check_top(p, &s);
+	check_degrees(p);
+	return 0;
+}
+
 static void test_search_22b(struct tpp_plan *p)
 {
 	const struct tpp_model *m = preset("22b");
@@ -244,21 +266,10 @@ static void test_infeasible_and_usage(struct tpp_plan *p)
  */
 static void test_tp_tiers_175b(struct tpp_plan *p)
 {
-	const struct tpp_model *m = preset("175b");
-	struct tpp_cluster c;
-	struct tpp_search s;
-	struct tpp_err err;
-	int rc, i;
+	int i;
 
-	load_cluster("dgx-a100", 1024, &c);
-	tpp_search_default(&s, 1024, 1536);
-	s.max_mbs = 4;
-	rc = search(m, &c, &s, p, &err);
-	CHECK(rc == TPP_OK);
-	if (rc)
+	if (search_checked("175b", 1024, 1536, 4, p))
 		return;
-	check_top(p, &s);
-	check_degrees(p);
 	/* tp = 1, 2, 4, 8, 16, ... in this order (96 heads: 3 does not
 	 * divide 1024 GPUs) */
 	CHECK(p->n_best_tp >= 5);
@@ -358,21 +369,10 @@ static void test_two_tier_exhaustive(struct tpp_plan *p)
  */
 static void test_degrees_not_powers_of_two(struct tpp_plan *p)
 {
-	const struct tpp_model *m = preset("sc21-1.7b");
-	struct tpp_cluster c;
-	struct tpp_search s;
-	struct tpp_err err;
-	int rc, i, has3 = 0, has6 = 0;
+	int i, has3 = 0, has6 = 0;
 
-	load_cluster("dgx-a100", 24, &c);
-	tpp_search_default(&s, 24, 480);
-	s.max_mbs = 2;
-	rc = search(m, &c, &s, p, &err);
-	CHECK(rc == TPP_OK);
-	if (rc)
+	if (search_checked("sc21-1.7b", 24, 480, 2, p))
 		return;
-	check_top(p, &s);
-	check_degrees(p);
 	for (i = 0; i < p->n_best_tp; i++)
 		has3 |= p->best_tp[i].degree == 3;
 	for (i = 0; i < p->n_best_pp; i++)
