@@ -785,6 +785,16 @@ static int parse_cluster(struct tpp_ydoc *d, struct tpp_cluster *out,
 				 TPP_ARRAY_LEN(cluster_fields), in, "cluster",
 				 err)))
 		goto out;
+	/* no more GPUs than --gpus takes: the search loops over every
+	 * degree up to the GPU count, and would not end on 10^9 of them */
+	if ((long long)in->c.nodes * in->c.gpus_per_node > TPP_CLUSTER_MAX_GPUS) {
+		rc = tpp_y_err(d, tpp_y_map_get(d, root, "nodes"), err,
+			       "cluster: nodes x gpus_per_node = %d x %d = %lld GPUs is more than %d",
+			       in->c.nodes, in->c.gpus_per_node,
+			       (long long)in->c.nodes * in->c.gpus_per_node,
+			       TPP_CLUSTER_MAX_GPUS);
+		goto out;
+	}
 	if (tpp_has_control_char(in->c.name)) {
 		rc = tpp_y_err(d, tpp_y_map_get(d, root, "name"), err,
 			       "cluster.name: must not contain control characters (newline, tab)");

@@ -62,6 +62,8 @@ extern const char *const tpp_coll_names[TPP_COLL__COUNT]; /* "all_reduce", ... *
 #define TPP_NAME_LEN 64
 #define TPP_SOURCE_LEN 256
 #define TPP_CURVE_MAX 32
+/* GPUs of a cluster file (nodes x gpus_per_node), as many as --gpus takes */
+#define TPP_CLUSTER_MAX_GPUS (1 << 24)
 
 struct tpp_tier {
 	char name[TPP_NAME_LEN];
