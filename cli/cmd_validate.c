@@ -191,14 +191,16 @@ static int search_stack(const struct tpp_model *model, const struct tpp_cluster 
 	return tpp_plan_search(model, cluster, co, s, plan, err);
 }
 
-/* step_time_s: a positive, finite, normal number of seconds (inf, nan or
- * a denormal would make the errors and the MAPE meaningless); 0 in *out
- * and -1 otherwise. */
+/* step_time_s: a number of seconds in [STEP_MIN_S, STEP_MAX_S] (inf, nan,
+ * a denormal or 1e-300 would make the errors and the MAPE meaningless or
+ * infinite); 0 in *out and -1 otherwise. */
+#define STEP_MIN_S 1e-6
+#define STEP_MAX_S 1e6
 static int parse_measured(const char *s, double *out)
 {
 	char *end;
 	*out = strtod(s, &end);
-	if (end == s || *end || !isnormal(*out) || !(*out > 0)) {
+	if (end == s || *end || !(*out >= STEP_MIN_S && *out <= STEP_MAX_S)) {
 		*out = 0;
 		return -1;
 	}
@@ -587,8 +589,8 @@ int tpp_cmd_validate(int argc, char **argv)
 						 extra_name[k], fv[extra[k]]);
 			if (!r->reason[0] && bad_step)
 				snprintf(r->reason, sizeof(r->reason),
-					 "bad step_time_s '%s' (a positive number of seconds)",
-					 fv[col[C_STEP]]);
+					 "bad step_time_s '%s' (a number of seconds in [%g, %g])",
+					 fv[col[C_STEP]], STEP_MIN_S, STEP_MAX_S);
 			if (r->reason[0])
 				continue;
 			r->ok = predict_row(fv, col, dir, &co, attn_given, stack, r, &model, cluster, plan) == 0;

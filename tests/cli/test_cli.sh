@@ -446,21 +446,25 @@ if expect validate-small 0 out "cannot predict" \
 	grep -q '^MAPE .* rows 1  (not predicted: 1 of 2)' "$OUT" ||
 		fail "validate-small: the unpredicted row is not counted"
 fi
-# non-finite or denormal measured times are rejected per row, and the JSON
-# stays JSON; a runs file with a CRLF blank line and tf32 rows
+# non-finite, denormal or absurdly small measured times are rejected per
+# row, and the JSON stays JSON; a runs file with a CRLF blank line and tf32
+# rows
 grep -v '^#' "$ROOT/tests/data/runs/one-good-one-bad.tsv" | head -n 2 >"$TMP/inf.tsv"
 sed -n '4p' "$ROOT/tests/data/runs/one-good-one-bad.tsv" | sed 's/\t3\.528\t/\tinf\t/; s/^T01/T03/' >>"$TMP/inf.tsv"
 sed -n '4p' "$ROOT/tests/data/runs/one-good-one-bad.tsv" | sed 's/\t3\.528\t/\t1e-320\t/; s/^T01/T04/' >>"$TMP/inf.tsv"
 sed -n '4p' "$ROOT/tests/data/runs/one-good-one-bad.tsv" | sed 's/\tfp16\t/\ttf32\t/; s/^T01/T05/' >>"$TMP/inf.tsv"
+# a normal but absurd time: its error and the MAPE were printed as inf
+sed -n '4p' "$ROOT/tests/data/runs/one-good-one-bad.tsv" | sed 's/\t3\.528\t/\t2.3e-308\t/; s/^T01/T06/' >>"$TMP/inf.tsv"
 printf '\r\n' >>"$TMP/inf.tsv"
 sed -i "s#\tdgx-a100\t#\t$ROOT/topologies/dgx-a100.yaml\t#" "$TMP/inf.tsv"
 if expect validate-bad-times 0 out "bad step_time_s 'inf'" "$BIN" validate "$TMP/inf.tsv"; then
 	has validate-bad-times out "bad step_time_s '1e-320'"
 	has validate-bad-times out "unknown precision 'tf32'"
-	grep -q '^MAPE .* rows 1  (not predicted: 3 of 4)' "$OUT" || fail "validate-bad-times: rows not counted as 1 of 4"
+	has validate-bad-times out "bad step_time_s '2.3e-308'"
+	grep -q '^MAPE .* rows 1  (not predicted: 4 of 5)' "$OUT" || fail "validate-bad-times: rows not counted as 1 of 5"
 fi
 if expect validate-bad-times-json 0 out '"rows"' "$BIN" validate "$TMP/inf.tsv" --json; then
-	jcheck validate-bad-times-json "$OUT" '.rows | length == 4'
+	jcheck validate-bad-times-json "$OUT" '.rows | length == 5'
 fi
 printf 'id\tlay\000ers\n' >"$TMP/nul.tsv"
 expect validate-nul 3 err "nul.tsv:1:7: error: a NUL byte in the line" "$BIN" validate "$TMP/nul.tsv"
