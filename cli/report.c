@@ -1206,9 +1206,10 @@ int tpp_report_write(const char *dir, const struct tpp_report *r)
 
 /* ---- exec results ------------------------------------------------------------ */
 
-/* A number member of mapping o; null or absent: *x = dflt, 0 returned. */
+/* A number member of mapping o, in [0, max]; null or absent: *x = dflt,
+ * 0 returned. */
 static int exec_num(struct tpp_ydoc *d, yaml_node_t *o, const char *key,
-		    double dflt, double *x, struct tpp_err *err)
+		    double dflt, double max, double *x, struct tpp_err *err)
 {
 	yaml_node_t *v = tpp_y_map_get(d, o, key);
 	*x = dflt;
@@ -1216,6 +1217,9 @@ static int exec_num(struct tpp_ydoc *d, yaml_node_t *o, const char *key,
 		return TPP_OK;
 	if (!tpp_yj_num(v, x))
 		return tpp_y_err(d, v, err, "\"%s\" must be a number", key);
+	if (!(*x >= 0 && *x <= max))
+		return tpp_y_err(d, v, err, "\"%s\" = %s is out of range [0, %g]",
+				 key, tpp_y_text(v), max);
 	return TPP_OK;
 }
 
@@ -1258,15 +1262,10 @@ int tpp_report_read_exec(const char *path, struct tpp_report *r)
 			goto out;
 		}
 		if ((rc = tpp_y_str(&d, v, ph->name, sizeof(ph->name), &err)) ||
-		    (rc = exec_num(&d, ph_node, "measured_s", -1, &ph->measured_s, &err)) ||
-		    (rc = exec_num(&d, ph_node, "predicted_s", -1, &ph->predicted_s, &err)) ||
-		    (rc = exec_num(&d, ph_node, "count", 0, &count, &err)))
+		    (rc = exec_num(&d, ph_node, "measured_s", -1, 1e6, &ph->measured_s, &err)) ||
+		    (rc = exec_num(&d, ph_node, "predicted_s", -1, 1e6, &ph->predicted_s, &err)) ||
+		    (rc = exec_num(&d, ph_node, "count", 0, 1e9, &count, &err)))
 			goto out;
-		if (count < 0 || count > 1e9) {
-			rc = tpp_y_err(&d, tpp_y_map_get(&d, ph_node, "count"), &err,
-				       "phases[%d]: count %g out of range", i, count);
-			goto out;
-		}
 		ph->count = (int)count;
 		if (ph->count > 0 || ph->measured_s > 0)
 			r->nphase++;

@@ -87,6 +87,15 @@ if [ $rc -eq 3 ] && grep -q 'bad-exec2.json:2:.*"measured_s" must be a number' "
 else
 	fail "bad --exec value: exit $rc, expected 3 with the value's line"
 fi
+# a negative or overflowing time was printed as -5000 ms, inf and -inf%
+printf '{"schema": "tpplan.exec/v1",\n "phases": [{"phase": "step", "count": 1,\n  "measured_s": -5}]}\n' >"$TMP/bad-exec3.json"
+"$BIN" report $PROBLEM --exec "$TMP/bad-exec3.json" -o "$TMP/x" >/dev/null 2>"$TMP/err"
+rc=$?
+if [ $rc -eq 3 ] && grep -q 'bad-exec3.json:3:17: error: "measured_s" = -5 is out of range \[0, 1e+06\]' "$TMP/err"; then
+	ok bad-exec-range
+else
+	fail "negative --exec time: exit $rc, expected 3 with the value's line"
+fi
 if [ "$(id -u)" -ne 0 ]; then
 	mkdir "$TMP/ro" && chmod a-w "$TMP/ro"
 	"$BIN" report $PROBLEM --no-plots -o "$TMP/ro/sub" >/dev/null 2>&1
