@@ -157,8 +157,19 @@ static int read_file(const char *path, char **out, struct tpp_err *err)
 	fclose(f);
 	buf[n] = '\0';
 	if (strlen(buf) != n) {
+		/* where: line and column (bytes) of the first NUL */
+		size_t i, off = strlen(buf);
+		int line = 1, col = 1;
+		for (i = 0; i < off; i++) {
+			if (buf[i] == '\n') {
+				line++;
+				col = 1;
+			} else {
+				col++;
+			}
+		}
 		free(buf);
-		return tpp_err_set(err, TPP_E_INPUT, path, 0, 0,
+		return tpp_err_set(err, TPP_E_INPUT, path, line, col,
 				   "binary file (NUL byte): not nccl-tests output");
 	}
 	*out = buf;

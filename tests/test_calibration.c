@@ -693,6 +693,23 @@ static void test_import(void)
 	CHECK_STR_CONTAINS(err.msg, "not a measured collective");
 	remove(path);
 
+	/* A NUL byte: located like every other error */
+	snprintf(path, sizeof(path), "%s/nul.txt", dir);
+	{
+		static const char text[] = "# all_reduce_perf\n  1024  256  fl\0at  sum  -1  10.50  0.10  0.09  0\n";
+		FILE *nf = fopen(path, "wb");
+		CHECK(nf != NULL);
+		if (nf) {
+			fwrite(text, 1, sizeof(text) - 1, nf);
+			fclose(nf);
+		}
+	}
+	rc = tpp_cal_import(path, TPP_COLL_ALL_REDUCE, 8, 0, &cal, &err);
+	CHECK(rc == TPP_E_INPUT);
+	CHECK(err.line == 2 && err.col == 16);
+	CHECK_STR_CONTAINS(err.msg, "NUL byte");
+	remove(path);
+
 	/* No rows at all */
 	snprintf(path, sizeof(path), "%s/empty.txt", dir);
 	CHECK(write_text(path, "# nothing here\n") == 0);
