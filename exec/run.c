@@ -12,6 +12,7 @@
  * which wait for the work), so the wall clock around a layer or a step
  * measures the same serial work.  Gradients are summed, not averaged.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -324,6 +325,11 @@ static int check_opts(const struct tpp_exec_opts *o, int wsize, struct tpp_err *
 				   "the layout needs tp*pp*dp = %d*%d*%d = %d ranks, the job has %d (mpiexec -np %d)",
 				   o->tp, o->pp, o->dp, o->tp * o->pp * o->dp, wsize,
 				   o->tp * o->pp * o->dp);
+	/* the token count is a GEMM dimension (int) */
+	if (T > INT_MAX)
+		return tpp_err_set(err, TPP_E_USAGE, NULL, 0, 0,
+				   "mbs x seq = %d x %d = %ld tokens per micro-batch: more than %d",
+				   s->mbs, s->seq, T, INT_MAX);
 	if (s->hidden % s->heads)
 		return tpp_err_set(err, TPP_E_USAGE, NULL, 0, 0,
 				   "heads %d do not divide hidden %d", s->heads, s->hidden);

@@ -188,6 +188,14 @@ if [ "$rc" -eq 2 ] && grep -q "needs tp\*pp\*dp" "$dir/wrongnp.txt"; then
 else
 	bad "tp=4 on 2 ranks: exit $rc"
 fi
+# mbs x seq past INT_MAX tokens overflowed an int (UBSan) before the check
+run 1 bigtokens --layout mbs=1048576 --seq 4194304
+if [ "$rc" -eq 2 ] && grep -q "tokens per micro-batch: more than 2147483647" "$dir/bigtokens.txt" &&
+	! grep -q "runtime error" "$dir/bigtokens.txt"; then
+	ok "mbs x seq over INT_MAX: exit 2 naming the token count"
+else
+	bad "mbs x seq over INT_MAX: exit $rc ($(tail -n 2 "$dir/bigtokens.txt" | tr '\n' ' '))"
+fi
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
