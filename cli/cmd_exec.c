@@ -82,8 +82,8 @@ static int plan_layout(const char *path, char *buf, size_t size)
 	layouts = tpp_y_map_get(&d, tpp_ydoc_root(&d), "layouts");
 	if (!layouts || layouts->type != YAML_SEQUENCE_NODE ||
 	    tpp_y_seq(&d, layouts, "layouts", &n, &err) || n < 1) {
-		rc = tpp_err_set(&err, TPP_E_INPUT, path, 0, 0,
-				 "--plan: no layouts (a plan with no feasible layout?)");
+		rc = tpp_y_err(&d, layouts ? layouts : tpp_ydoc_root(&d), &err,
+			       "--plan: no layouts (a plan with no feasible layout?)");
 		goto out;
 	}
 	arg = tpp_y_map_get(&d, tpp_y_seq_item(&d, layouts, 0), "layout_arg");

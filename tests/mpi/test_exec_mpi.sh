@@ -129,6 +129,8 @@ plan_error() {
 plan_error badplan '{"schema": "tpplan.plan/v1",
  "layouts": [{"layout_arg": "tp=2"}' "badplan.json:[0-9]*:[0-9]*: error: JSON syntax error"
 plan_error noschema '{"layouts": []}' "missing 'schema: tpplan.plan/v1'"
+plan_error nolayouts '{"schema": "tpplan.plan/v1",
+ "layouts": []}' "nolayouts.json:2:13: error: --plan: no layouts"
 
 # ---- a rank that dies ends the run within --timeout ------------------------------------
 start=$(date +%s)
