@@ -25,8 +25,10 @@
  *     - {op, tier, alpha0_s, alpha_step_s, busbw_GBps, mape_heldout_pct}
  *   gemm:
  *     - precision: bf16           # tpp_prec_names
- *       best_tflops: ...
+ *       best_tflops: ...          # the best point's tflops
  *       points:                   # [m, n, k, median_s, tflops]
+ *                                 # tflops = 2 m n k / median_s
+ * (figures stated twice must agree within GEMM_AGREE)
  *
  * Numbers are written exactly (%.15g, or %.17g where that is needed), so a
  * write/load round trip is exact up to the GB/s and TFLOP/s unit
@@ -787,8 +789,14 @@ static const struct tpp_yfield gemm_fields[] = {
 	 .required = 1},
 };
 
+/* Relative disagreement allowed between figures a calibration file states
+ * twice (a point's TFLOP/s and 2 m n k / median_s; best_tflops and its
+ * points' best): rounding by another writer, not a different number. */
+#define GEMM_AGREE 0.01
+
 /* [m, n, k, median_s, tflops]: dimensions in [1, 2147483647], a time and
- * 0 < TFLOP/s <= 1e6.  `out` is the struct tpp_cal_gemm. */
+ * 0 < TFLOP/s <= 1e6 that is 2 m n k / median_s.  `out` is the struct
+ * tpp_cal_gemm. */
 static int gemm_point(struct tpp_ydoc *d, yaml_node_t *pt, const char *what,
 		      int i, void *out, struct tpp_err *err)
 {
@@ -812,6 +820,13 @@ static int gemm_point(struct tpp_ydoc *d, yaml_node_t *pt, const char *what,
 	if (!(tf > 0) || tf > 1e6)
 		return tpp_y_err(d, tpp_y_seq_item(d, pt, 4), err,
 				 "%s[%d]: TFLOP/s must be in (0, 1e6]", what, i);
+	{
+		double f = 2.0 * dim[0] * dim[1] * dim[2] / t / TPP_TFLOPS;
+		if (fabs(tf - f) > GEMM_AGREE * f)
+			return tpp_y_err(d, tpp_y_seq_item(d, pt, 4), err,
+					 "%s[%d]: %.6g TFLOP/s, but 2 m n k / median_s = %.6g TFLOP/s",
+					 what, i, tf, f);
+	}
 	g->pts[i].m = (int)dim[0];
 	g->pts[i].n = (int)dim[1];
 	g->pts[i].k = (int)dim[2];
@@ -842,6 +857,19 @@ static int take_gemm(struct tpp_ydoc *d, yaml_node_t *item, void *p,
 	if ((rc = parse_rows(d, in->points, pwhat, &gemm_rows, &in->g,
 			     &in->g.npoints, err)))
 		return rc;
+	/* best_tflops is the best point (what `tpplan calibrate` writes):
+	 * planning takes it as the GEMM ceiling and the points as the
+	 * per-shape table */
+	if (in->g.npoints) {
+		double best = 0, b = in->g.best_flops_per_s;
+		int j;
+		for (j = 0; j < in->g.npoints; j++)
+			best = fmax(best, in->g.pts[j].flops_per_s);
+		if (fabs(b - best) > GEMM_AGREE * best)
+			return tpp_y_err(d, tpp_y_map_get(d, item, "best_tflops"), err,
+					 "%s: best_tflops %.6g, but the best of its points is %.6g TFLOP/s",
+					 what, b / TPP_TFLOPS, best / TPP_TFLOPS);
+	}
 	in->g.valid = 1;
 	c->gemm[in->g.prec] = in->g;
 	return TPP_OK;
