@@ -178,7 +178,7 @@ static const struct tpp_yfield prec_fields[TPP_PREC__COUNT] = {
 };
 #undef PREC_FIELD
 
-/* Field table over a double[TPP_COLL__COUNT]: busbw GB/s in (0, 1e5]. */
+/* Field table over a double[TPP_COLL__COUNT]: busbw GB/s in [0.001, 1e5]. */
 #define COLL_FIELD(c, name)                                                  \
 	[c] = {.key = name, .type = TPP_YF_DOUBLE, .offset = c * sizeof(double), \
 	       .scale = TPP_GB, .min = 1e-3 * TPP_GB, .max = 1e5 * TPP_GB}
@@ -443,9 +443,9 @@ static int parse_curves(struct tpp_ydoc *d, yaml_node_t *map, const char *what,
 			if ((rc = tpp_y_double(d, tpp_y_seq_item(d, pt, 0), &x, err)) ||
 			    (rc = tpp_y_double(d, tpp_y_seq_item(d, pt, 1), &y, err)))
 				return rc;
-			if (!(x >= 1 && x <= 1e15) || x != floor(x) || !(y > 0 && y <= 1e5))
+			if (!(x >= 1 && x <= 1e15) || x != floor(x) || !(y >= 1e-3 && y <= 1e5))
 				return tpp_y_err(d, pt, err,
-						 "%s.busbw_curve_GBps.%s[%d]: size must be a whole number of bytes in [1, 1e15] and bandwidth in (0, 1e5] GB/s",
+						 "%s.busbw_curve_GBps.%s[%d]: size must be a whole number of bytes in [1, 1e15] and bandwidth in [0.001, 1e5] GB/s (as busbw_GBps)",
 						 what, tpp_coll_names[c], i);
 			if (i && x <= t->curve_bytes[c][i - 1])
 				return tpp_y_err(d, pt, err,
