@@ -415,6 +415,7 @@ void tpp_cli_problem_init(struct tpp_cli_problem *p, struct tpp_cost_opts *co)
 {
 	memset(p, 0, sizeof(*p));
 	p->top = 5;
+	p->time_limit = 60;
 	p->co = co;
 }
 
@@ -430,6 +431,8 @@ int tpp_cli_problem_opt(struct tpp_cli_problem *p, int ch, char *const *argv,
 	case TPP_O_SEQ: return tpp_cli_int("--seq", optarg, 1, 1 << 22, &p->seq);
 	case TPP_O_TOP: return tpp_cli_int("--top", optarg, 1, TPP_TOP_MAX, &p->top);
 	case TPP_O_CALIBRATION: p->calibration = optarg; return TPP_OK;
+	case TPP_O_TIME_LIMIT:
+		return tpp_cli_double("--time-limit", optarg, 0, 1e6, &p->time_limit);
 	case TPP_O_PREC: return tpp_cli_train_precision(optarg, &p->co->prec);
 	case TPP_O_FP8_RECIPE:
 		p->fp8_recipe_given = 1;

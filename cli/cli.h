@@ -21,13 +21,14 @@ struct tpp_optdoc {
  * The options that state the problem, shared by `tpplan plan` and
  * `tpplan report`: their getopt values (each command numbers its own
  * options from TPP_O__PROBLEM_END), one help text for both commands
- * (expanded inside each command's table; --top and --calibration are
- * listed by each command, with its own help line) and one parser.
+ * (expanded inside each command's table; --top, --calibration and
+ * --time-limit are listed by each command, with its own help line) and
+ * one parser.
  */
 enum {
 	TPP_O_MODEL = 'm', TPP_O_CLUSTER = 'c',
 	TPP_O_GPUS = 1000, TPP_O_NODES, TPP_O_GBS, TPP_O_SEQ, TPP_O_PREC,
-	TPP_O_FP8_RECIPE, TPP_O_TOP, TPP_O_CALIBRATION,
+	TPP_O_FP8_RECIPE, TPP_O_TOP, TPP_O_CALIBRATION, TPP_O_TIME_LIMIT,
 	TPP_O__PROBLEM_END
 };
 #define TPP_CLI_PROBLEM_OPTDOCS \
@@ -45,6 +46,7 @@ struct tpp_cli_problem {
 	const char *model_arg, *cluster_arg, *calibration;
 	int gpus, nodes, gbs, seq;
 	int top;			/* default 5 */
+	double time_limit;		/* s per search, default 60; 0 = none */
 	int fp8_recipe_given;
 	struct tpp_cost_opts *co;	/* --precision, --fp8-recipe */
 };

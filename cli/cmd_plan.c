@@ -11,7 +11,7 @@
 enum {
 	O_HELP = 'h',
 	O_JSON = TPP_O__PROBLEM_END, O_LAYOUT,
-	O_RESERVE, O_ATTN, O_NO_DP_OVERLAP, O_NO_P2P_OVERLAP, O_GPU_SIGMA, O_TIME_LIMIT, O_MAX_MBS, O_MAX_CP, O_TIMELINE,
+	O_RESERVE, O_ATTN, O_NO_DP_OVERLAP, O_NO_P2P_OVERLAP, O_GPU_SIGMA, O_MAX_MBS, O_MAX_CP, O_TIMELINE,
 	O_ANALYTIC,
 };
 
@@ -24,7 +24,7 @@ static const struct tpp_optdoc opts[] = {
 	{{"attention", required_argument, 0, O_ATTN}, "A", "flash (default: fused attention kernels, FlashAttention / cuDNN via Transformer Engine; needed for context parallelism) or unfused (scores materialised, Megatron's fused softmax before 2023)"},
 	{{"no-dp-overlap", no_argument, 0, O_NO_DP_OVERLAP}, NULL, "do not overlap gradient reduction with backward"},
 	{{"no-p2p-overlap", no_argument, 0, O_NO_P2P_OVERLAP}, NULL, "pipeline transfers block their sender in every schedule (Megatron's default)"},
-	{{"time-limit", required_argument, 0, O_TIME_LIMIT}, "S", "stop a search that runs longer than S seconds, with an error (default 60; 0 = none)"},
+	{{"time-limit", required_argument, 0, TPP_O_TIME_LIMIT}, "S", "stop a search that runs longer than S seconds, with an error (default 60; 0 = none)"},
 	{{"gpu-variation", required_argument, 0, O_GPU_SIGMA}, "S", "spread (sigma) of per-GPU speed, fraction of the median (default 0.02, Sinha et al. SC22; 0 = identical GPUs)"},
 	{{"max-mbs", required_argument, 0, O_MAX_MBS}, "N", "largest micro-batch to try (default 16)"},
 	{{"max-cp", required_argument, 0, O_MAX_CP}, "N", "largest context-parallel degree to try (default 16)"},
@@ -47,7 +47,6 @@ int tpp_cmd_plan(int argc, char **argv)
 	const char *layout_arg = NULL, *timeline = NULL;
 	int analytic = 0, gpus = 0, json = 0;
 	int max_mbs = 16, max_cp = 16, ch, rc, i;
-	double time_limit = 60;
 	struct tpp_model model;
 	struct tpp_cluster *cluster = NULL;
 	struct tpp_cost_opts co;
@@ -81,7 +80,6 @@ int tpp_cmd_plan(int argc, char **argv)
 		case O_ANALYTIC: analytic = 1; break;
 		case O_NO_DP_OVERLAP: co.dp_overlap = 0; break;
 		case O_NO_P2P_OVERLAP: co.p2p_overlap = 0; break;
-		case O_TIME_LIMIT: rc = tpp_cli_double("--time-limit", optarg, 0, 1e6, &time_limit); break;
 		case O_GPU_SIGMA: rc = tpp_cli_double("--gpu-variation", optarg, 0, 0.5, &co.gpu_speed_sigma); break;
 		case O_RESERVE: rc = tpp_cli_double("--mem-reserve-gib", optarg, 0, 1e4, &reserve); break;
 		case O_ATTN: rc = tpp_cli_attention(optarg, &co.attn); break;
@@ -124,7 +122,7 @@ int tpp_cmd_plan(int argc, char **argv)
 	s.top_k = pb.top;
 	s.max_mbs = max_mbs;
 	s.max_cp = max_cp;
-	s.time_limit_s = time_limit;
+	s.time_limit_s = pb.time_limit;
 	s.simulate = !analytic;
 	if (layout_arg && (rc = tpp_cli_parse_layout(layout_arg, &s, &err))) {
 		fprintf(stderr, "tpplan: %s\n", err.msg);

@@ -20,6 +20,7 @@ static const struct tpp_optdoc opts[] = {
 	TPP_CLI_PROBLEM_OPTDOCS,
 	{{"top", required_argument, 0, TPP_O_TOP}, "K", "report the K best layouts (default 5)"},
 	{{"calibration", required_argument, 0, TPP_O_CALIBRATION}, "FILE", "use (and plot) the figures measured by `tpplan calibrate`"},
+	{{"time-limit", required_argument, 0, TPP_O_TIME_LIMIT}, "S", "stop each search (the plan, every scaling and bandwidth point) that runs longer than S seconds (default 60; 0 = none): the plan's is an error, a point's is reported as stopped"},
 	{{"exec", required_argument, 0, O_EXEC}, "FILE", "add measured vs predicted per phase from `tpplan exec --json` output"},
 	{{"out", required_argument, 0, O_OUT}, "DIR", "write DIR/index.html, DIR/report.md and the figures (required; created if missing)"},
 	{{"no-plots", no_argument, 0, O_NO_PLOTS}, NULL, "tables only: do not run gnuplot"},
@@ -40,7 +41,9 @@ static void report_usage(FILE *f)
 		"4 system error (e.g. DIR cannot be written)\n");
 }
 
-/* Best layout of `s` (top_k 1) on cluster `c`: 1 found, 0 none, <0 error. */
+/* Best layout of `s` (top_k 1) on cluster `c`: 1 found, 0 none fits,
+ * BEST_STOPPED the search ran out of its time limit, <0 error. */
+#define BEST_STOPPED 2
 static int best_of(const struct tpp_model *m, const struct tpp_cluster *c,
 		   const struct tpp_cost_opts *co, const struct tpp_search *s,
 		   struct tpp_plan *tmp, struct tpp_eval *out)
@@ -53,6 +56,10 @@ static int best_of(const struct tpp_model *m, const struct tpp_cluster *c,
 	if (rc == TPP_OK) {
 		*out = tmp->top[0];
 		return 1;
+	}
+	if (rc == TPP_E_INFEASIBLE && tmp->timed_out) {
+		fprintf(stderr, "tpplan: report: %d GPUs: %s\n", s->gpus, err.msg);
+		return BEST_STOPPED;
 	}
 	if (rc == TPP_E_INFEASIBLE)
 		return 0;
@@ -81,6 +88,8 @@ static int scale_counts(int gpus, int gpn, int *out)
 {
 	int tmp[64], n = 0, g, i, lo = gpus < gpn ? gpus : gpn, first;
 	for (g = 2 * gpus; g >= lo && n < 63; g /= 2) {
+		if (g > TPP_CLUSTER_MAX_GPUS) /* no cluster that large (cluster.h) */
+			continue;
 		if (g > gpn && g % gpn)
 			break;
 		tmp[n++] = g;
@@ -163,6 +172,7 @@ int tpp_cmd_report(int argc, char **argv)
 		goto out;
 	tpp_search_default(&s, gpus, pb.gbs ? pb.gbs : model.global_batch);
 	s.top_k = pb.top;
+	s.time_limit_s = pb.time_limit;
 	x.model = &model;
 	x.cluster = cluster;
 	x.opts = &co;
@@ -170,7 +180,7 @@ int tpp_cmd_report(int argc, char **argv)
 	rc = tpp_plan_search(&model, cluster, &co, &s, plan, &err);
 	if (rc) {
 		fprintf(stderr, "tpplan: %s\n", err.msg);
-		if (rc == TPP_E_INFEASIBLE)
+		if (rc == TPP_E_INFEASIBLE && !plan->timed_out)
 			fprintf(stderr, "tpplan: report: no layout is feasible; nothing to report (see `tpplan plan`)\n");
 		goto out;
 	}
@@ -196,7 +206,8 @@ int tpp_cmd_report(int argc, char **argv)
 			rc = TPP_E_SYSTEM;
 			goto out;
 		}
-		if ((sc->ok = found)) {
+		sc->stopped = found == BEST_STOPPED;
+		if ((sc->ok = found == 1)) {
 			sc->step_s = e.step_s;
 			sc->tokens_per_s = e.tokens_per_s;
 			sc->mfu = e.mfu;
@@ -225,7 +236,8 @@ int tpp_cmd_report(int argc, char **argv)
 				rc = TPP_E_SYSTEM;
 				goto out;
 			}
-			if ((se->ok = found)) {
+			se->stopped = found == BEST_STOPPED;
+			if ((se->ok = found == 1)) {
 				se->step_s = e.step_s;
 				se->tokens_per_s = e.tokens_per_s;
 				tpp_layout_format(&e.layout, se->layout, sizeof(se->layout));

@@ -1015,7 +1015,8 @@ static void write_doc(struct doc *d, const struct tpp_report *r,
 			d_td(d, "%.3f", s->step_s), d_td(d, "%.0f", s->tokens_per_s),
 				d_td(d, "%.1f%%", 100 * s->mfu), d_td(d, "%s", s->layout);
 		else
-			d_td(d, "-"), d_td(d, "-"), d_td(d, "-"), d_td(d, "no layout fits");
+			d_td(d, "-"), d_td(d, "-"), d_td(d, "-"),
+				d_td(d, "%s", s->stopped ? "search stopped by its time limit (--time-limit)" : "no layout fits");
 	}
 	d_end_table(d);
 
@@ -1036,7 +1037,8 @@ static void write_doc(struct doc *d, const struct tpp_report *r,
 			d_td(d, "%.3f", s->step_s), d_td(d, "%+.1f%%", 100 * (s->step_s / best->step_s - 1)),
 				d_td(d, "%.0f", s->tokens_per_s), d_td(d, "%s", s->layout);
 		else
-			d_td(d, "-"), d_td(d, "-"), d_td(d, "-"), d_td(d, "no layout fits");
+			d_td(d, "-"), d_td(d, "-"), d_td(d, "-"),
+				d_td(d, "%s", s->stopped ? "search stopped by its time limit (--time-limit)" : "no layout fits");
 	}
 	d_end_table(d);
 

@@ -22,6 +22,7 @@
 struct tpp_report_scale {
 	int gpus;
 	int ok;                /* a layout fits (else the rest is unset) */
+	int stopped;           /* not ok: the search ran out of its time limit */
 	double step_s, tokens_per_s, mfu;
 	char layout[200];      /* its layout_arg */
 };
@@ -30,6 +31,7 @@ struct tpp_report_scale {
 struct tpp_report_sens {
 	double factor;         /* scale of the inter-node tiers (0.5, 1, 2) */
 	int ok;
+	int stopped;           /* not ok: the search ran out of its time limit */
 	double step_s, tokens_per_s;
 	char layout[200];
 };

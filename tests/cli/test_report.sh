@@ -75,6 +75,16 @@ echo '{"schema": "something/else"}' >"$TMP/bad-exec.json"
 "$BIN" report $PROBLEM --exec "$TMP/bad-exec.json" -o "$TMP/x" >/dev/null 2>"$TMP/err"
 rc=$?
 if [ $rc -eq 3 ] && grep -q "tpplan.exec/v1" "$TMP/err"; then ok bad-exec; else fail "bad --exec: exit $rc, expected 3"; fi
+# --time-limit bounds the report's searches too: the plan's running out is
+# an error that names the flag (not "no layout is feasible"), no report
+"$BIN" report $PROBLEM --time-limit 1e-9 --no-plots -o "$TMP/tl" >/dev/null 2>"$TMP/err"
+rc=$?
+if [ $rc -eq 1 ] && grep -q "raise --time-limit" "$TMP/err" &&
+	! grep -q "no layout is feasible" "$TMP/err" && [ ! -e "$TMP/tl/report.md" ]; then
+	ok time-limit
+else
+	fail "report --time-limit 1e-9: exit $rc, expected 1 naming --time-limit"
+fi
 # fewer GPUs than a node (7 of 8): the scaling curve has that count alone
 "$BIN" report --model 125m --cluster dgx-a100 --gpus 7 --no-plots -o "$TMP/g7" >/dev/null 2>"$TMP/err"
 rc=$?
