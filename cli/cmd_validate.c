@@ -5,6 +5,7 @@
  * the original authors tuned them.  Rows that cannot be predicted are
  * listed with the reason and counted, never dropped.
  */
+#define _POSIX_C_SOURCE 200809L /* getline */
 #include <errno.h>
 #include <libgen.h>
 #include <math.h>
@@ -16,6 +17,7 @@
 
 #define MAX_COLS 40
 #define MAX_ROWS 4096
+#define MAX_LINE 8191 /* bytes of a line, its newline included */
 
 enum col {
 	C_ID, C_LAYERS, C_HIDDEN, C_HEADS, C_KV, C_FFN, C_MLP, C_VOCAB, C_SEQ,
@@ -425,7 +427,9 @@ int tpp_cmd_validate(int argc, char **argv)
 	char extra_name[MAX_COLS][64];
 	enum stack stack = STACK_AUTO;
 	FILE *f;
-	char line[8192], dir[1024], *fields[MAX_COLS];
+	char *line = NULL, dir[1024], *fields[MAX_COLS];
+	size_t line_cap = 0;
+	ssize_t len;
 	struct row_result *rows = NULL;
 	struct tpp_model model;
 	struct tpp_cluster *cluster = NULL;
@@ -497,21 +501,24 @@ int tpp_cmd_validate(int argc, char **argv)
 	}
 	for (i = 0; i < C__COUNT; i++)
 		col[i] = -1;
-	while (fgets(line, sizeof(line), f)) {
+	while ((len = getline(&line, &line_cap, f)) != -1) {
 		int n;
 		lineno++;
-		if (line[0] == '#' || line[0] == '\n' || !strcmp(line, "\r\n"))
-			continue;
-		if (!strchr(line, '\n') && !feof(f)) {
-			/* fgets stopped short of a full buffer: a NUL byte */
-			if (strlen(line) < sizeof(line) - 1)
-				fprintf(stderr, "%s:%d:%zu: error: a NUL byte in the line\n",
-					file, lineno, strlen(line) + 1);
-			else
-				fprintf(stderr, "%s:%d:1: error: line too long\n", file, lineno);
+		/* a NUL byte anywhere, the last line too (a binary file) */
+		if ((size_t)len != strlen(line)) {
+			fprintf(stderr, "%s:%d:%zu: error: a NUL byte in the line\n",
+				file, lineno, strlen(line) + 1);
 			rc = TPP_E_INPUT;
 			goto out;
 		}
+		if (len > MAX_LINE) {
+			fprintf(stderr, "%s:%d:1: error: line too long (more than %d bytes)\n",
+				file, lineno, MAX_LINE);
+			rc = TPP_E_INPUT;
+			goto out;
+		}
+		if (line[0] == '#' || line[0] == '\n' || !strcmp(line, "\r\n"))
+			continue;
 		n = split_tabs(line, fields, MAX_COLS);
 		if (n < 0) {
 			fprintf(stderr, "%s:%d:1: error: more than %d columns\n", file, lineno, MAX_COLS);
@@ -677,6 +684,7 @@ int tpp_cmd_validate(int argc, char **argv)
 	}
 out:
 	fclose(f);
+	free(line);
 	free(rows);
 	free(abserr);
 	free(cluster);
