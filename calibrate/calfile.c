@@ -573,7 +573,7 @@ static const struct tpp_yfield coll_fields[] = {
 	 .handler = tpp_y_keep_node},
 };
 
-/* [bytes, median_s, p10_s, p90_s]: sizes strictly increasing, bytes > 0,
+/* [bytes, median_s, p10_s, p90_s]: sizes strictly increasing, whole bytes >= 1,
  * 0 < p10 <= median <= p90 <= TPP_CAL_MAX_TIME_S,
  * bytes / p10 <= TPP_CAL_MAX_ALGBW_Bps.  `out` is the struct tpp_cal_coll. */
 static int coll_point(struct tpp_ydoc *d, yaml_node_t *pt, const char *what,
@@ -585,9 +585,9 @@ static int coll_point(struct tpp_ydoc *d, yaml_node_t *pt, const char *what,
 	for (j = 0; j < 4; j++)
 		if ((rc = item_num(d, pt, j, &v[j], err)))
 			return rc;
-	if (!(v[0] > 0))
+	if (!(v[0] >= 1) || v[0] != floor(v[0]))
 		return tpp_y_err(d, tpp_y_seq_item(d, pt, 0), err,
-				 "%s[%d]: size must be positive bytes", what, i);
+				 "%s[%d]: size must be a whole number of bytes >= 1", what, i);
 	for (j = 1; j < 4; j++)
 		if ((rc = check_time(d, pt, j, v[j], what, i, err)))
 			return rc;

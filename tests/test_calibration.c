@@ -662,6 +662,18 @@ static void test_import(void)
 	CHECK(err.line == 4 && err.col == 43);
 	CHECK_STR_CONTAINS(err.msg, "\"time\"");
 
+	/* sizes are whole bytes, as in the text form */
+	CHECK(write_text(path,
+			 "{\"args\": [\"./all_reduce_perf\"],\n"
+			 " \"results\": [\n"
+			 "  {\"size\": 1024, \"out_of_place\": {\"time\": 10.5}},\n"
+			 "  {\"size\": 2048.5, \"out_of_place\": {\"time\": 11.5}}\n"
+			 " ]}\n") == 0);
+	rc = tpp_cal_import(path, TPP_COLL__COUNT, 8, 0, &cal, &err);
+	CHECK(rc == TPP_E_INPUT);
+	CHECK(err.line == 4 && err.col == 12);
+	CHECK_STR_CONTAINS(err.msg, "whole number of bytes");
+
 	CHECK(write_text(path,
 			 "{\"args\": [\"./all_reduce_perf\"],\n"
 			 " \"results\": [\n"
