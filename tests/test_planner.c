@@ -357,8 +357,6 @@ static void test_two_tier_exhaustive(struct tpp_plan *p)
 	CHECK(p->pruned > 0);
 }
 
-/* Runners-up within TPP_MEASURED_SPREAD (4 %) of the best tie with it;
- * the best itself and layouts past the spread or the ranking do not. */
 /*
  * Degrees that are not powers of two are reported too: 24 heads and 24
  * layers on 24 GPUs allow tp and pp of 1, 2, 3, 4, 6, 8, 12, 24 (on 8-GPU
@@ -381,6 +379,8 @@ static void test_degrees_not_powers_of_two(struct tpp_plan *p)
 	CHECK(p->n_best_pp >= 6);
 }
 
+/* Runners-up within TPP_MEASURED_SPREAD (4 %) of the best tie with it;
+ * the best itself and layouts past the spread or the ranking do not. */
 static void test_ties(struct tpp_plan *p)
 {
 	static const double steps[] = {10.0, 10.2, 10.4, 10.41, 12.0};
