@@ -674,9 +674,11 @@ static void test_import(void)
 	CHECK(err.line == 4 && err.col == 12);
 	CHECK_STR_CONTAINS(err.msg, "whole number of bytes");
 
+	/* size 0 (nccl-tests -b 0) is skipped, as in the text form */
 	CHECK(write_text(path,
 			 "{\"args\": [\"./all_reduce_perf\"],\n"
 			 " \"results\": [\n"
+			 "  {\"size\": 0, \"out_of_place\": {\"time\": 0.1}},\n"
 			 "  {\"size\": 1024, \"out_of_place\": {\"time\": 10.5}},\n"
 			 "  {\"size\": 2048, \"out_of_place\": {\"time\": 11.5}}\n"
 			 " ]}\n") == 0);
