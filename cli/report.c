@@ -1208,10 +1208,11 @@ int tpp_report_write(const char *dir, const struct tpp_report *r)
 
 /* ---- exec results ------------------------------------------------------------ */
 
-/* A number member of mapping o, in [0, max]; null or absent: *x = dflt,
- * 0 returned. */
+/* A number member of mapping o: 0 or in [least, max]; null or absent:
+ * *x = dflt, 0 returned. */
 static int exec_num(struct tpp_ydoc *d, yaml_node_t *o, const char *key,
-		    double dflt, double max, double *x, struct tpp_err *err)
+		    double dflt, double least, double max, double *x,
+		    struct tpp_err *err)
 {
 	yaml_node_t *v = tpp_y_map_get(d, o, key);
 	*x = dflt;
@@ -1219,9 +1220,9 @@ static int exec_num(struct tpp_ydoc *d, yaml_node_t *o, const char *key,
 		return TPP_OK;
 	if (!tpp_yj_num(v, x))
 		return tpp_y_err(d, v, err, "\"%s\" must be a number", key);
-	if (!(*x >= 0 && *x <= max))
-		return tpp_y_err(d, v, err, "\"%s\" = %s is out of range [0, %g]",
-				 key, tpp_y_text(v), max);
+	if (!(*x == 0 || (*x >= least && *x <= max)))
+		return tpp_y_err(d, v, err, "\"%s\" = %s is out of range (0 or [%g, %g])",
+				 key, tpp_y_text(v), least, max);
 	return TPP_OK;
 }
 
@@ -1264,9 +1265,9 @@ int tpp_report_read_exec(const char *path, struct tpp_report *r)
 			goto out;
 		}
 		if ((rc = tpp_y_str(&d, v, ph->name, sizeof(ph->name), &err)) ||
-		    (rc = exec_num(&d, ph_node, "measured_s", -1, 1e6, &ph->measured_s, &err)) ||
-		    (rc = exec_num(&d, ph_node, "predicted_s", -1, 1e6, &ph->predicted_s, &err)) ||
-		    (rc = exec_num(&d, ph_node, "count", 0, 1e9, &count, &err)))
+		    (rc = exec_num(&d, ph_node, "measured_s", -1, 1e-9, 1e6, &ph->measured_s, &err)) ||
+		    (rc = exec_num(&d, ph_node, "predicted_s", -1, 1e-9, 1e6, &ph->predicted_s, &err)) ||
+		    (rc = exec_num(&d, ph_node, "count", 0, 1, 1e9, &count, &err)))
 			goto out;
 		ph->count = (int)count;
 		if (ph->count > 0 || ph->measured_s > 0)

@@ -101,10 +101,19 @@ fi
 printf '{"schema": "tpplan.exec/v1",\n "phases": [{"phase": "step", "count": 1,\n  "measured_s": -5}]}\n' >"$TMP/bad-exec3.json"
 "$BIN" report $PROBLEM --exec "$TMP/bad-exec3.json" -o "$TMP/x" >/dev/null 2>"$TMP/err"
 rc=$?
-if [ $rc -eq 3 ] && grep -q 'bad-exec3.json:3:17: error: "measured_s" = -5 is out of range \[0, 1e+06\]' "$TMP/err"; then
+if [ $rc -eq 3 ] && grep -q 'bad-exec3.json:3:17: error: "measured_s" = -5 is out of range (0 or \[1e-09, 1e+06\])' "$TMP/err"; then
 	ok bad-exec-range
 else
 	fail "negative --exec time: exit $rc, expected 3 with the value's line"
+fi
+# below a timer's resolution: 1e-300 s made a 300-digit error percentage
+sed 's/-5}/1e-300}/' "$TMP/bad-exec3.json" >"$TMP/bad-exec4.json"
+"$BIN" report $PROBLEM --exec "$TMP/bad-exec4.json" -o "$TMP/x" >/dev/null 2>"$TMP/err"
+rc=$?
+if [ $rc -eq 3 ] && grep -q 'bad-exec4.json:3:17: error: "measured_s" = 1e-300 is out of range' "$TMP/err"; then
+	ok bad-exec-tiny
+else
+	fail "1e-300 s --exec time: exit $rc, expected 3 with the value's line"
 fi
 if [ "$(id -u)" -ne 0 ]; then
 	mkdir "$TMP/ro" && chmod a-w "$TMP/ro"
