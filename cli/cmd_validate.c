@@ -5,7 +5,6 @@
  * the original authors tuned them.  Rows that cannot be predicted are
  * listed with the reason and counted, never dropped.
  */
-#define _POSIX_C_SOURCE 200809L /* getline */
 #include <errno.h>
 #include <libgen.h>
 #include <math.h>
@@ -47,6 +46,29 @@ struct row_result {
 	enum stack stack;   /* the software stack assumed (row_stack) */
 	struct tpp_eval e;
 };
+
+/*
+ * One line of f, its newline included, into buf (NUL-terminated), at most
+ * size - 1 bytes: the bytes read in *len, and 0; -1 at the end of the
+ * file; 1 when the line is longer (the rest is not read: a binary or
+ * runaway file is refused without being read whole).  A NUL byte in the
+ * line shows as strlen(buf) < *len.
+ */
+static int read_line(FILE *f, char *buf, size_t size, size_t *len)
+{
+	size_t n = 0;
+	int ch = EOF;
+	while (n + 1 < size && (ch = getc(f)) != EOF) {
+		buf[n++] = (char)ch;
+		if (ch == '\n')
+			break;
+	}
+	buf[n] = '\0';
+	*len = n;
+	if (n + 1 == size && ch != '\n' && (ch = getc(f)) != EOF)
+		return 1;
+	return n ? 0 : -1;
+}
 
 static int split_tabs(char *line, char **fields, int max)
 {
@@ -427,9 +449,9 @@ int tpp_cmd_validate(int argc, char **argv)
 	char extra_name[MAX_COLS][64];
 	enum stack stack = STACK_AUTO;
 	FILE *f;
-	char *line = NULL, dir[1024], *fields[MAX_COLS];
-	size_t line_cap = 0;
-	ssize_t len;
+	char line[MAX_LINE + 1], dir[1024], *fields[MAX_COLS];
+	size_t len;
+	int got;
 	struct row_result *rows = NULL;
 	struct tpp_model model;
 	struct tpp_cluster *cluster = NULL;
@@ -501,17 +523,17 @@ int tpp_cmd_validate(int argc, char **argv)
 	}
 	for (i = 0; i < C__COUNT; i++)
 		col[i] = -1;
-	while ((len = getline(&line, &line_cap, f)) != -1) {
+	while ((got = read_line(f, line, sizeof(line), &len)) != -1) {
 		int n;
 		lineno++;
 		/* a NUL byte anywhere, the last line too (a binary file) */
-		if ((size_t)len != strlen(line)) {
+		if (len != strlen(line)) {
 			fprintf(stderr, "%s:%d:%zu: error: a NUL byte in the line\n",
 				file, lineno, strlen(line) + 1);
 			rc = TPP_E_INPUT;
 			goto out;
 		}
-		if (len > MAX_LINE) {
+		if (got == 1) {
 			fprintf(stderr, "%s:%d:1: error: line too long (more than %d bytes)\n",
 				file, lineno, MAX_LINE);
 			rc = TPP_E_INPUT;
@@ -543,8 +565,9 @@ int tpp_cmd_validate(int argc, char **argv)
 					 * where blank; a row that fills it is
 					 * not predicted, as the value could
 					 * change what the row means */
-					fprintf(stderr, "%s:%d:%d: warning: column '%s' is not in the runs format: rows that fill it are not predicted\n",
-						file, lineno, (int)(fields[k] - line) + 1, fields[k]);
+					fprintf(stderr, "%s:%d:%d: warning: column '%.63s%s' is not in the runs format: rows that fill it are not predicted\n",
+						file, lineno, (int)(fields[k] - line) + 1, fields[k],
+						strlen(fields[k]) > 63 ? "..." : "");
 					extra[nextra] = k;
 					tpp_strlcpy(extra_name[nextra++], fields[k], sizeof(extra_name[0]));
 					continue;
@@ -684,7 +707,6 @@ int tpp_cmd_validate(int argc, char **argv)
 	}
 out:
 	fclose(f);
-	free(line);
 	free(rows);
 	free(abserr);
 	free(cluster);
