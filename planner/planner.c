@@ -441,12 +441,16 @@ int tpp_plan_search(const struct tpp_model *m, const struct tpp_cluster *c,
 		/* the best per TP and PP degree (by the analytic model), simulated */
 		for (i = 0; i < x.n_tp; i++) {
 			struct tpp_eval e;
+			if (past_limit(&x))
+				goto timeout;
 			if (simulate(&x, &x.pick_tp[i].l, &e))
 				goto fail;
 			keep_best(plan->best_tp, &plan->n_best_tp, x.pick_tp[i].degree, &e);
 		}
 		for (i = 0; i < x.n_pp; i++) {
 			struct tpp_eval e;
+			if (past_limit(&x))
+				goto timeout;
 			if (simulate(&x, &x.pick_pp[i].l, &e))
 				goto fail;
 			keep_best(plan->best_pp, &plan->n_best_pp, x.pick_pp[i].degree, &e);
