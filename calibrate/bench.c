@@ -35,14 +35,64 @@
 #include "backend_impl.h"
 #include "bench.h"
 
+#ifdef TPP_HAVE_CUDA_BACKEND
+#include <dlfcn.h>
+#endif
+
 /* ==== backend front end ====================================================== */
 
 static const struct tpp_backend_ops *const registry[] = {
 	&tpp_backend_cpu_ops,
-#ifdef TPP_HAVE_CUDA_BACKEND
-	&tpp_backend_cuda_ops,
-#endif
 };
+
+#ifdef TPP_HAVE_CUDA_BACKEND
+/*
+ * The cuda backend is a module (calibrate/bench.cmake), loaded the first
+ * time it is asked for: from the executable's folder, else through the
+ * loader's search path (LD_LIBRARY_PATH); never unloaded.  NULL with the
+ * loader's reason in *err when it cannot be loaded.
+ */
+static const struct tpp_backend_ops *cuda_ops(struct tpp_err *err)
+{
+	static const struct tpp_backend_ops *ops;
+	char path[4096], why[512] = "";
+	void *h = NULL;
+	ssize_t n;
+	if (ops)
+		return ops;
+	n = readlink("/proc/self/exe", path, sizeof(path) - sizeof(TPP_CUDA_MODULE) - 1);
+	if (n > 0) {
+		char *slash;
+		path[n] = '\0';
+		slash = strrchr(path, '/');
+		if (slash) {
+			memcpy(slash + 1, TPP_CUDA_MODULE, sizeof(TPP_CUDA_MODULE));
+			if (!access(path, F_OK)) {
+				h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+				if (!h)
+					tpp_strlcpy(why, dlerror(), sizeof(why));
+			}
+		}
+	}
+	if (!h && !why[0]) {
+		h = dlopen(TPP_CUDA_MODULE, RTLD_NOW | RTLD_LOCAL);
+		if (!h)
+			tpp_strlcpy(why, dlerror(), sizeof(why));
+	}
+	if (!h) {
+		tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0,
+			    "backend cuda: cannot load its module %s: %s",
+			    TPP_CUDA_MODULE, why);
+		return NULL;
+	}
+	ops = (const struct tpp_backend_ops *)dlsym(h, "tpp_backend_cuda_ops");
+	if (!ops)
+		tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0,
+			    "backend cuda: %s has no tpp_backend_cuda_ops",
+			    TPP_CUDA_MODULE);
+	return ops;
+}
+#endif
 
 const char *const tpp_backend_names[] = {
 	"cpu",
@@ -84,6 +134,10 @@ int tpp_backend_new(const char *name, const void *mpi_comm,
 	for (i = 0; i < TPP_ARRAY_LEN(registry); i++)
 		if (!strcmp(registry[i]->name, name))
 			ops = registry[i];
+#ifdef TPP_HAVE_CUDA_BACKEND
+	if (!ops && !strcmp(name, "cuda") && !(ops = cuda_ops(err)))
+		return TPP_E_SYSTEM;
+#endif
 	if (!ops) {
 		char avail[128] = "";
 		for (i = 0; tpp_backend_names[i]; i++) {

@@ -57,28 +57,46 @@ if(TARGET GSL::gsl)
   set_property(TARGET GSL::gsl PROPERTY INTERFACE_LINK_LIBRARIES "${_tpp_gsl_libs}")
 endif()
 
-set(_tpp_bench_src
-  ${CMAKE_CURRENT_SOURCE_DIR}/bench.c
-  ${CMAKE_CURRENT_SOURCE_DIR}/backend_ext.c
-  ${CMAKE_CURRENT_SOURCE_DIR}/backend_cpu.c)
 set(_tpp_bench_cuda OFF)
 if(TPP_WITH_CUDA AND TPP_WITH_NCCL)
-  list(APPEND _tpp_bench_src ${CMAKE_CURRENT_SOURCE_DIR}/backend_cuda.c
-       ${CMAKE_CURRENT_SOURCE_DIR}/backend_cuda_kernels.cu)
   set(_tpp_bench_cuda ON)
 endif()
 
-add_library(tpp_bench STATIC ${_tpp_bench_src})
-if(_tpp_bench_cuda AND NOT CMAKE_CUDA_ARCHITECTURES)
-  # the exec kernels: Ampere and Hopper unless the user chose
-  set_property(TARGET tpp_bench PROPERTY CUDA_ARCHITECTURES 80 90)
-endif()
+add_library(tpp_bench STATIC ${CMAKE_CURRENT_SOURCE_DIR}/bench.c
+            ${CMAKE_CURRENT_SOURCE_DIR}/backend_ext.c
+            ${CMAKE_CURRENT_SOURCE_DIR}/backend_cpu.c)
 target_include_directories(tpp_bench PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
 target_link_libraries(tpp_bench PUBLIC tpp_calibrate MPI::MPI_C)
 target_link_libraries(tpp_bench PRIVATE tpp_cblas)
+
+# The cuda backend is a module that bench.c loads (dlopen) the first time a
+# command asks for it: cuBLAS, cuBLASLt and NCCL take ~0.2 s and ~200 MB to
+# load, which every `tpplan plan` / `validate` would otherwise pay.  It is
+# written next to the tpplan executable, where bench.c looks first; it
+# takes tpp_err_set / tpp_strlcpy / tpp_prec_names from the executable,
+# which exports its symbols for it (cli/CMakeLists.txt).
 if(_tpp_bench_cuda)
-  target_compile_definitions(tpp_bench PRIVATE TPP_HAVE_CUDA_BACKEND=1)
-  target_link_libraries(tpp_bench PRIVATE CUDA::cudart CUDA::cublas NCCL::NCCL)
+  add_library(tpp_backend_cuda MODULE
+              ${CMAKE_CURRENT_SOURCE_DIR}/backend_cuda.c
+              ${CMAKE_CURRENT_SOURCE_DIR}/backend_cuda_kernels.cu)
+  set_target_properties(tpp_backend_cuda PROPERTIES PREFIX ""
+    LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/cli)
+  if(NOT CMAKE_CUDA_ARCHITECTURES)
+    # the exec kernels: Ampere and Hopper unless the user chose
+    set_property(TARGET tpp_backend_cuda PROPERTY CUDA_ARCHITECTURES 80 90)
+  endif()
+  target_include_directories(tpp_backend_cuda PRIVATE
+    $<TARGET_PROPERTY:tpp_bench,INTERFACE_INCLUDE_DIRECTORIES>
+    $<TARGET_PROPERTY:tpp_calibrate,INTERFACE_INCLUDE_DIRECTORIES>
+    $<TARGET_PROPERTY:tpp_costmodel,INTERFACE_INCLUDE_DIRECTORIES>
+    $<TARGET_PROPERTY:tpp_common,INTERFACE_INCLUDE_DIRECTORIES>)
+  target_compile_definitions(tpp_backend_cuda PRIVATE TPP_HAVE_CUDA_BACKEND=1)
+  target_link_libraries(tpp_backend_cuda PRIVATE MPI::MPI_C CUDA::cudart
+                        CUDA::cublas NCCL::NCCL)
+  target_compile_definitions(tpp_bench PRIVATE TPP_HAVE_CUDA_BACKEND=1
+                             TPP_CUDA_MODULE="tpp_backend_cuda.so")
+  target_link_libraries(tpp_bench PRIVATE ${CMAKE_DL_LIBS})
+  add_dependencies(tpp_bench tpp_backend_cuda)
 endif()
 if(_tpp_bench_cuda)
   message(STATUS "tpplan calibrate backends: cpu (BLAS ${BLAS_LIBRARIES}), cuda")

@@ -296,6 +296,33 @@ else
 	bad "-np 1 --no-gemm: exit $rc ($(tail -n 2 "$dir/out1b.txt" | tr '\n' ' '))"
 fi
 
+# ---- the cuda backend, a module loaded on demand (calibrate/bench.cmake) ---------------
+# Where it is built: it loads and runs (exit 0 with a GPU) or fails on the
+# device (exit 4, "cuda (rank 0): ..."); never a loader error.  A copy of
+# tpplan without the module next to it names the module it cannot load.
+if [ -e "$(dirname "$tpplan")/tpp_backend_cuda.so" ]; then
+	rm -f "$dir/calcu.yaml"
+	mpirun 1 calibrate --backend cuda --quick --collectives none --gemm-precisions fp32 \
+		--out "$dir/calcu.yaml" >"$dir/outcu.txt" 2>&1
+	rc=$?
+	if [ "$rc" -eq 0 ] && [ -s "$dir/calcu.yaml" ] ||
+	   { [ "$rc" -eq 4 ] && grep -q "cuda (rank 0)" "$dir/outcu.txt" &&
+	     ! grep -q "cannot load" "$dir/outcu.txt"; }; then
+		ok "--backend cuda: the module loads (exit $rc)"
+	else
+		bad "--backend cuda: exit $rc ($(head -n 2 "$dir/outcu.txt" | tr '\n' ' '))"
+	fi
+	mkdir -p "$dir/alone" && cp "$tpplan" "$dir/alone/tpplan"
+	timeout 120 mpiexec $mpiflags -np 1 "$dir/alone/tpplan" calibrate --backend cuda --quick \
+		--out "$dir/calcu2.yaml" >"$dir/outcu2.txt" 2>&1
+	rc=$?
+	if [ "$rc" -eq 4 ] && grep -q "cannot load its module tpp_backend_cuda.so" "$dir/outcu2.txt"; then
+		ok "--backend cuda without its module: says so, exit 4"
+	else
+		bad "--backend cuda without its module: exit $rc ($(head -n 2 "$dir/outcu2.txt" | tr '\n' ' '))"
+	fi
+fi
+
 # ---- usage errors: exit 2 before MPI starts --------------------------------------------
 usage_error calibrate "no --out" --quick
 usage_error calibrate "bad --collectives" --out "$dir/x.yaml" --collectives all_reduce,bogus
