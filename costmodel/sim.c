@@ -397,7 +397,7 @@ static int play_zb(struct sim *s, struct tpp_sim_event *ev, size_t cap,
 		rh_fix(&q, r);
 	}
 	while (left) {
-		int best_r = h[0], d;
+		int best_r = h[0], d, done_kind = ck[best_r];
 		if (ck[best_r] < 0) {
 			rc = -1;
 			goto out;
@@ -427,13 +427,16 @@ static int play_zb(struct sim *s, struct tpp_sim_event *ev, size_t cap,
 			(*nev)++;
 			left--;
 		}
-		/* the rank and the neighbours that consume its output */
-		for (d = -1; d <= 1; d++) {
-			int rr = best_r + d;
-			if (rr < 0 || rr >= p)
-				continue;
-			zb_next(s, rr, nf, nb, nw, ck, cm, ct);
-			rh_fix(&q, rr);
+		/* the rank, and the neighbour that consumes its output (a
+		 * forward's the next rank, an input gradient's the previous;
+		 * a weight gradient has none): no other rank's next operation
+		 * or start can have changed */
+		zb_next(s, best_r, nf, nb, nw, ck, cm, ct);
+		rh_fix(&q, best_r);
+		d = done_kind == TPP_EV_F ? best_r + 1 : done_kind == TPP_EV_B ? best_r - 1 : -1;
+		if (d >= 0 && d < p) {
+			zb_next(s, d, nf, nb, nw, ck, cm, ct);
+			rh_fix(&q, d);
 		}
 	}
 out:
