@@ -357,6 +357,30 @@ static int simulate(struct ctx *x, const struct tpp_layout *l, struct tpp_eval *
 	return 0;
 }
 
+/*
+ * Simulate a per-degree pick, or take the result of the same layout
+ * already simulated as a finalist or as another degree's pick (a fixed
+ * layout is all three).  Layouts come from one memset layout (the search
+ * loops), so memcmp compares them whole.
+ */
+static int simulate_pick(struct ctx *x, const struct tpp_layout *l,
+			 struct tpp_eval *e)
+{
+	const struct tpp_plan *p = x->plan;
+	int i;
+	for (i = 0; i < p->n_top; i++)
+		if (!memcmp(&p->top[i].layout, l, sizeof(*l))) {
+			*e = p->top[i];
+			return 0;
+		}
+	for (i = 0; i < p->n_best_tp; i++)
+		if (!memcmp(&p->best_tp[i].e.layout, l, sizeof(*l))) {
+			*e = p->best_tp[i].e;
+			return 0;
+		}
+	return simulate(x, l, e);
+}
+
 int tpp_plan_search(const struct tpp_model *m, const struct tpp_cluster *c,
 		    const struct tpp_cost_opts *o, const struct tpp_search *s,
 		    struct tpp_plan *plan, struct tpp_err *err)
@@ -443,7 +467,7 @@ int tpp_plan_search(const struct tpp_model *m, const struct tpp_cluster *c,
 			struct tpp_eval e;
 			if (past_limit(&x))
 				goto timeout;
-			if (simulate(&x, &x.pick_tp[i].l, &e))
+			if (simulate_pick(&x, &x.pick_tp[i].l, &e))
 				goto fail;
 			keep_best(plan->best_tp, &plan->n_best_tp, x.pick_tp[i].degree, &e);
 		}
@@ -451,7 +475,7 @@ int tpp_plan_search(const struct tpp_model *m, const struct tpp_cluster *c,
 			struct tpp_eval e;
 			if (past_limit(&x))
 				goto timeout;
-			if (simulate(&x, &x.pick_pp[i].l, &e))
+			if (simulate_pick(&x, &x.pick_pp[i].l, &e))
 				goto fail;
 			keep_best(plan->best_pp, &plan->n_best_pp, x.pick_pp[i].degree, &e);
 		}
