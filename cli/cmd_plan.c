@@ -38,7 +38,7 @@ static void plan_usage(FILE *f)
 {
 	fprintf(f, "usage: tpplan [plan] --model NAME|FILE --cluster NAME|FILE [options]\n\n");
 	tpp_cli_print_opts(f, opts, TPP_ARRAY_LEN(opts), 26, 0);
-	fprintf(f, "\nexit codes: 0 ok, 1 no feasible layout, 2 usage, 3 input error, 4 system error\n");
+	fprintf(f, "\nexit codes: 0 ok, 1 no feasible layout (or the search ran past --time-limit), 2 usage,\n3 input error, 4 system error\n");
 }
 
 int tpp_cmd_plan(int argc, char **argv)

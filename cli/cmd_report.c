@@ -37,8 +37,8 @@ static void report_usage(FILE *f)
 		"figures.  Plots are PNGs drawn by gnuplot from NAME.gp and NAME.dat\n"
 		"kept in DIR; without gnuplot the report has tables only.\n\n");
 	tpp_cli_print_opts(f, opts, TPP_ARRAY_LEN(opts), 26, O_OUT);
-	fprintf(f, "\nexit codes: 0 ok, 1 no feasible layout, 2 usage, 3 input error,\n"
-		"4 system error (e.g. DIR cannot be written)\n");
+	fprintf(f, "\nexit codes: 0 ok, 1 no feasible layout (or the plan's search ran past\n"
+		"--time-limit), 2 usage, 3 input error, 4 system error (e.g. DIR cannot be written)\n");
 }
 
 /* Best layout of `s` (top_k 1) on cluster `c`: 1 found, 0 none fits,

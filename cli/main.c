@@ -38,7 +38,7 @@ static void usage(FILE *f)
 		"\nRun `tpplan plan --help` for the planning options.\n\n"
 		"exit codes:\n"
 		"  0  success\n"
-		"  1  no layout is feasible, or a check failed\n"
+		"  1  no layout is feasible (or the search ran past --time-limit), or a check failed\n"
 		"  2  usage error (bad flag or value)\n"
 		"  3  input or configuration error (bad YAML, unknown model, ...)\n"
 		"  4  backend or system error\n");
