@@ -287,6 +287,11 @@ int tpp_y_double(struct tpp_ydoc *d, yaml_node_t *node, double *out,
 	double v;
 	if (!node || node->type != YAML_SCALAR_NODE)
 		return tpp_y_err(d, node, err, "expected a number");
+	/* "80" is a string in YAML, as in JSON: not read as a number */
+	if (node->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+		return tpp_y_err(d, node, err,
+				 "expected a number, got the quoted string '%s' (drop the quotes)",
+				 scalar(node));
 	errno = 0;
 	v = strtod(scalar(node), &end);
 	if (end == scalar(node) || *end != '\0' || errno == ERANGE ||
@@ -304,6 +309,10 @@ int tpp_y_int(struct tpp_ydoc *d, yaml_node_t *node, long long *out,
 	long long v;
 	if (!node || node->type != YAML_SCALAR_NODE)
 		return tpp_y_err(d, node, err, "expected an integer");
+	if (node->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+		return tpp_y_err(d, node, err,
+				 "expected an integer, got the quoted string '%s' (drop the quotes)",
+				 scalar(node));
 	errno = 0;
 	v = strtoll(scalar(node), &end, 10);
 	if (end == scalar(node) || *end != '\0' || errno == ERANGE)
@@ -402,10 +411,11 @@ static int fill_field(struct tpp_ydoc *d, yaml_node_t *v,
 	switch (f->type) {
 	case TPP_YF_INT: {
 		long long x;
-		if ((rc = tpp_y_int(d, v, &x, err)))
-			return tpp_y_err(d, v, err,
-					 "%s.%s: expected an integer, got '%s'",
-					 what, f->key, scalar(v));
+		char why[sizeof(err->msg)];
+		if ((rc = tpp_y_int(d, v, &x, err))) {
+			tpp_strlcpy(why, err ? err->msg : "", sizeof(why));
+			return tpp_y_err(d, v, err, "%s.%s: %s", what, f->key, why);
+		}
 		if ((rc = check_range(d, v, f, (double)x, what, err)))
 			return rc;
 		if (x < -2147483647LL || x > 2147483647LL)
@@ -416,10 +426,11 @@ static int fill_field(struct tpp_ydoc *d, yaml_node_t *v,
 	}
 	case TPP_YF_DOUBLE: {
 		double x;
-		if ((rc = tpp_y_double(d, v, &x, err)))
-			return tpp_y_err(d, v, err,
-					 "%s.%s: expected a number, got '%s'",
-					 what, f->key, scalar(v));
+		char why[sizeof(err->msg)];
+		if ((rc = tpp_y_double(d, v, &x, err))) {
+			tpp_strlcpy(why, err ? err->msg : "", sizeof(why));
+			return tpp_y_err(d, v, err, "%s.%s: %s", what, f->key, why);
+		}
 		if (f->scale)
 			x *= f->scale;
 		if ((rc = check_range(d, v, f, x, what, err)))
