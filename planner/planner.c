@@ -381,13 +381,37 @@ static int simulate_pick(struct ctx *x, const struct tpp_layout *l,
 	return simulate(x, l, e);
 }
 
+/*
+ * Price the analytic best of each degree into table t: simulated (or
+ * reused, simulate_pick) when the search simulates, else the analytic
+ * model.  0; 1 past the time limit; -1 on a simulator error (x->err).
+ */
+static int price_picks(struct ctx *x, const struct degree_pick *pick, int n,
+		       struct tpp_degree_best *t, int *nt)
+{
+	int i;
+	for (i = 0; i < n; i++) {
+		struct tpp_eval e;
+		if (!x->s->simulate) {
+			if (tpp_cost_eval(x->m, x->c, x->o, &pick[i].l, &e, NULL))
+				continue;
+		} else if (past_limit(x)) {
+			return 1;
+		} else if (simulate_pick(x, &pick[i].l, &e)) {
+			return -1;
+		}
+		keep_best(t, nt, pick[i].degree, &e);
+	}
+	return 0;
+}
+
 int tpp_plan_search(const struct tpp_model *m, const struct tpp_cluster *c,
 		    const struct tpp_cost_opts *o, const struct tpp_search *s,
 		    struct tpp_plan *plan, struct tpp_err *err)
 {
 	struct ctx x;
 	struct tpp_layout l;
-	int tp, cp, pp, i, rc = TPP_OK;
+	int tp, cp, pp, i, pr, rc = TPP_OK;
 	size_t k;
 
 	memset(plan, 0, sizeof(*plan));
@@ -463,21 +487,11 @@ int tpp_plan_search(const struct tpp_model *m, const struct tpp_cluster *c,
 			keep_top(plan, s->top_k, &e);
 		}
 		/* the best per TP and PP degree (by the analytic model), simulated */
-		for (i = 0; i < x.n_tp; i++) {
-			struct tpp_eval e;
-			if (past_limit(&x))
+		if ((pr = price_picks(&x, x.pick_tp, x.n_tp, plan->best_tp, &plan->n_best_tp)) ||
+		    (pr = price_picks(&x, x.pick_pp, x.n_pp, plan->best_pp, &plan->n_best_pp))) {
+			if (pr > 0)
 				goto timeout;
-			if (simulate_pick(&x, &x.pick_tp[i].l, &e))
-				goto fail;
-			keep_best(plan->best_tp, &plan->n_best_tp, x.pick_tp[i].degree, &e);
-		}
-		for (i = 0; i < x.n_pp; i++) {
-			struct tpp_eval e;
-			if (past_limit(&x))
-				goto timeout;
-			if (simulate_pick(&x, &x.pick_pp[i].l, &e))
-				goto fail;
-			keep_best(plan->best_pp, &plan->n_best_pp, x.pick_pp[i].degree, &e);
+			goto fail;
 		}
 		/* the overall winner is the best of its degree too */
 		for (i = 0; i < plan->n_top; i++) {
@@ -485,16 +499,8 @@ int tpp_plan_search(const struct tpp_model *m, const struct tpp_cluster *c,
 			keep_best(plan->best_pp, &plan->n_best_pp, plan->top[i].layout.pp, &plan->top[i]);
 		}
 	} else {
-		for (i = 0; i < x.n_tp; i++) {
-			struct tpp_eval e;
-			if (!tpp_cost_eval(m, c, o, &x.pick_tp[i].l, &e, NULL))
-				keep_best(plan->best_tp, &plan->n_best_tp, x.pick_tp[i].degree, &e);
-		}
-		for (i = 0; i < x.n_pp; i++) {
-			struct tpp_eval e;
-			if (!tpp_cost_eval(m, c, o, &x.pick_pp[i].l, &e, NULL))
-				keep_best(plan->best_pp, &plan->n_best_pp, x.pick_pp[i].degree, &e);
-		}
+		price_picks(&x, x.pick_tp, x.n_tp, plan->best_tp, &plan->n_best_tp);
+		price_picks(&x, x.pick_pp, x.n_pp, plan->best_pp, &plan->n_best_pp);
 	}
 	qsort(plan->best_tp, plan->n_best_tp, sizeof(*plan->best_tp), by_degree);
 	qsort(plan->best_pp, plan->n_best_pp, sizeof(*plan->best_pp), by_degree);
