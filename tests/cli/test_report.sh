@@ -89,32 +89,29 @@ fi
 "$BIN" report --model 125m --cluster dgx-a100 --gpus 7 --no-plots -o "$TMP/g7" >/dev/null 2>"$TMP/err"
 rc=$?
 if [ $rc -eq 0 ] && [ -s "$TMP/g7/report.md" ]; then ok sub-node-gpus; else fail "report --gpus 7: exit $rc"; fi
+# bad_exec NAME FILE REGEX WHAT: report --exec FILE is an input error (exit
+# 3) whose message matches REGEX (grep)
+bad_exec() {
+	"$BIN" report $PROBLEM --exec "$2" -o "$TMP/x" >/dev/null 2>"$TMP/err"
+	rc=$?
+	if [ $rc -eq 3 ] && grep -q "$3" "$TMP/err"; then
+		ok "$1"
+	else
+		fail "$4: exit $rc, expected 3 with the value's line"
+	fi
+}
 printf '{"schema": "tpplan.exec/v1",\n "phases": [{"phase": "step", "count": 1, "measured_s": "fast"}]}\n' >"$TMP/bad-exec2.json"
-"$BIN" report $PROBLEM --exec "$TMP/bad-exec2.json" -o "$TMP/x" >/dev/null 2>"$TMP/err"
-rc=$?
-if [ $rc -eq 3 ] && grep -q 'bad-exec2.json:2:.*"measured_s" must be a number' "$TMP/err"; then
-	ok bad-exec-value
-else
-	fail "bad --exec value: exit $rc, expected 3 with the value's line"
-fi
+bad_exec bad-exec-value "$TMP/bad-exec2.json" 'bad-exec2.json:2:.*"measured_s" must be a number' \
+	"bad --exec value"
 # a negative or overflowing time was printed as -5000 ms, inf and -inf%
 printf '{"schema": "tpplan.exec/v1",\n "phases": [{"phase": "step", "count": 1,\n  "measured_s": -5}]}\n' >"$TMP/bad-exec3.json"
-"$BIN" report $PROBLEM --exec "$TMP/bad-exec3.json" -o "$TMP/x" >/dev/null 2>"$TMP/err"
-rc=$?
-if [ $rc -eq 3 ] && grep -q 'bad-exec3.json:3:17: error: "measured_s" = -5 is out of range (0 or \[1e-09, 1e+06\])' "$TMP/err"; then
-	ok bad-exec-range
-else
-	fail "negative --exec time: exit $rc, expected 3 with the value's line"
-fi
+bad_exec bad-exec-range "$TMP/bad-exec3.json" \
+	'bad-exec3.json:3:17: error: "measured_s" = -5 is out of range (0 or \[1e-09, 1e+06\])' \
+	"negative --exec time"
 # below a timer's resolution: 1e-300 s made a 300-digit error percentage
 sed 's/-5}/1e-300}/' "$TMP/bad-exec3.json" >"$TMP/bad-exec4.json"
-"$BIN" report $PROBLEM --exec "$TMP/bad-exec4.json" -o "$TMP/x" >/dev/null 2>"$TMP/err"
-rc=$?
-if [ $rc -eq 3 ] && grep -q 'bad-exec4.json:3:17: error: "measured_s" = 1e-300 is out of range' "$TMP/err"; then
-	ok bad-exec-tiny
-else
-	fail "1e-300 s --exec time: exit $rc, expected 3 with the value's line"
-fi
+bad_exec bad-exec-tiny "$TMP/bad-exec4.json" \
+	'bad-exec4.json:3:17: error: "measured_s" = 1e-300 is out of range' "1e-300 s --exec time"
 if [ "$(id -u)" -ne 0 ]; then
 	mkdir "$TMP/ro" && chmod a-w "$TMP/ro"
 	"$BIN" report $PROBLEM --no-plots -o "$TMP/ro/sub" >/dev/null 2>&1
