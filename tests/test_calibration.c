@@ -494,6 +494,30 @@ static void check_busbw_column(const char *file, const struct tpp_cal_coll *t)
 }
 
 
+/*
+ * An nccl-tests JSON file whose second result is `row2` (the first is a
+ * good 1024-byte one) is an input error at line 4, column `col`, with
+ * `needle` (and `needle2`, if not NULL) in its message.
+ */
+static void json_row_err(const char *path, const char *row2, int col,
+			 const char *needle, const char *needle2)
+{
+	static const char head[] =
+		"{\"args\": [\"./all_reduce_perf\"],\n"
+		" \"results\": [\n"
+		"  {\"size\": 1024, \"out_of_place\": {\"time\": 10.5}},\n";
+	char text[1024];
+	struct tpp_calibration cal;
+	struct tpp_err err;
+	snprintf(text, sizeof(text), "%s%s ]}\n", head, row2);
+	CHECK(write_text(path, text) == 0);
+	CHECK(tpp_cal_import(path, TPP_COLL__COUNT, 8, 0, &cal, &err) == TPP_E_INPUT);
+	CHECK(err.line == 4 && err.col == col);
+	CHECK_STR_CONTAINS(err.msg, needle);
+	if (needle2)
+		CHECK_STR_CONTAINS(err.msg, needle2);
+}
+
 static void test_import(void)
 {
 	static struct tpp_calibration cal;
@@ -639,40 +663,13 @@ static void test_import(void)
 	remove(path);
 
 	snprintf(path, sizeof(path), "%s/run.json", dir);
-	CHECK(write_text(path,
-			 "{\"args\": [\"./all_reduce_perf\"],\n"
-			 " \"results\": [\n"
-			 "  {\"size\": 1024, \"out_of_place\": {\"time\": 10.5}},\n"
-			 "  {\"size\": 2048 \"out_of_place\": {\"time\": 11.5}}\n"
-			 " ]}\n") == 0);
-	rc = tpp_cal_import(path, TPP_COLL__COUNT, 8, 0, &cal, &err);
-	CHECK(rc == TPP_E_INPUT);
-	CHECK(err.line == 4 && err.col == 31); /* libyaml: at the ':' */
-	CHECK_STR_CONTAINS(err.msg, "JSON syntax error");
-	CHECK_STR_CONTAINS(err.msg, "expected ',' or '}'");
-
-	CHECK(write_text(path,
-			 "{\"args\": [\"./all_reduce_perf\"],\n"
-			 " \"results\": [\n"
-			 "  {\"size\": 1024, \"out_of_place\": {\"time\": 10.5}},\n"
-			 "  {\"size\": 2048, \"out_of_place\": {\"time\": \"nan\"}}\n"
-			 " ]}\n") == 0);
-	rc = tpp_cal_import(path, TPP_COLL__COUNT, 8, 0, &cal, &err);
-	CHECK(rc == TPP_E_INPUT);
-	CHECK(err.line == 4 && err.col == 43);
-	CHECK_STR_CONTAINS(err.msg, "\"time\"");
-
+	json_row_err(path, "  {\"size\": 2048 \"out_of_place\": {\"time\": 11.5}}\n",
+		     31, "JSON syntax error", "expected ',' or '}'"); /* libyaml: at the ':' */
+	json_row_err(path, "  {\"size\": 2048, \"out_of_place\": {\"time\": \"nan\"}}\n",
+		     43, "\"time\"", NULL);
 	/* sizes are whole bytes, as in the text form */
-	CHECK(write_text(path,
-			 "{\"args\": [\"./all_reduce_perf\"],\n"
-			 " \"results\": [\n"
-			 "  {\"size\": 1024, \"out_of_place\": {\"time\": 10.5}},\n"
-			 "  {\"size\": 2048.5, \"out_of_place\": {\"time\": 11.5}}\n"
-			 " ]}\n") == 0);
-	rc = tpp_cal_import(path, TPP_COLL__COUNT, 8, 0, &cal, &err);
-	CHECK(rc == TPP_E_INPUT);
-	CHECK(err.line == 4 && err.col == 12);
-	CHECK_STR_CONTAINS(err.msg, "whole number of bytes");
+	json_row_err(path, "  {\"size\": 2048.5, \"out_of_place\": {\"time\": 11.5}}\n",
+		     12, "whole number of bytes", NULL);
 
 	/* size 0 (nccl-tests -b 0) is skipped, as in the text form */
 	CHECK(write_text(path,
