@@ -8,6 +8,7 @@
 #include "tpp_test.h"
 #include "tpp_test_presets.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "planner.h"
@@ -52,27 +53,32 @@ static void check_top(const struct tpp_plan *p, const struct tpp_search *s)
 	}
 }
 
-/* The per-degree tables: strictly increasing degrees, each entry a
- * feasible layout of its degree, none better than the overall best, which
- * is among them. */
+/* One per-degree table (n entries) whose degree is the layout field at
+ * byte offset `field`: strictly increasing degrees, each entry a feasible
+ * layout of its degree, none better than the overall best, which is
+ * among them. */
+static void check_degree_table(const struct tpp_plan *p,
+			       const struct tpp_degree_best *t, int n,
+			       size_t field)
+{
+	int i, found = 0;
+#define DEGREE(l) (*(const int *)((const char *)(l) + field))
+	for (i = 0; i < n; i++) {
+		const struct tpp_degree_best *d = &t[i];
+		CHECK(i == 0 || t[i - 1].degree < d->degree);
+		CHECK(DEGREE(&d->e.layout) == d->degree && d->e.fits);
+		CHECK(d->e.step_s >= p->top[0].step_s);
+		found |= d->e.step_s == p->top[0].step_s && d->degree == DEGREE(&p->top[0].layout);
+	}
+#undef DEGREE
+	CHECK(found);
+}
+
+/* The per-degree tables of TP and PP (check_degree_table). */
 static void check_degrees(const struct tpp_plan *p)
 {
-	int i, found_tp = 0, found_pp = 0;
-	for (i = 0; i < p->n_best_tp; i++) {
-		const struct tpp_degree_best *d = &p->best_tp[i];
-		CHECK(i == 0 || p->best_tp[i - 1].degree < d->degree);
-		CHECK(d->e.layout.tp == d->degree && d->e.fits);
-		CHECK(d->e.step_s >= p->top[0].step_s);
-		found_tp |= d->e.step_s == p->top[0].step_s && d->degree == p->top[0].layout.tp;
-	}
-	for (i = 0; i < p->n_best_pp; i++) {
-		const struct tpp_degree_best *d = &p->best_pp[i];
-		CHECK(i == 0 || p->best_pp[i - 1].degree < d->degree);
-		CHECK(d->e.layout.pp == d->degree && d->e.fits);
-		CHECK(d->e.step_s >= p->top[0].step_s);
-		found_pp |= d->e.step_s == p->top[0].step_s && d->degree == p->top[0].layout.pp;
-	}
-	CHECK(found_tp && found_pp);
+	check_degree_table(p, p->best_tp, p->n_best_tp, offsetof(struct tpp_layout, tp));
+	check_degree_table(p, p->best_pp, p->n_best_pp, offsetof(struct tpp_layout, pp));
 }
 
 /* Search `model` on `gpus` dgx-a100 GPUs with micro-batches up to
