@@ -717,10 +717,9 @@ int tpp_tp_divides(const struct tpp_model *m, int tp)
 	return !(m->heads % tp || m->kv_heads % tp || m->ffn % tp);
 }
 
-enum tpp_invalid tpp_layout_invalid(const struct tpp_model *m,
-				    const struct tpp_cluster *c,
-				    const struct tpp_cost_opts *o,
-				    const struct tpp_layout *l)
+enum tpp_invalid tpp_layout_invalid_outer(const struct tpp_model *m,
+					  const struct tpp_cluster *c,
+					  const struct tpp_layout *l)
 {
 	if (l->tp < 1 || l->pp < 1 || l->dp < 1 || l->cp < 1 || l->mbs < 1 ||
 	    l->vp < 1 || l->gbs < 1 || l->zero < 0 || l->zero > 3 ||
@@ -757,6 +756,17 @@ enum tpp_invalid tpp_layout_invalid(const struct tpp_model *m,
 	/* Megatron interleaving: micro-batches a multiple of pp (costmodel.md 4.1) */
 	if (l->vp > 1 && tpp_layout_microbatches(l) % l->pp)
 		return TPP_INV_SCHEDULE;
+	return TPP_INV_NONE;
+}
+
+enum tpp_invalid tpp_layout_invalid(const struct tpp_model *m,
+				    const struct tpp_cluster *c,
+				    const struct tpp_cost_opts *o,
+				    const struct tpp_layout *l)
+{
+	enum tpp_invalid why = tpp_layout_invalid_outer(m, c, l);
+	if (why != TPP_INV_NONE)
+		return why;
 	if (l->zero == 3 && l->pp > 1)
 		return TPP_INV_ZERO;
 	if (o && c && c->gpu.peak_flops[o->prec] <= 0)
@@ -1521,6 +1531,24 @@ static double rank_params(const struct tpp_model *m, const struct tpp_layout *l,
 }
 
 /*
+ * The ranks whose maximum over all pipeline ranks a per-rank quantity can
+ * take, when that quantity is, for the middle ranks 1 .. p-2, a product of
+ * non-negative factors each non-increasing in r: the rank's layer count
+ * (the middle chunks take the remainder from chunk 1 on, tpp_chunk_layers,
+ * so each chunk j p + r of rank r holds no fewer layers than that of rank
+ * r + 1), its 1F1B in-flight micro-batches min(p - r, m) and its
+ * interleaved warm-up 2 (p - r - 1) + (v - 1) p + 1.  Rank 0 (embedding)
+ * and rank p-1 (LM head, last chunk) differ and are visited; of the middle
+ * ranks only rank 1, which holds the most (the first of equals, as a loop
+ * over every rank keeping a strict maximum would pick).  Returns the rank
+ * after r: r + 1, or p - 1 after rank 1.
+ */
+static int next_max_rank(int r, int p)
+{
+	return r == 1 && p > 3 ? p - 1 : r + 1;
+}
+
+/*
  * Interleaved 1F1B activation peak of one pipeline rank (Megatron's
  * forward_backward_pipelining_with_interleaving, costmodel.md 3.4): the
  * rank runs m v chunk-micro-batches; the k-th forward is of its chunk
@@ -1658,7 +1686,10 @@ static void mem_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 		ln.recompute_layers = 0;
 		apl_kept = act_per_layer(m, o, &ln);
 	}
-	for (r = 0; r < l->pp; r++) {
+	/* uneven interleaved chunks: the played-out peak is not monotone
+	 * in the rank (tpp_interleaved_peak), so every rank is visited */
+	for (r = 0; r < l->pp;
+	     r = l->vp > 1 && uneven ? r + 1 : next_max_rank(r, l->pp)) {
 		int layers_r, first, last;
 		double P = rank_params(m, l, &rpx, r, &layers_r, &first, &last);
 		double inflight, held, act, other, total;
@@ -1925,7 +1956,7 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 	{
 		struct rank_param_ctx rpx;
 		rank_param_ctx_init(m, l, &rpx);
-		for (r = 0; r < l->pp; r++) {
+		for (r = 0; r < l->pp; r = next_max_rank(r, l->pp)) {
 			int nl, first, last;
 			double P = rank_params(m, l, &rpx, r, &nl, &first, &last);
 			if (P > P_max)

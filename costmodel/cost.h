@@ -224,6 +224,17 @@ enum tpp_invalid tpp_layout_invalid(const struct tpp_model *m,
 				    const struct tpp_cluster *c,
 				    const struct tpp_cost_opts *o,
 				    const struct tpp_layout *l);
+/*
+ * The checks of tpp_layout_invalid, in its order, that do not look at the
+ * recompute mode (or block size) or the ZeRO stage (as long as it is in
+ * 0..3), nor at the options: degrees, TP divisibility, chunks, schedule,
+ * SP / TP overlap, sequence and batch divisibility.  A layout it rejects
+ * is rejected by tpp_layout_invalid for the same reason whatever its
+ * recompute and ZeRO fields (the planner counts those in bulk).
+ */
+enum tpp_invalid tpp_layout_invalid_outer(const struct tpp_model *m,
+					  const struct tpp_cluster *c,
+					  const struct tpp_layout *l);
 
 /*
  * The same with a cache of per-micro-batch work, which depends only on

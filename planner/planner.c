@@ -278,6 +278,7 @@ static void enumerate_inner(struct ctx *x, struct tpp_layout *l)
 	 * hundreds of millions of them).
 	 */
 	int bulk_tp = !tpp_tp_divides(x->m, l->tp);
+	enum tpp_invalid outer;
 
 	for (mbs = 1; mbs <= max_mbs && mbs <= s->gbs && !x->timed_out; mbs++) {
 		if (!in(s->mbs, mbs))
@@ -301,6 +302,17 @@ static void enumerate_inner(struct ctx *x, struct tpp_layout *l)
 					if (!in(s->sp, spf) || !in(s->tp_overlap, ov) ||
 					    (spf && l->tp == 1 && s->sp == TPP_FREE))
 						continue;
+					/* what rejects a layout whatever its recompute
+					 * and ZeRO fields (tpp_layout_invalid_outer) is
+					 * checked once for all of them */
+					l->mbs = mbs;
+					l->vp = vp;
+					l->zb = zb;
+					l->sp = spf;
+					l->tp_overlap = ov;
+					l->zero = 0;
+					outer = bulk_tp ? TPP_INV_TP
+							: tpp_layout_invalid_outer(x->m, x->c, l);
 					for (rc = 0; rc < TPP_RECOMPUTE__COUNT; rc++) {
 						if (!in(s->recompute, rc))
 							continue;
@@ -324,12 +336,12 @@ static void enumerate_inner(struct ctx *x, struct tpp_layout *l)
 							l->recompute_layers = s->recompute_layers != TPP_FREE
 									      ? s->recompute_layers : 0;
 							l->zero = zero;
-							if (!bulk_tp) {
+							if (outer == TPP_INV_NONE) {
 								consider(x, l);
 							} else if (s->sched == TPP_FREE ||
 								   (int)tpp_layout_sched(l) == s->sched) {
 								x->plan->considered++;
-								x->plan->rejected[TPP_REJ_TP]++;
+								x->plan->rejected[outer]++;
 								if (!(x->plan->considered & 0xFFFFF))
 									past_limit(x);
 							}

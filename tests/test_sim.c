@@ -190,12 +190,15 @@ static void test_blocking_p2p(void)
 }
 
 /* tpp_rank_layers is the sum of tpp_chunk_layers over a rank's chunks,
- * every layer is placed once, and chunks differ by at most one layer. */
+ * every layer is placed once, and chunks differ by at most one layer.
+ * Among the middle ranks 1 .. p-2 each chunk of rank r holds at least as
+ * many layers as the same chunk of rank r + 1: the cost model's per-rank
+ * maxima (memory, parameters) visit only ranks 0, 1 and p-1 on it. */
 static void test_layer_split(void)
 {
 	int L, p, v, r, k;
 	for (L = 1; L <= 130; L += 7)
-		for (p = 1; p <= 9; p++)
+		for (p = 1; p <= 12; p++)
 			for (v = 1; p * v <= L && v <= 6; v++) {
 				int total = 0, lo = L, hi = 0;
 				for (r = 0; r < p; r++) {
@@ -204,6 +207,10 @@ static void test_layer_split(void)
 						sum += tpp_chunk_layers(L, p * v, k);
 					CHECK(tpp_rank_layers(L, p, v, r) == sum);
 					total += sum;
+					if (r >= 1 && r + 1 <= p - 2)
+						for (k = 0; k < v; k++)
+							CHECK(tpp_chunk_layers(L, p * v, k * p + r) >=
+							      tpp_chunk_layers(L, p * v, k * p + r + 1));
 				}
 				for (k = 0; k < p * v; k++) {
 					int nl = tpp_chunk_layers(L, p * v, k);
