@@ -792,6 +792,8 @@ int tpp_layout_check(const struct tpp_model *m, const struct tpp_cluster *c,
 	char lb[200];
 	if (why == TPP_INV_NONE)
 		return TPP_OK;
+	if (!err) /* nothing to format the message into */
+		return TPP_E_INFEASIBLE;
 	tpp_layout_format(l, lb, sizeof(lb));
 	return tpp_err_set(err, TPP_E_INFEASIBLE, NULL, 0, 0, "%s: %s", lb,
 			   tpp_invalid_names[why]);
@@ -1662,7 +1664,7 @@ static void mem_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 	double t = l->tp, pp = l->pp, d = l->dp, v = l->vp;
 	double s = m->seq, h = m->hidden, T = (double)l->mbs * m->seq / l->cp;
 	double Vp = tpp_vocab_padded(m, l->tp);
-	double params_layer_gpu = layer_params_gpu(m, t);
+	double params_layer_gpu;
 	double apl = act_per_layer(m, o, l), apl_kept = 0;
 	double interleave = l->vp > 1 ? 1.0 + (pp - 1) / (pp * v) : 1.0;
 	double bmb = l->mbs, best = -1, wb, gb, ob;
@@ -1677,6 +1679,7 @@ static void mem_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 	struct rank_param_ctx rpx;
 
 	rank_param_ctx_init(m, l, &rpx);
+	params_layer_gpu = rpx.layer_gpu;
 	state_bytes(l->zero, d * l->cp, &wb, &gb, &ob);
 	/* block recompute: of each of the rank's chunks the first
 	 * recompute_layers keep only their input, the others everything */

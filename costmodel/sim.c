@@ -318,14 +318,12 @@ static void zb_next(struct sim *s, int r, const int *nf, const int *nb,
  * rank first; a rank with nothing it can start is keyed +inf). */
 struct rheap {
 	int n, *h, *pos;
-	const double *ct;
-	const int *ck;
+	double *key;
 };
 
 static int rh_less(const struct rheap *q, int a, int b)
 {
-	double ka = q->ck[a] >= 0 ? q->ct[a] : HUGE_VAL;
-	double kb = q->ck[b] >= 0 ? q->ct[b] : HUGE_VAL;
+	double ka = q->key[a], kb = q->key[b];
 	return ka < kb || (ka == kb && a < b);
 }
 
@@ -358,6 +356,16 @@ static void rh_fix(struct rheap *q, int r)
 	}
 }
 
+/* Recompute rank r's next zero-bubble operation (zb_next) and its place
+ * in the heap. */
+static void zb_requeue(struct sim *s, struct rheap *q, int r, const int *nf,
+		       const int *nb, const int *nw, int *ck, int *cm, double *ct)
+{
+	zb_next(s, r, nf, nb, nw, ck, cm, ct);
+	q->key[r] = ck[r] >= 0 ? ct[r] : HUGE_VAL;
+	rh_fix(q, r);
+}
+
 static int play_zb(struct sim *s, struct tpp_sim_event *ev, size_t cap,
 		   size_t *nev)
 {
@@ -369,11 +377,12 @@ static int play_zb(struct sim *s, struct tpp_sim_event *ev, size_t cap,
 	int *ck = malloc(sizeof(int) * (size_t)p), *cm = malloc(sizeof(int) * (size_t)p);
 	double *ct = malloc(sizeof(double) * (size_t)p);
 	int *h = malloc(sizeof(int) * (size_t)p), *pos = malloc(sizeof(int) * (size_t)p);
+	double *key = malloc(sizeof(double) * (size_t)p);
 	struct rheap q;
 	int rc = 0;
 	size_t cells = (size_t)s->n * s->m;
 
-	if (!nf || !nb || !nw || !ck || !cm || !ct || !h || !pos) {
+	if (!nf || !nb || !nw || !ck || !cm || !ct || !h || !pos || !key) {
 		rc = -2;
 		goto out;
 	}
@@ -383,19 +392,17 @@ static int play_zb(struct sim *s, struct tpp_sim_event *ev, size_t cap,
 	q.n = p;
 	q.h = h;
 	q.pos = pos;
-	q.ct = ct;
-	q.ck = ck;
+	q.key = key;
 	for (r = 0; r < p; r++) {
 		s->free_at[r] = 0;
 		ck[r] = -1;
+		key[r] = HUGE_VAL;
 		h[r] = r;
 		pos[r] = r;
 	}
 	*nev = 0;
-	for (r = 0; r < p; r++) {
-		zb_next(s, r, nf, nb, nw, ck, cm, ct);
-		rh_fix(&q, r);
-	}
+	for (r = 0; r < p; r++)
+		zb_requeue(s, &q, r, nf, nb, nw, ck, cm, ct);
 	while (left) {
 		int best_r = h[0], d, done_kind = ck[best_r];
 		if (ck[best_r] < 0) {
@@ -431,13 +438,10 @@ static int play_zb(struct sim *s, struct tpp_sim_event *ev, size_t cap,
 		 * forward's the next rank, an input gradient's the previous;
 		 * a weight gradient has none): no other rank's next operation
 		 * or start can have changed */
-		zb_next(s, best_r, nf, nb, nw, ck, cm, ct);
-		rh_fix(&q, best_r);
+		zb_requeue(s, &q, best_r, nf, nb, nw, ck, cm, ct);
 		d = done_kind == TPP_EV_F ? best_r + 1 : done_kind == TPP_EV_B ? best_r - 1 : -1;
-		if (d >= 0 && d < p) {
-			zb_next(s, d, nf, nb, nw, ck, cm, ct);
-			rh_fix(&q, d);
-		}
+		if (d >= 0 && d < p)
+			zb_requeue(s, &q, d, nf, nb, nw, ck, cm, ct);
 	}
 out:
 	free(nf);
@@ -448,6 +452,7 @@ out:
 	free(ct);
 	free(h);
 	free(pos);
+	free(key);
 	return rc;
 }
 
