@@ -152,16 +152,19 @@ int tpp_cmd_plan(int argc, char **argv)
 				s.sp != TPP_FREE && s.recompute != TPP_FREE &&
 				s.zero != TPP_FREE;
 		fprintf(stderr, "tpplan: %s\n", err.msg);
-		for (i = 1; i < TPP_REJ__COUNT; i++)
+		/* a search stopped by its time limit found feasible layouts
+		 * (or had not looked at all yet): what it rejected so far and
+		 * the closest miss do not explain anything */
+		for (i = 1; i < TPP_REJ__COUNT && !plan->timed_out; i++)
 			if (plan->rejected[i])
 				fprintf(stderr, "  %llu layouts rejected: %s\n",
 					plan->rejected[i], tpp_reject_name(i));
-		if (plan->have_min_mem) {
-			char lb[160];
+		if (plan->have_min_mem && !plan->timed_out) {
+			char lb[160], gib[160];
 			tpp_layout_format(&plan->min_mem.layout, lb, sizeof(lb));
-			fprintf(stderr, "  closest to fitting: %s needs %.1f GiB per GPU of %.1f GiB\n",
-				lb, plan->min_mem.mem.total_bytes / TPP_GiB,
-				cluster->gpu.hbm_bytes / TPP_GiB);
+			tpp_print_gib_pair(gib, sizeof(gib), plan->min_mem.mem.total_bytes,
+					   cluster->gpu.hbm_bytes);
+			fprintf(stderr, "  closest to fitting: %s needs %s per GPU\n", lb, gib);
 			if (all_fixed && !json)
 				tpp_print_eval_text(stdout, &x, &plan->min_mem);
 		}

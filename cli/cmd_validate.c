@@ -422,12 +422,12 @@ static int predict_row(char **fv, const int *col, const char *dir,
 					 (unsigned long long)plan->rejected[best], tpp_reject_name(best));
 			}
 		}
-		if (plan->have_min_mem) {
+		if (plan->have_min_mem && !plan->timed_out) {
 			size_t n = strlen(r->reason);
-			snprintf(r->reason + n, sizeof(r->reason) - n,
-				 " (closest needs %.1f GiB of %.1f)",
-				 plan->min_mem.mem.total_bytes / TPP_GiB,
-				 cluster->gpu.hbm_bytes / TPP_GiB);
+			char gib[160];
+			tpp_print_gib_pair(gib, sizeof(gib), plan->min_mem.mem.total_bytes,
+					   cluster->gpu.hbm_bytes);
+			snprintf(r->reason + n, sizeof(r->reason) - n, " (closest needs %s)", gib);
 		}
 		return -1;
 	}
@@ -664,13 +664,22 @@ int tpp_cmd_validate(int argc, char **argv)
 					printf(", \"attention\": \"%s\", \"stack\": \"%s\"",
 					       tpp_attn_names[r->attn], stack_names[r->stack]);
 				} else {
-					printf(", \"predicted_s\": null, \"reason\": ");
+					printf(", \"predicted_s\": null");
+					if (r->measured_s > 0)
+						printf(", \"measured_s\": %.6g", r->measured_s);
+					printf(", \"reason\": ");
 					tpp_json_str(stdout, r->reason);
 				}
 				printf("}%s\n", i + 1 < nrows ? "," : "");
 			}
-			printf("  ],\n  \"summary\": {\"mape\": %.6g, \"median\": %.6g, \"worst\": %.6g, \"rows\": %d, \"predicted\": %d, \"unpredicted\": %d}\n}\n",
-			       mape, median, worst, nrows, nok, nrows - nok);
+			/* no error statistics without a predicted row */
+			if (nok)
+				printf("  ],\n  \"summary\": {\"mape\": %.6g, \"median\": %.6g, \"worst\": %.6g",
+				       mape, median, worst);
+			else
+				printf("  ],\n  \"summary\": {\"mape\": null, \"median\": null, \"worst\": null");
+			printf(", \"rows\": %d, \"predicted\": %d, \"unpredicted\": %d}\n}\n",
+			       nrows, nok, nrows - nok);
 		} else {
 			printf("%-5s %10s %10s %8s  %-62s %s\n", "id", "measured", "predicted", "error",
 			       "layout (searched where the row left it blank)", "source");
@@ -689,8 +698,11 @@ int tpp_cmd_validate(int argc, char **argv)
 					       ms, "-", "-", r->reason);
 				}
 			}
-			printf("MAPE %.1f%%  median %.1f%%  worst %.1f%%  rows %d",
-			       100 * mape, 100 * median, 100 * worst, nok);
+			if (nok)
+				printf("MAPE %.1f%%  median %.1f%%  worst %.1f%%  rows %d",
+				       100 * mape, 100 * median, 100 * worst, nok);
+			else
+				printf("no row predicted: no error statistics");
 			if (nrows - nok)
 				printf("  (not predicted: %d of %d)", nrows - nok, nrows);
 			printf("\n");

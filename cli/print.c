@@ -60,6 +60,21 @@ static void print_layout_row(FILE *f, int rank, const struct tpp_eval *e)
 		100.0 * e->mfu, e->mem.total_bytes / GIB);
 }
 
+/* What the table's short forms mean, for those it shows. */
+static void print_legend(FILE *f, const struct tpp_plan *p)
+{
+	int i, ovl = 0, block = 0;
+	for (i = 0; i < p->n_top; i++) {
+		const struct tpp_layout *l = &p->top[i].layout;
+		ovl |= l->tp_overlap;
+		block |= l->recompute == TPP_RECOMPUTE_FULL && l->recompute_layers > 0;
+	}
+	if (ovl)
+		fprintf(f, "  sp ovl: sequence parallel with TP communication overlapped with the GEMMs (layout tp_overlap=1)\n");
+	if (block)
+		fprintf(f, "  recompute full:N: full recompute of the first N layers of each model chunk only (layout recompute_layers=N)\n");
+}
+
 static void print_header(FILE *f)
 {
 	fprintf(f, "rank   tp  pp    dp  cp  mbs  vp schedule    sp recompute zero    m    step(s)    tokens/s  TFLOP/s    MFU  mem(GiB)\n");
@@ -70,16 +85,20 @@ void tpp_print_eval_text(FILE *f, const struct tpp_plan_ctx *x,
 {
 	const struct tpp_cluster *c = x->cluster;
 	int i;
-	fprintf(f, "  step time breakdown (s per step, sums to %.3f s):\n", e->step_s);
+	/* in ms below a second, so that a short step keeps its digits */
+	double u = e->step_s < 1.0 ? 1e3 : 1.0;
+	const char *un = e->step_s < 1.0 ? "ms" : "s";
+	fprintf(f, "  step time breakdown (%s per step, sums to %.3f %s):\n", un,
+		e->step_s * u, un);
 	for (i = 0; i < TPP_TIME_PARTS; i++)
 		fprintf(f, "    %-10s %10.3f  %5.1f%%\n", tpp_time_part_names[i],
-			tpp_time_part(&e->t, i),
+			tpp_time_part(&e->t, i) * u,
 			100.0 * tpp_time_part(&e->t, i) / e->step_s);
 	fprintf(f, "  per layer per micro-batch: forward %.3f ms, backward %.3f ms (incl. recompute and TP comm); slowest stage %.3f ms per micro-batch\n",
 		e->layer_fwd_s * 1e3, e->layer_bwd_s * 1e3, e->stage_mb_s * 1e3);
-	fprintf(f, "  groups: TP on %s, DP on %s, PP on %s\n",
-		tier_name(c, e->tp_tier), tier_name(c, e->dp_tier),
-		tier_name(c, e->pp_tier));
+	fprintf(f, "  groups: TP on %s, CP on %s, DP on %s, PP on %s\n",
+		tier_name(c, e->tp_tier), tier_name(c, e->cp_tier),
+		tier_name(c, e->dp_tier), tier_name(c, e->pp_tier));
 	fprintf(f, "  memory per GPU (GiB, most-loaded stage): weights %.2f, grads %.2f, optimizer %.2f, activations %.2f, other %.2f, reserve %.2f = %.2f of %.2f\n",
 		e->mem.weights_bytes / GIB, e->mem.grads_bytes / GIB,
 		e->mem.optim_bytes / GIB, e->mem.act_bytes / GIB,
@@ -138,6 +157,21 @@ static void print_sources(FILE *f, const struct tpp_cluster *c,
 		fprintf(f, "  no calibration file: datasheet and published figures only (run `tpplan calibrate` on this cluster)\n");
 }
 
+void tpp_print_gib_pair(char *buf, size_t size, double need_bytes,
+			double have_bytes)
+{
+	int d = 1;
+	char a[64], b[64];
+	for (;;) {
+		snprintf(a, sizeof(a), "%.*f", d, need_bytes / GIB);
+		snprintf(b, sizeof(b), "%.*f", d, have_bytes / GIB);
+		if (strcmp(a, b) || d >= 6 || need_bytes == have_bytes)
+			break;
+		d++;
+	}
+	snprintf(buf, size, "%s GiB of %s GiB", a, b);
+}
+
 size_t tpp_print_ties(char *buf, size_t size, const struct tpp_plan *p)
 {
 	char ranks[32];
@@ -181,9 +215,14 @@ void tpp_print_plan_text(FILE *f, const struct tpp_plan_ctx *x,
 	char why[256];
 	int i;
 
-	fprintf(f, "tpplan %s: %s (%s) on %s, %d GPUs (%d nodes x %d %s)\n",
-		tpp_version, m->name, m->desc, c->name, x->search->gpus,
-		c->nodes, c->gpus_per_node, c->gpu.name);
+	fprintf(f, "tpplan %s: %s%s%s%s on %s, ", tpp_version, m->name,
+		m->desc[0] ? " (" : "", m->desc, m->desc[0] ? ")" : "", c->name);
+	if (x->search->gpus < c->gpus_per_node)
+		fprintf(f, "%d GPUs (part of one node of %d %s)\n", x->search->gpus,
+			c->gpus_per_node, c->gpu.name);
+	else
+		fprintf(f, "%d GPUs (%d node%s x %d %s)\n", x->search->gpus, c->nodes,
+			c->nodes == 1 ? "" : "s", c->gpus_per_node, c->gpu.name);
 	fprintf(f, "global batch %d sequences x %d tokens, %s%s%s%s, attention %s\n",
 		x->search->gbs, m->seq, tpp_prec_names[x->opts->prec],
 		x->opts->prec == TPP_PREC_FP8 ? " (" : "",
@@ -196,6 +235,7 @@ void tpp_print_plan_text(FILE *f, const struct tpp_plan_ctx *x,
 	print_header(f);
 	for (i = 0; i < p->n_top; i++)
 		print_layout_row(f, i + 1, &p->top[i]);
+	print_legend(f, p);
 	print_ties(f, p);
 	fprintf(f, "\nbest layout: ");
 	{
@@ -206,8 +246,16 @@ void tpp_print_plan_text(FILE *f, const struct tpp_plan_ctx *x,
 	tpp_print_eval_text(f, x, best);
 
 	fprintf(f, "\nwhy the others lost:\n");
-	fprintf(f, "  %llu layouts considered, %llu valid and fit in memory; %llu simulated, %llu discarded because their lower bound exceeds the top %d\n",
-		p->considered, p->feasible, p->simulated, p->pruned, x->search->top_k);
+	fprintf(f, "  %llu layouts considered, %llu valid and fit in memory: %llu simulated",
+		p->considered, p->feasible, p->simulated);
+	if (p->too_long)
+		fprintf(f, ", %llu priced by the analytic model (too long to simulate)", p->too_long);
+	fprintf(f, ", %llu discarded because their lower bound exceeds the top %d",
+		p->pruned, x->search->top_k);
+	if (p->simulated_picks)
+		fprintf(f, "; %llu more simulated as the best of their TP or PP degree",
+			p->simulated_picks);
+	fputc('\n', f);
 	for (i = 1; i < TPP_REJ__COUNT; i++)
 		if (p->rejected[i])
 			fprintf(f, "  %llu rejected: %s\n", p->rejected[i],
@@ -274,9 +322,9 @@ static void json_eval(FILE *f, const struct tpp_eval *e, const char *ind,
 		ind, e->mem.weights_bytes, e->mem.grads_bytes, e->mem.optim_bytes,
 		e->mem.act_bytes, e->mem.other_bytes, e->mem.reserve_bytes,
 		e->mem.total_bytes);
-	fprintf(f, "%s \"fits\": %s, \"simulated\": %s, \"bound_s\": %.17g, \"tiers\": {\"tp\": %d, \"dp\": %d, \"pp\": %d}",
+	fprintf(f, "%s \"fits\": %s, \"simulated\": %s, \"bound_s\": %.17g, \"tiers\": {\"tp\": %d, \"dp\": %d, \"pp\": %d, \"cp\": %d}",
 		ind, e->fits ? "true" : "false", e->simulated ? "true" : "false",
-		e->bound_s, e->tp_tier, e->dp_tier, e->pp_tier);
+		e->bound_s, e->tp_tier, e->dp_tier, e->pp_tier, e->cp_tier);
 	if (ties)
 		fprintf(f, ", \"ties_best\": %s", ties);
 	fputc('}', f);
@@ -338,8 +386,9 @@ void tpp_print_plan_json(FILE *f, const struct tpp_plan_ctx *x,
 	fprintf(f, "  \"flops_convention\": ");
 	tpp_json_str(f, tpp_cost_flops_doc);
 	fprintf(f, ",\n  \"measured_spread\": %.17g", TPP_MEASURED_SPREAD);
-	fprintf(f, ",\n  \"considered\": %llu,\n  \"feasible\": %llu,\n  \"simulated\": %llu,\n  \"pruned_by_bound\": %llu,\n  \"rejected\": {",
-		p->considered, p->feasible, p->simulated, p->pruned);
+	fprintf(f, ",\n  \"considered\": %llu,\n  \"feasible\": %llu,\n  \"simulated\": %llu,\n  \"too_long_to_simulate\": %llu,\n  \"pruned_by_bound\": %llu,\n  \"simulated_best_per_degree\": %llu,\n  \"rejected\": {",
+		p->considered, p->feasible, p->simulated, p->too_long, p->pruned,
+		p->simulated_picks);
 	for (i = 1, first = 1; i < TPP_REJ__COUNT; i++) {
 		fprintf(f, "%s", first ? "" : ", ");
 		tpp_json_str(f, tpp_reject_name(i));
@@ -357,7 +406,7 @@ void tpp_print_plan_json(FILE *f, const struct tpp_plan_ctx *x,
 		fprintf(f, "%s\n", i + 1 < p->n_top ? "," : "");
 	}
 	fprintf(f, "  ],\n  \"closest_miss\": ");
-	if (p->have_min_mem && status != TPP_OK)
+	if (p->have_min_mem && status == TPP_E_INFEASIBLE && !p->timed_out)
 		json_eval(f, &p->min_mem, "    ", NULL);
 	else
 		fputs("null", f);

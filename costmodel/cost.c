@@ -1882,6 +1882,8 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 	e.layer_bwd_s = lc->bwd_s + lc->recomp_s + lc->tp_bwd_s;
 	e.pp_tier = l->pp > 1 ? tpp_cluster_tier_for(c, l->pp, l->tp * l->cp * l->dp) : -1;
 	e.tp_tier = l->tp > 1 ? tpp_cluster_tier_for(c, l->tp, 1) : -1;
+	/* CP ranks are tp apart, as DP's (the K/V ring of layer_cost) */
+	e.cp_tier = l->cp > 1 ? tpp_cluster_tier_for(c, l->cp, l->tp) : -1;
 	/* per micro-batch per pipeline rank: v chunks, forward and backward */
 	p2p = l->pp > 1 ? 2.0 * v * w.p2p_one : 0;
 	/* one layer's forward, backward and weight gradient with its

@@ -173,6 +173,7 @@ struct tpp_eval {
 	double stage_mb_s;
 	double layer_fwd_s, layer_bwd_s;
 	int tp_tier, dp_tier, pp_tier;  /* tier index each group maps to (-1: none) */
+	int cp_tier;                    /* the CP group's (its K/V ring), -1: none */
 	/* A lower bound on the simulated step: pipeline fill and drain of
 	 * the first / last micro-batch around each rank's work, plus what
 	 * the simulator adds unchanged (optimizer, ZeRO traffic). */

@@ -354,18 +354,26 @@ static void enumerate_inner(struct ctx *x, struct tpp_layout *l)
 }
 
 /* Simulate `l`; returns 0 and fills *e (the analytic result when the
- * pipeline is too large to play out), or -1 with x->err set. */
-static int simulate(struct ctx *x, const struct tpp_layout *l, struct tpp_eval *e)
+ * pipeline is too large to play out), or -1 with x->err set.  A finalist
+ * is counted in plan->simulated or plan->too_long, a per-degree pick
+ * (pick != 0) in plan->simulated_picks. */
+static int simulate(struct ctx *x, const struct tpp_layout *l, int pick,
+		    struct tpp_eval *e)
 {
 	int rc = tpp_sim_eval(x->m, x->c, x->o, l, e, x->err);
 	if (rc == TPP_E_INFEASIBLE) {
 		rc = tpp_cost_eval_cached(x->m, x->c, x->o, l, x->cache, e, x->err);
 		TPP_ASSERT(rc == TPP_OK);
+		if (!pick)
+			x->plan->too_long++;
 		return 0;
 	}
 	if (rc)
 		return -1;
-	x->plan->simulated++;
+	if (pick)
+		x->plan->simulated_picks++;
+	else
+		x->plan->simulated++;
 	return 0;
 }
 
@@ -390,7 +398,7 @@ static int simulate_pick(struct ctx *x, const struct tpp_layout *l,
 			*e = p->best_tp[i].e;
 			return 0;
 		}
-	return simulate(x, l, e);
+	return simulate(x, l, 1, e);
 }
 
 /*
@@ -494,7 +502,7 @@ int tpp_plan_search(const struct tpp_model *m, const struct tpp_cluster *c,
 			}
 			if (past_limit(&x))
 				goto timeout;
-			if (simulate(&x, &x.cands[k].l, &e))
+			if (simulate(&x, &x.cands[k].l, 0, &e))
 				goto fail;
 			keep_top(plan, s->top_k, &e);
 		}

@@ -89,7 +89,12 @@ struct tpp_plan {
 	unsigned long long considered;       /* layouts enumerated */
 	unsigned long long feasible;         /* fitted in memory */
 	unsigned long long simulated;        /* finalists played by the simulator */
-	unsigned long long pruned;           /* feasible, discarded by their bound */
+	unsigned long long too_long;         /* finalists too long to play out,
+						priced by the analytic model */
+	unsigned long long pruned;           /* feasible, discarded by their bound:
+						feasible = simulated + too_long + pruned */
+	unsigned long long simulated_picks;  /* further layouts simulated as the
+						best of their TP / PP degree */
 	unsigned long long rejected[TPP_REJ__COUNT];
 	int timed_out;                       /* stopped by its time limit: no
 						layouts are reported */

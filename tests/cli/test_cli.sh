@@ -285,6 +285,47 @@ expect infeasible-json 1 out '"closest_miss"' \
 
 expect nodes-overflow 2 err "--nodes" "$BIN" --model 175b --cluster dgx-a100 --nodes 4194304
 
+# A search stopped by --time-limit: no "closest to fitting" (feasible
+# layouts exist), closest_miss null in JSON
+if expect time-limit-stop 1 err "stopped after its 0.05 s time limit" \
+	"$BIN" --model 1t --cluster dgx-a100 --gpus 3072 --time-limit 0.05; then
+	grep -q "closest to fitting\|layouts rejected" "$ERR" &&
+		fail "time-limit-stop: a stopped search lists rejections or a closest miss"
+fi
+expect time-limit-stop-json 1 out '"time_limit"' \
+	"$BIN" --model 1t --cluster dgx-a100 --gpus 3072 --time-limit 0.05 --json &&
+	jcheck time-limit-stop-json "$OUT" '.status == "time_limit" and .closest_miss == null'
+# "needs X GiB of Y GiB": digits enough to tell them apart (a reserve
+# that leaves the layout 0.004 GiB short of the 80 GiB; it printed "80.0 of
+# 80.0")
+L22="tp=8,pp=1,mbs=1,sp=1,recompute=full,zero=0"
+run "$BIN" --model 22b --cluster dgx-a100 --gpus 8 --global-batch 8 --layout "$L22" --json
+reserve=$(jq '3 + 80.004 - .layouts[0].memory_bytes.total / 1073741824' "$OUT")
+expect closest-digits 1 err "needs 80.004 GiB of 80.000 GiB per GPU" \
+	"$BIN" --model 22b --cluster dgx-a100 --gpus 8 --global-batch 8 --layout "$L22" --mem-reserve-gib "$reserve"
+
+# ---- counts, header, legend, CP tier --------------------------------------------
+# feasible = simulated finalists + too long to simulate + pruned by bound;
+# the per-degree picks are counted apart
+if expect counts 0 out '"simulated_best_per_degree"' \
+	"$BIN" --model 175b --cluster dgx.yaml --json; then
+	jcheck counts "$OUT" '.feasible == .simulated + .too_long_to_simulate + .pruned_by_bound and .simulated_best_per_degree >= 0'
+fi
+expect part-node 0 out "4 GPUs (part of one node of 8 A100" "$BIN" --model 125m --cluster dgx --gpus 4
+expect one-node 0 out "8 GPUs (1 node x 8 A100" "$BIN" --model 125m --cluster dgx --gpus 8
+# a short step's breakdown in ms; the table's short forms explained
+if expect legend 0 out "sp ovl: sequence parallel with TP communication overlapped" \
+	"$BIN" --model 125m --cluster dgx --gpus 8 --global-batch 8 --layout tp=2,sp=1,tp_overlap=1,recompute=full,recompute_layers=3; then
+	has legend out "recompute full:N: full recompute of the first N layers"
+	has legend out "step time breakdown (ms per step, sums to"
+fi
+# a CP group across nodes is named (text and JSON tiers.cp)
+if expect cp-tier 0 out "CP on ib-ndr" \
+	"$BIN" --model llama3.1-8b --cluster dgx-h100 --gpus 16 --seq 131072 --global-batch 16 --layout tp=1,cp=16,pp=1; then
+	run "$BIN" --model llama3.1-8b --cluster dgx-h100 --gpus 16 --seq 131072 --global-batch 16 --layout tp=1,cp=16,pp=1 --json
+	jcheck cp-tier "$OUT" '.layouts[0].tiers.cp == 1 and .layouts[0].tiers.tp == -1'
+fi
+
 # ---- timeline ---------------------------------------------------------------------
 # The simulated schedule of the best layout: header, one row per operation;
 # every rank's operations do not overlap; the last ends at the step time
@@ -529,6 +570,13 @@ if expect validate-bad-rows 1 out "not predicted: 6 of 6" \
 	grep -q "^R04 .*has no fp8 peak" "$OUT" || fail "validate-bad-rows: R04 reason"
 	grep -q "^R05 .*bad step_time_s 'fast'" "$OUT" || fail "validate-bad-rows: R05 reason"
 	grep -q "^R06 .*unknown mlp 'relu'" "$OUT" || fail "validate-bad-rows: R06 reason"
+	grep -q "^no row predicted: no error statistics" "$OUT" || fail "validate-bad-rows: a MAPE printed without a predicted row"
+fi
+# JSON: no statistics without a predicted row; an unpredicted row keeps
+# its measured time
+if expect validate-bad-rows-json 1 out '"unpredicted": 6' \
+	"$BIN" validate --json "$ROOT/tests/data/runs/bad-rows.tsv"; then
+	jcheck validate-bad-rows-json "$OUT" '.summary.mape == null and .summary.worst == null and ([.rows[] | select(.measured_s != null)] | length) >= 1'
 fi
 grep -v '^#' "$ROOT/tests/data/runs/bad-rows.tsv" | head -n 1 >"$TMP/header-only.tsv"
 expect validate-no-rows 3 err "no data rows" "$BIN" validate "$TMP/header-only.tsv"
