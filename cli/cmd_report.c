@@ -153,6 +153,9 @@ int tpp_cmd_report(int argc, char **argv)
 		fprintf(stderr, "tpplan: give --gpus or --nodes, not both\n");
 		return TPP_E_USAGE;
 	}
+	/* before the searches, which can take minutes */
+	if ((rc = tpp_report_check_dir(out_dir)))
+		return rc;
 
 	if ((rc = tpp_cli_problem_model(&pb, &model)))
 		return rc;

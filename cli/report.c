@@ -1106,23 +1106,70 @@ static void write_doc(struct doc *d, const struct tpp_report *r,
 		fputs("</body>\n</html>\n", d->f);
 }
 
-/* mkdir -p */
+/* The first of dir's leading paths ("a", "a/b", ..., dir) that exists
+ * and is not a directory, into buf (PATH_LEN); 0 when there is none. */
+static int file_in_the_way(const char *dir, char *buf)
+{
+	size_t i, n = strlen(dir);
+	struct stat st;
+	if (n >= PATH_LEN)
+		return 0;
+	memcpy(buf, dir, n + 1);
+	for (i = 1; i <= n; i++)
+		if (buf[i] == '/' || buf[i] == '\0') {
+			char ch = buf[i];
+			buf[i] = '\0';
+			if (stat(buf, &st))
+				return 0; /* missing (or unreadable): mkdir says */
+			if (!S_ISDIR(st.st_mode))
+				return 1;
+			buf[i] = ch;
+		}
+	return 0;
+}
+
+int tpp_report_check_dir(const char *dir)
+{
+	char f[PATH_LEN];
+	if (!file_in_the_way(dir, f))
+		return TPP_OK;
+	if (!strcmp(f, dir))
+		fprintf(stderr, "tpplan: report: -o %s: exists and is not a directory\n", dir);
+	else
+		fprintf(stderr, "tpplan: report: -o %s: %s exists and is not a directory\n", dir, f);
+	return TPP_E_SYSTEM;
+}
+
+/* mkdir -p; prints the error, returns an exit status */
 static int make_dir(const char *dir)
 {
 	char buf[PATH_LEN];
 	size_t i, n = strlen(dir);
-	if (n == 0 || n >= sizeof(buf))
-		return -1;
+	struct stat st;
+	int rc;
+	if ((rc = tpp_report_check_dir(dir)))
+		return rc;
+	if (n == 0 || n >= sizeof(buf)) {
+		fprintf(stderr, "tpplan: report: -o: directory name too long\n");
+		return TPP_E_SYSTEM;
+	}
 	memcpy(buf, dir, n + 1);
 	for (i = 1; i <= n; i++)
 		if (buf[i] == '/' || buf[i] == '\0') {
 			char ch = buf[i];
 			buf[i] = '\0';
 			if (mkdir(buf, 0777) && errno != EEXIST)
-				return -1;
+				goto fail;
 			buf[i] = ch;
 		}
-	return 0;
+	if (stat(dir, &st))
+		goto fail;
+	if (S_ISDIR(st.st_mode))
+		return TPP_OK;
+	errno = ENOTDIR; /* made a file since the check */
+fail:
+	fprintf(stderr, "tpplan: report: cannot create directory %s: %s\n", dir, strerror(errno));
+	return TPP_E_SYSTEM;
 }
 
 int tpp_report_write(const char *dir, const struct tpp_report *r)
@@ -1141,10 +1188,8 @@ int tpp_report_write(const char *dir, const struct tpp_report *r)
 	TPP_ASSERT(r->plan->n_top >= 1);
 	memset(&fg, 0, sizeof(fg));
 	fg.off = !r->plots;
-	if (make_dir(dir) || stat(dir, &st) || !S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "tpplan: report: cannot create directory %s: %s\n", dir, strerror(errno));
-		return TPP_E_SYSTEM;
-	}
+	if ((rc = make_dir(dir)))
+		return rc;
 	if (gmtime_r(&now, &tmv))
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tmv);
 	else

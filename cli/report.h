@@ -80,6 +80,14 @@ void tpp_report_megatron_args(const struct tpp_model *m,
 			      size_t args_size, char *note, size_t note_size);
 
 /*
+ * TPP_OK unless `dir`, or a directory above it, exists and is not a
+ * directory; then prints that (naming it) and returns TPP_E_SYSTEM.
+ * tpp_report_write checks the same; `tpplan report` checks first, before
+ * its searches.
+ */
+int tpp_report_check_dir(const char *dir);
+
+/*
  * Write the report into `dir` (created with its parents if missing).
  * Every file is written to a temporary name and renamed.  Figures that
  * gnuplot cannot draw are left out with a warning on stderr; the report

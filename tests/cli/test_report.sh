@@ -112,6 +112,20 @@ bad_exec bad-exec-range "$TMP/bad-exec3.json" \
 sed 's/-5}/1e-300}/' "$TMP/bad-exec3.json" >"$TMP/bad-exec4.json"
 bad_exec bad-exec-tiny "$TMP/bad-exec4.json" \
 	'bad-exec4.json:3:17: error: "measured_s" = 1e-300 is out of range' "1e-300 s --exec time"
+# -o naming a regular file (or a path through one): said so, before any
+# search (not "cannot create directory ...: File exists")
+: >"$TMP/afile"
+for o in "$TMP/afile" "$TMP/afile/sub"; do
+	"$BIN" report $PROBLEM --no-plots -o "$o" >/dev/null 2>"$TMP/err"
+	rc=$?
+	if [ $rc -eq 4 ] && grep -q "afile:* exists and is not a directory" "$TMP/err" &&
+		! grep -q "File exists" "$TMP/err" && [ ! -s "$TMP/afile" ]; then
+		ok "out-is-file ${o#"$TMP/"}"
+	else
+		fail "-o ${o#"$TMP/"} (a file): exit $rc, expected 4 saying it is not a directory"
+		sed 's/^/    /' "$TMP/err" >&2
+	fi
+done
 if [ "$(id -u)" -ne 0 ]; then
 	mkdir "$TMP/ro" && chmod a-w "$TMP/ro"
 	"$BIN" report $PROBLEM --no-plots -o "$TMP/ro/sub" >/dev/null 2>&1
