@@ -1,7 +1,7 @@
 /*
  * cmd_report.c - `tpplan report`: plan a problem as `tpplan` does, then
- * rerun the search for a scaling curve (GPU counts doubling up to twice
- * the requested one) and for the inter-node bandwidth halved and doubled,
+ * rerun the search for a scaling curve (one node doubling up to the
+ * requested GPU count, the requested count, and twice it) and for the inter-node bandwidth halved and doubled,
  * read optional `tpplan exec --json` results, and hand everything to
  * report.c, which writes DIR/index.html, DIR/report.md and the figures.
  */
@@ -82,27 +82,37 @@ static void scale_outer_tiers(struct tpp_cluster *c, double f)
 	}
 }
 
-/* GPU counts of the scaling curve: 2*gpus halving while whole nodes, down
- * to one node (or gpus when smaller), the largest 8; ascending. */
-static int scale_counts(int gpus, int gpn, int *out)
+/*
+ * GPU counts of the scaling curve, ascending: one node times the powers of
+ * two below `gpus` (1, 2, 4, ... GPUs when gpus is less than a node), gpus
+ * itself, and 2 * gpus when that is whole nodes, at most
+ * TPP_CLUSTER_MAX_GPUS and within the outermost tier's span (`span`, 0:
+ * any).  Over TPP_REPORT_SCALE_MAX points, those below gpus are thinned
+ * from the small end (every other one from the second smallest, the
+ * smallest kept), never gpus or 2 * gpus.  Returns the number written.
+ */
+static int scale_counts(int gpus, int gpn, int span, int *out)
 {
-	int tmp[64], n = 0, g, i, lo = gpus < gpn ? gpus : gpn, first;
-	for (g = 2 * gpus; g >= lo && n < 63; g /= 2) {
-		if (g > TPP_CLUSTER_MAX_GPUS) /* no cluster that large (cluster.h) */
-			continue;
-		if (g > gpn && g % gpn)
-			break;
-		tmp[n++] = g;
-		if (g % 2)
-			break;
-	}
-	/* n == 0: 2 * gpus is not whole nodes (gpus below one node) */
-	if (!n || tmp[n - 1] > lo)
-		tmp[n++] = lo;
-	first = n > TPP_REPORT_SCALE_MAX ? n - TPP_REPORT_SCALE_MAX : 0;
-	for (i = 0; i + first < n; i++)
-		out[i] = tmp[n - 1 - i];
-	return n - first;
+	int pts[64], n = 0, nb, g, i, dropped;
+	for (g = gpus < gpn ? 1 : gpn; g < gpus && n < 61; g *= 2)
+		pts[n++] = g;
+	nb = n;
+	pts[n++] = gpus;
+	g = 2 * gpus;
+	if ((g <= gpn || g % gpn == 0) && g <= TPP_CLUSTER_MAX_GPUS &&
+	    (span == 0 || g <= span))
+		pts[n++] = g;
+	do {
+		dropped = 0;
+		/* removing pts[i] brings the next one to i; i++ skips it */
+		for (i = 1; i < nb && n > TPP_REPORT_SCALE_MAX; i++) {
+			memmove(&pts[i], &pts[i + 1], (size_t)(n - i - 1) * sizeof(*pts));
+			nb--, n--, dropped++;
+		}
+	} while (n > TPP_REPORT_SCALE_MAX && dropped);
+	TPP_ASSERT(n <= TPP_REPORT_SCALE_MAX);
+	memcpy(out, pts, (size_t)n * sizeof(*pts));
+	return n;
 }
 
 int tpp_cmd_report(int argc, char **argv)
@@ -189,7 +199,8 @@ int tpp_cmd_report(int argc, char **argv)
 	}
 
 	/* scaling curve */
-	r->nscale = scale_counts(gpus, cluster->gpus_per_node, counts);
+	r->nscale = scale_counts(gpus, cluster->gpus_per_node,
+				 cluster->tiers[cluster->ntiers - 1].span_gpus, counts);
 	for (i = 0; i < r->nscale; i++) {
 		struct tpp_report_scale *sc = &r->scale[i];
 		struct tpp_search s2 = s;

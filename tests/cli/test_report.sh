@@ -4,8 +4,10 @@
 # a PNG (or SVG); the layouts the HTML and the Markdown list (layout_arg)
 # are exactly those of `tpplan --json` for the same problem; --no-plots and
 # a missing gnuplot write tables only; --calibration adds the calibration
-# figure, --exec the measured-vs-predicted one; exit codes for a missing
-# -o (2), a bad --exec file (3) and an unwritable directory (4, non-root).
+# figure, --exec the measured-vs-predicted one; the scaling table always
+# has the requested GPU count (other points thinned at the small end); exit
+# codes for a missing -o (2), a bad --exec file (3), an unwritable directory
+# (4, non-root) and -o naming a file (4).
 #
 # usage: sh tests/cli/test_report.sh PATH/TO/tpplan REPO_ROOT
 # Needs jq; the figure checks need gnuplot (scripts/deps.sh installs both)
@@ -85,10 +87,29 @@ if [ $rc -eq 1 ] && grep -q "raise --time-limit" "$TMP/err" &&
 else
 	fail "report --time-limit 1e-9: exit $rc, expected 1 naming --time-limit"
 fi
-# fewer GPUs than a node (7 of 8): the scaling curve has that count alone
-"$BIN" report --model 125m --cluster dgx-a100 --gpus 7 --no-plots -o "$TMP/g7" >/dev/null 2>"$TMP/err"
-rc=$?
-if [ $rc -eq 0 ] && [ -s "$TMP/g7/report.md" ]; then ok sub-node-gpus; else fail "report --gpus 7: exit $rc"; fi
+# scale_rows GPUS WANT: the scaling table of a 125m report on GPUS GPUs
+# of dgx-a100 lists WANT (its GPU column, "*" marking the requested count),
+# and scaling.dat has the requested count.  One node doubling below the
+# request, the request, twice it; over 8 points thinned at the small end,
+# never dropping the request (it was: the 8 smallest, no 2048 of 2048).
+scale_rows() {
+	D=$TMP/scale$1
+	"$BIN" report --model 125m --cluster dgx-a100 --gpus "$1" --no-plots -o "$D" >/dev/null 2>"$TMP/err"
+	rc=$?
+	got=$(sed -n '/^## Scaling/,/^## Sensitivity/s/^| \([0-9][^|]*\) |.*/\1/p' "$D/report.md" 2>/dev/null |
+		sed 's/ (requested)/*/' | tr '\n' ' ' | sed 's/ $//')
+	if [ $rc -eq 0 ] && [ "$got" = "$2" ] && grep -q "^$1	" "$D/scaling.dat"; then
+		ok "scaling-rows $1"
+	else
+		fail "report --gpus $1: exit $rc, scaling rows '$got', expected '$2' (and $1 in scaling.dat)"
+	fi
+}
+scale_rows 2048 "8 32 128 256 512 1024 2048* 4096"
+scale_rows 3072 "8 32 128 512 1024 2048 3072* 6144"
+scale_rows 16 "8 16* 32"
+# fewer GPUs than a node (7 of 8): powers of two GPUs below it; 14 is not
+# whole nodes
+scale_rows 7 "1 2 4 7*"
 # bad_exec NAME FILE REGEX WHAT: report --exec FILE is an input error (exit
 # 3) whose message matches REGEX (grep)
 bad_exec() {
