@@ -380,10 +380,40 @@ static void gp_head(FILE *f, const char *name, const char *what)
 	gp_head_size(f, name, what, 500);
 }
 
-/* Bar charts of the top layouts: labels that fit under the bars. */
-static void gp_bars(FILE *f, int n)
+/*
+ * Bar charts of n top layouts: the tick labels (the longest `longest`
+ * characters) at the shallowest angle at which neighbours do not run into
+ * each other and the last one ends on the 1000-pixel canvas.  Estimates
+ * (font 10): the plot spans x = 60..750 px, a character is 7 px wide, a
+ * line 14 px high.  Returns the canvas height for gp_head_size: 500, more
+ * for steep long labels, so the plot keeps its size.
+ */
+static int bars_height(int n, size_t longest, int *angle, int *bmargin)
 {
-	fprintf(f, "set xrange [-0.6:%g]\nset xtics rotate by -12 left\nset bmargin 5\n", n - 0.4);
+	static const struct { int deg; double sin, cos; } rot[] = {
+		{12, 0.2079, 0.9781}, {30, 0.5, 0.8660}, {60, 0.8660, 0.5}, {90, 1, 0},
+	};
+	double slot = 690.0 / n, len = 7.0 * longest, last = 60 + slot * (n - 0.5);
+	size_t k;
+	for (k = 0; k + 1 < TPP_ARRAY_LEN(rot); k++)
+		if (slot * rot[k].sin >= 14 && last + len * rot[k].cos <= 990)
+			break;
+	*angle = rot[k].deg;
+	*bmargin = (int)(len * rot[k].sin / 14) + 2;
+	if (*bmargin < 5)
+		*bmargin = 5;
+	return 500 + 14 * (*bmargin - 5);
+}
+
+/* The head of a bar chart's script with the canvas and labels of
+ * bars_height. */
+static void gp_bars(FILE *f, const char *name, const char *what, int n,
+		    size_t longest)
+{
+	int angle, bmargin, h = bars_height(n, longest, &angle, &bmargin);
+	gp_head_size(f, name, what, h);
+	fprintf(f, "set xrange [-0.6:%g]\nset xtics rotate by -%d left\nset bmargin %d\n",
+		n - 0.4, angle, bmargin);
 }
 
 static int png_ok(const char *path)
@@ -454,23 +484,71 @@ static const char *const kind_colors[TPP_EV__COUNT] = {
 	[TPP_EV_BW] = "#e15759", [TPP_EV_DP] = "#76b7b2", [TPP_EV_OPT] = "#b07aa1",
 };
 
-static void short_label(const struct tpp_eval *e, int rank, char *buf, size_t size)
+#define LABEL_LEN 96
+
+/*
+ * The bar labels of the breakdown and memory charts, one per top layout:
+ * "RANK: tpT ppP dpD mbsM", cp and vp when above 1, "zb" for the ZB-H1
+ * schedule, and each of cp, vp, sp, tp_overlap, recompute and zero that
+ * differs among the charted layouts (so no two labels read alike without
+ * their rank), e.g. "3: tp1 pp1 dp16 cp1 mbs2 rc:sel zero3".  Returns the
+ * longest label's length.
+ */
+static size_t bar_labels(const struct tpp_plan *p, char (*lb)[LABEL_LEN])
 {
-	const struct tpp_layout *l = &e->layout;
-	size_t n = 0;
-	APP(buf, size, n, "%d: tp%d pp%d dp%d", rank, l->tp, l->pp, l->dp);
-	if (l->cp > 1)
-		APP(buf, size, n, " cp%d", l->cp);
-	APP(buf, size, n, " mbs%d", l->mbs);
-	if (l->vp > 1)
-		APP(buf, size, n, " vp%d", l->vp);
+	static const char *const rc_short[TPP_RECOMPUTE__COUNT] = {
+		[TPP_RECOMPUTE_NONE] = "none",
+		[TPP_RECOMPUTE_SELECTIVE] = "sel",
+		[TPP_RECOMPUTE_FULL] = "full",
+	};
+	const struct tpp_layout *a = &p->top[0].layout;
+	int cp = 0, vp = 0, sp = 0, ov = 0, rc = 0, zero = 0, i;
+	size_t longest = 0;
+	for (i = 1; i < p->n_top; i++) {
+		const struct tpp_layout *l = &p->top[i].layout;
+		cp |= l->cp != a->cp;
+		vp |= l->vp != a->vp;
+		sp |= l->sp != a->sp;
+		ov |= l->tp_overlap != a->tp_overlap;
+		rc |= l->recompute != a->recompute ||
+		      l->recompute_layers != a->recompute_layers;
+		zero |= l->zero != a->zero;
+	}
+	for (i = 0; i < p->n_top; i++) {
+		const struct tpp_layout *l = &p->top[i].layout;
+		char *b = lb[i];
+		size_t n = 0;
+		APP(b, LABEL_LEN, n, "%d: tp%d pp%d dp%d", i + 1, l->tp, l->pp, l->dp);
+		if (l->cp > 1 || cp)
+			APP(b, LABEL_LEN, n, " cp%d", l->cp);
+		APP(b, LABEL_LEN, n, " mbs%d", l->mbs);
+		if (l->vp > 1 || vp)
+			APP(b, LABEL_LEN, n, " vp%d", l->vp);
+		if (l->zb)
+			APP(b, LABEL_LEN, n, " zb");
+		if (sp)
+			APP(b, LABEL_LEN, n, " sp%d", l->sp);
+		if (ov)
+			APP(b, LABEL_LEN, n, " tpov%d", l->tp_overlap);
+		if (rc && l->recompute == TPP_RECOMPUTE_FULL && l->recompute_layers > 0)
+			APP(b, LABEL_LEN, n, " rc:full(%d)", l->recompute_layers);
+		else if (rc)
+			APP(b, LABEL_LEN, n, " rc:%s", rc_short[l->recompute]);
+		if (zero)
+			APP(b, LABEL_LEN, n, " zero%d", l->zero);
+		TPP_ASSERT(n < LABEL_LEN);
+		if (n > longest)
+			longest = n;
+	}
+	return longest;
 }
 
 static int fig_breakdown(const char *dir, const struct tpp_report *r)
 {
 	const struct tpp_plan *p = r->plan;
 	struct afile a;
-	char lb[96];
+	char lb[TPP_TOP_MAX][LABEL_LEN];
+	size_t longest = bar_labels(p, lb);
 	int i, k, rc;
 	if ((rc = af_open(&a, dir, "breakdown.dat")))
 		return rc;
@@ -479,16 +557,15 @@ static int fig_breakdown(const char *dir, const struct tpp_report *r)
 		fprintf(a.f, "\t%s", tpp_time_part_names[k]);
 	fputc('\n', a.f);
 	for (i = 0; i < p->n_top; i++) {
-		short_label(&p->top[i], i + 1, lb, sizeof(lb));
-		fputs(lb, a.f);
+		fputs(lb[i], a.f);
 		for (k = 0; k < TPP_TIME_PARTS; k++)
 			fprintf(a.f, "\t%.9g", tpp_time_part(&p->top[i].t, k));
 		fputc('\n', a.f);
 	}
 	if ((rc = af_close(&a)) || (rc = af_open(&a, dir, "breakdown.gp")))
 		return rc;
-	gp_head(a.f, "breakdown", "step-time breakdown of the top layouts");
-	gp_bars(a.f, p->n_top);
+	gp_bars(a.f, "breakdown", "step-time breakdown of the top layouts",
+		p->n_top, longest);
 	fprintf(a.f, "set title \"Step time by cause, top %d layouts (%s)\"\n"
 		"set ylabel \"seconds per step\"\nset yrange [0:*]\n"
 		"set style data histograms\nset style histogram rowstacked\n"
@@ -504,15 +581,15 @@ static int fig_memory(const char *dir, const struct tpp_report *r)
 	const struct tpp_plan *p = r->plan;
 	double cap = r->x->cluster->gpu.hbm_bytes / GIB, top = cap;
 	struct afile a;
-	char lb[96];
+	char lb[TPP_TOP_MAX][LABEL_LEN];
+	size_t longest = bar_labels(p, lb);
 	int i, rc;
 	if ((rc = af_open(&a, dir, "memory.dat")))
 		return rc;
 	fputs("layout\tweights\tgrads\toptimizer\tactivations\tother\treserve\n", a.f);
 	for (i = 0; i < p->n_top; i++) {
 		const struct tpp_mem_breakdown *m = &p->top[i].mem;
-		short_label(&p->top[i], i + 1, lb, sizeof(lb));
-		fprintf(a.f, "%s\t%.6f\t%.6f\t%.6f\t%.6f\t%.6f\t%.6f\n", lb,
+		fprintf(a.f, "%s\t%.6f\t%.6f\t%.6f\t%.6f\t%.6f\t%.6f\n", lb[i],
 			m->weights_bytes / GIB, m->grads_bytes / GIB, m->optim_bytes / GIB,
 			m->act_bytes / GIB, m->other_bytes / GIB, m->reserve_bytes / GIB);
 		if (m->total_bytes / GIB > top)
@@ -520,8 +597,8 @@ static int fig_memory(const char *dir, const struct tpp_report *r)
 	}
 	if ((rc = af_close(&a)) || (rc = af_open(&a, dir, "memory.gp")))
 		return rc;
-	gp_head(a.f, "memory", "memory per GPU of the top layouts against the GPU's capacity");
-	gp_bars(a.f, p->n_top);
+	gp_bars(a.f, "memory", "memory per GPU of the top layouts against the GPU's capacity",
+		p->n_top, longest);
 	fprintf(a.f, "cap = %.6f\n"
 		"set title \"Memory per GPU (most-loaded stage), %s\"\n"
 		"set ylabel \"GiB\"\nset yrange [0:%.3f]\n"

@@ -164,6 +164,27 @@ fi
 jq -r '.layouts[].layout_arg' "$TMP/plan.json" | sort >"$TMP/want"
 [ -s "$TMP/want" ] || fail "no layouts in tpplan --json"
 
+# ---- bar labels of the breakdown and memory charts ------------------------------------
+# 22b on 16 GPUs: top layouts that differ only in cp, recompute or zero
+# were labelled alike ("1: tp1 pp1 dp16 mbs2", "3: tp1 pp1 dp16 mbs2"); each
+# label must read differently without its rank and start with the rank and
+# degrees of that layout in `tpplan --json`
+P16="--model 22b --cluster dgx-a100 --gpus 16"
+if "$BIN" report $P16 --no-plots -o "$TMP/labels" >/dev/null 2>"$TMP/err" &&
+	"$BIN" $P16 --json >"$TMP/p16.json"; then
+	jq -r '.layouts | to_entries[] | "\(.key + 1): tp\(.value.layout.tp) pp\(.value.layout.pp) dp\(.value.layout.dp) "' \
+		"$TMP/p16.json" >"$TMP/want-labels"
+	for f in memory breakdown; do
+		tail -n +2 "$TMP/labels/$f.dat" | cut -f1 >"$TMP/labels.txt"
+		dup=$(sed 's/^[0-9]*: //' "$TMP/labels.txt" | sort | uniq -d)
+		paste "$TMP/want-labels" "$TMP/labels.txt" | awk -F '\t' 'index($2, $1) != 1 { bad = 1 } END { exit bad }' &&
+			[ "$(wc -l <"$TMP/labels.txt")" -eq "$(wc -l <"$TMP/want-labels")" ] && [ -z "$dup" ] &&
+			ok "labels $f" || fail "$f.dat labels not unique or not the plan's layouts: $(tr '\n' '|' <"$TMP/labels.txt")"
+	done
+else
+	fail "labels: report $P16 failed"
+fi
+
 # ---- tables only: --no-plots, and no gnuplot on PATH ----------------------------------
 for mode in no-plots no-gnuplot; do
 	D=$TMP/$mode
