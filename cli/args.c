@@ -415,6 +415,7 @@ void tpp_cli_problem_init(struct tpp_cli_problem *p, struct tpp_cost_opts *co)
 {
 	memset(p, 0, sizeof(*p));
 	p->top = 5;
+	p->max_mbs = p->max_cp = 16;
 	p->time_limit = 60;
 	p->co = co;
 }
@@ -437,6 +438,29 @@ int tpp_cli_problem_opt(struct tpp_cli_problem *p, int ch, char *const *argv,
 	case TPP_O_FP8_RECIPE:
 		p->fp8_recipe_given = 1;
 		return tpp_cli_fp8_recipe(optarg, &p->co->fp8_recipe);
+	case TPP_O_LAYOUT:
+		/* a second --layout would silently drop the first's keys */
+		if (p->layout_arg) {
+			fprintf(stderr, "tpplan: --layout is given twice (give every field in one --layout)\n");
+			return TPP_E_USAGE;
+		}
+		p->layout_arg = optarg;
+		return TPP_OK;
+	case TPP_O_RESERVE: {
+		double gib;
+		int rc = tpp_cli_double("--mem-reserve-gib", optarg, 0, 1e4, &gib);
+		if (rc == TPP_OK)
+			p->co->mem_reserve_bytes = gib * TPP_GiB;
+		return rc;
+	}
+	case TPP_O_ATTN: return tpp_cli_attention(optarg, &p->co->attn);
+	case TPP_O_NO_DP_OVERLAP: p->co->dp_overlap = 0; return TPP_OK;
+	case TPP_O_NO_P2P_OVERLAP: p->co->p2p_overlap = 0; return TPP_OK;
+	case TPP_O_GPU_SIGMA:
+		return tpp_cli_double("--gpu-variation", optarg, 0, 0.5, &p->co->gpu_speed_sigma);
+	case TPP_O_MAX_MBS: return tpp_cli_int("--max-mbs", optarg, 1, 1024, &p->max_mbs);
+	case TPP_O_MAX_CP: return tpp_cli_int("--max-cp", optarg, 1, 1024, &p->max_cp);
+	case TPP_O_ANALYTIC: p->analytic = 1; return TPP_OK;
 	default: return tpp_cli_bad_option(ch, argv, cmd);
 	}
 }
@@ -445,9 +469,31 @@ int tpp_cli_problem_args(const struct tpp_cli_problem *p, int argc,
 			 char *const *argv)
 {
 	int rc;
+	if (p->gpus && p->nodes) {
+		fprintf(stderr, "tpplan: give --gpus or --nodes, not both\n");
+		return TPP_E_USAGE;
+	}
 	if ((rc = tpp_cli_fp8_recipe_applies(p->fp8_recipe_given, p->co->prec)))
 		return rc;
 	return tpp_cli_no_operands(argc, argv);
+}
+
+int tpp_cli_problem_search(const struct tpp_cli_problem *p,
+			   const struct tpp_model *m, int gpus,
+			   struct tpp_search *s)
+{
+	struct tpp_err err;
+	tpp_search_default(s, gpus, p->gbs ? p->gbs : m->global_batch);
+	s->top_k = p->top;
+	s->max_mbs = p->max_mbs;
+	s->max_cp = p->max_cp;
+	s->time_limit_s = p->time_limit;
+	s->simulate = !p->analytic;
+	if (p->layout_arg && tpp_cli_parse_layout(p->layout_arg, s, &err)) {
+		fprintf(stderr, "tpplan: %s\n", err.msg);
+		return TPP_E_USAGE;
+	}
+	return TPP_OK;
 }
 
 int tpp_cli_problem_model(const struct tpp_cli_problem *p, struct tpp_model *m)

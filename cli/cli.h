@@ -19,9 +19,10 @@ struct tpp_optdoc {
 };
 /*
  * The options that state the problem, shared by `tpplan plan` and
- * `tpplan report`: their getopt values (each command numbers its own
- * options from TPP_O__PROBLEM_END), one help text for both commands
- * (expanded inside each command's table; --top, --calibration and
+ * `tpplan report` so a report can mirror any plan: their getopt values
+ * (each command numbers its own options from TPP_O__PROBLEM_END), one help
+ * text for both commands (expanded inside each command's table: the
+ * problem, then the cost model and search; --top, --calibration and
  * --time-limit are listed by each command, with its own help line) and
  * one parser.
  */
@@ -29,6 +30,9 @@ enum {
 	TPP_O_MODEL = 'm', TPP_O_CLUSTER = 'c',
 	TPP_O_GPUS = 1000, TPP_O_NODES, TPP_O_GBS, TPP_O_SEQ, TPP_O_PREC,
 	TPP_O_FP8_RECIPE, TPP_O_TOP, TPP_O_CALIBRATION, TPP_O_TIME_LIMIT,
+	TPP_O_LAYOUT, TPP_O_RESERVE, TPP_O_ATTN, TPP_O_NO_DP_OVERLAP,
+	TPP_O_NO_P2P_OVERLAP, TPP_O_GPU_SIGMA, TPP_O_MAX_MBS, TPP_O_MAX_CP,
+	TPP_O_ANALYTIC,
 	TPP_O__PROBLEM_END
 };
 #define TPP_CLI_PROBLEM_OPTDOCS \
@@ -40,17 +44,34 @@ enum {
 	{{"seq", required_argument, 0, TPP_O_SEQ}, "S", "sequence length (default: the model's)"}, \
 	{{"precision", required_argument, 0, TPP_O_PREC}, "P", "bf16 (default), fp16 or fp8"}, \
 	{{"fp8-recipe", required_argument, 0, TPP_O_FP8_RECIPE}, "R", "with --precision fp8: current (default: each tensor's own amax, one more read per quantization) or delayed (scale from the amax history)"}
+/* The cost model and the layout search. */
+#define TPP_CLI_MODEL_OPTDOCS \
+	{{"layout", required_argument, 0, TPP_O_LAYOUT}, "L", "fix layout fields: tp, pp, dp, cp, mbs, vp, sp (0/1), recompute (none/selective/full), recompute_layers (with full: the first N layers of each model chunk recomputed, block method; 0 or left out = every layer; with recompute left to the search, the fewest that fit), zero (0-3), schedule (1f1b/interleaved/zb-h1), tp_overlap (0/1); e.g. tp=8,pp=16,vp=3,sp=1; all given: evaluate that one layout"}, \
+	{{"mem-reserve-gib", required_argument, 0, TPP_O_RESERVE}, "G", "GPU memory kept free for context, NCCL, workspaces (default 3)"}, \
+	{{"attention", required_argument, 0, TPP_O_ATTN}, "A", "flash (default: fused attention kernels, FlashAttention / cuDNN via Transformer Engine; needed for context parallelism) or unfused (scores materialised, Megatron's fused softmax before 2023)"}, \
+	{{"no-dp-overlap", no_argument, 0, TPP_O_NO_DP_OVERLAP}, NULL, "do not overlap gradient reduction with backward"}, \
+	{{"no-p2p-overlap", no_argument, 0, TPP_O_NO_P2P_OVERLAP}, NULL, "pipeline transfers block their sender in every schedule (Megatron's default)"}, \
+	{{"gpu-variation", required_argument, 0, TPP_O_GPU_SIGMA}, "S", "spread (sigma) of per-GPU speed, fraction of the median (default 0.02, Sinha et al. SC22; 0 = identical GPUs)"}, \
+	{{"max-mbs", required_argument, 0, TPP_O_MAX_MBS}, "N", "largest micro-batch to try (default 16)"}, \
+	{{"max-cp", required_argument, 0, TPP_O_MAX_CP}, "N", "largest context-parallel degree to try (default 16)"}, \
+	{{"analytic", no_argument, 0, TPP_O_ANALYTIC}, NULL, "rank by the analytic model only (no simulation)"}
 
 /* The problem as the options state it (0 / NULL: not given). */
 struct tpp_cli_problem {
 	const char *model_arg, *cluster_arg, *calibration;
+	const char *layout_arg;		/* --layout */
 	int gpus, nodes, gbs, seq;
 	int top;			/* default 5 */
+	int max_mbs, max_cp;		/* default 16 each */
+	int analytic;
 	double time_limit;		/* s per search, default 60; 0 = none */
 	int fp8_recipe_given;
-	struct tpp_cost_opts *co;	/* --precision, --fp8-recipe */
+	struct tpp_cost_opts *co;	/* --precision, --fp8-recipe,
+					   --mem-reserve-gib, --attention,
+					   --no-dp-overlap, --no-p2p-overlap,
+					   --gpu-variation */
 };
-/* Nothing given yet; --precision and --fp8-recipe set co's fields. */
+/* Nothing given yet; the cost-model options set co's fields. */
 void tpp_cli_problem_init(struct tpp_cli_problem *p, struct tpp_cost_opts *co);
 /*
  * One getopt_long result `ch` (value in optarg) that the command's own
@@ -60,7 +81,8 @@ void tpp_cli_problem_init(struct tpp_cli_problem *p, struct tpp_cost_opts *co);
  */
 int tpp_cli_problem_opt(struct tpp_cli_problem *p, int ch, char *const *argv,
 			const char *cmd);
-/* After the options: --fp8-recipe without --precision fp8, operands. */
+/* After the options: --gpus with --nodes, --fp8-recipe without
+ * --precision fp8, operands. */
 int tpp_cli_problem_args(const struct tpp_cli_problem *p, int argc,
 			 char *const *argv);
 /* Load --model into *m with --seq applied.  Prints errors; returns an
@@ -74,6 +96,14 @@ struct tpp_calibration;
 int tpp_cli_problem_cluster(const struct tpp_cli_problem *p,
 			    struct tpp_cluster *c,
 			    struct tpp_calibration **keep, int *gpus_out);
+
+/* The search the options state for `gpus` GPUs of model m (its global
+ * batch unless --global-batch): --top, --max-mbs, --max-cp, --time-limit,
+ * --analytic and --layout into *s.  Prints errors; returns an exit
+ * status. */
+int tpp_cli_problem_search(const struct tpp_cli_problem *p,
+			   const struct tpp_model *m, int gpus,
+			   struct tpp_search *s);
 
 /* The options part of a subcommand's help: "  --name ARG" padded to
  * `width`, then the help; `short_val` (0: none) is the option also given

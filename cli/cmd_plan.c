@@ -10,27 +10,17 @@
 
 enum {
 	O_HELP = 'h',
-	O_JSON = TPP_O__PROBLEM_END, O_LAYOUT,
-	O_RESERVE, O_ATTN, O_NO_DP_OVERLAP, O_NO_P2P_OVERLAP, O_GPU_SIGMA, O_MAX_MBS, O_MAX_CP, O_TIMELINE,
-	O_ANALYTIC,
+	O_JSON = TPP_O__PROBLEM_END, O_TIMELINE,
 };
 
 static const struct tpp_optdoc opts[] = {
 	TPP_CLI_PROBLEM_OPTDOCS,
 	{{"top", required_argument, 0, TPP_O_TOP}, "K", "show the K best layouts (default 5)"},
 	{{"json", no_argument, 0, O_JSON}, NULL, "print the plan as JSON (schema tpplan.plan/v1)"},
-	{{"layout", required_argument, 0, O_LAYOUT}, "L", "fix layout fields: tp, pp, dp, cp, mbs, vp, sp (0/1), recompute (none/selective/full), recompute_layers (with full: the first N layers of each model chunk recomputed, block method; 0 or left out = every layer; with recompute left to the search, the fewest that fit), zero (0-3), schedule (1f1b/interleaved/zb-h1), tp_overlap (0/1); e.g. tp=8,pp=16,vp=3,sp=1; all given: evaluate that one layout"},
-	{{"mem-reserve-gib", required_argument, 0, O_RESERVE}, "G", "GPU memory kept free for context, NCCL, workspaces (default 3)"},
-	{{"attention", required_argument, 0, O_ATTN}, "A", "flash (default: fused attention kernels, FlashAttention / cuDNN via Transformer Engine; needed for context parallelism) or unfused (scores materialised, Megatron's fused softmax before 2023)"},
-	{{"no-dp-overlap", no_argument, 0, O_NO_DP_OVERLAP}, NULL, "do not overlap gradient reduction with backward"},
-	{{"no-p2p-overlap", no_argument, 0, O_NO_P2P_OVERLAP}, NULL, "pipeline transfers block their sender in every schedule (Megatron's default)"},
+	TPP_CLI_MODEL_OPTDOCS,
 	{{"time-limit", required_argument, 0, TPP_O_TIME_LIMIT}, "S", "stop a search that runs longer than S seconds, with an error (default 60; 0 = none)"},
-	{{"gpu-variation", required_argument, 0, O_GPU_SIGMA}, "S", "spread (sigma) of per-GPU speed, fraction of the median (default 0.02, Sinha et al. SC22; 0 = identical GPUs)"},
-	{{"max-mbs", required_argument, 0, O_MAX_MBS}, "N", "largest micro-batch to try (default 16)"},
-	{{"max-cp", required_argument, 0, O_MAX_CP}, "N", "largest context-parallel degree to try (default 16)"},
 	{{"calibration", required_argument, 0, TPP_O_CALIBRATION}, "FILE", "use the figures measured by `tpplan calibrate` (overrides the cluster file's calibration: key)"},
 	{{"timeline", required_argument, 0, O_TIMELINE}, "FILE", "write the simulated schedule of the best layout (rank, chunk, micro-batch, kind, start, end; tab-separated)"},
-	{{"analytic", no_argument, 0, O_ANALYTIC}, NULL, "rank by the analytic model only (no simulation)"},
 	{{"help", no_argument, 0, O_HELP}, NULL, "this help"},
 };
 
@@ -44,9 +34,8 @@ static void plan_usage(FILE *f)
 int tpp_cmd_plan(int argc, char **argv)
 {
 	struct option lo[TPP_ARRAY_LEN(opts) + 1];
-	const char *layout_arg = NULL, *timeline = NULL;
-	int analytic = 0, gpus = 0, json = 0;
-	int max_mbs = 16, max_cp = 16, ch, rc, i;
+	const char *timeline = NULL;
+	int gpus = 0, json = 0, ch, rc, i;
 	struct tpp_model model;
 	struct tpp_cluster *cluster = NULL;
 	struct tpp_cost_opts co;
@@ -55,7 +44,6 @@ int tpp_cmd_plan(int argc, char **argv)
 	struct tpp_err err;
 	struct tpp_plan_ctx x;
 	struct tpp_cli_problem pb;
-	double reserve = -1;
 
 	tpp_cost_opts_default(&co);
 	tpp_cli_problem_init(&pb, &co);
@@ -65,24 +53,8 @@ int tpp_cmd_plan(int argc, char **argv)
 	while ((ch = tpp_cli_getopt(argc, argv, ":m:c:h", lo)) != -1) {
 		rc = TPP_OK;
 		switch (ch) {
-		case O_MAX_MBS: rc = tpp_cli_int("--max-mbs", optarg, 1, 1024, &max_mbs); break;
-		case O_MAX_CP: rc = tpp_cli_int("--max-cp", optarg, 1, 1024, &max_cp); break;
 		case O_JSON: json = 1; break;
-		case O_LAYOUT:
-			/* a second --layout would silently drop the first's keys */
-			if (layout_arg) {
-				fprintf(stderr, "tpplan: --layout is given twice (give every field in one --layout)\n");
-				return TPP_E_USAGE;
-			}
-			layout_arg = optarg;
-			break;
 		case O_TIMELINE: timeline = optarg; break;
-		case O_ANALYTIC: analytic = 1; break;
-		case O_NO_DP_OVERLAP: co.dp_overlap = 0; break;
-		case O_NO_P2P_OVERLAP: co.p2p_overlap = 0; break;
-		case O_GPU_SIGMA: rc = tpp_cli_double("--gpu-variation", optarg, 0, 0.5, &co.gpu_speed_sigma); break;
-		case O_RESERVE: rc = tpp_cli_double("--mem-reserve-gib", optarg, 0, 1e4, &reserve); break;
-		case O_ATTN: rc = tpp_cli_attention(optarg, &co.attn); break;
 		case O_HELP: plan_usage(stdout); return TPP_OK;
 		default: rc = tpp_cli_problem_opt(&pb, ch, argv, "plan"); break;
 		}
@@ -95,17 +67,11 @@ int tpp_cmd_plan(int argc, char **argv)
 		fprintf(stderr, "tpplan: --model and --cluster are required (try `tpplan plan --help`)\n");
 		return TPP_E_USAGE;
 	}
-	if (pb.gpus && pb.nodes) {
-		fprintf(stderr, "tpplan: give --gpus or --nodes, not both\n");
-		return TPP_E_USAGE;
-	}
-	if (timeline && analytic) {
+	if (timeline && pb.analytic) {
 		/* the timeline is simulated: its step would not be the printed one */
 		fprintf(stderr, "tpplan: --timeline writes the simulated schedule; it does not go with --analytic\n");
 		return TPP_E_USAGE;
 	}
-	if (reserve >= 0)
-		co.mem_reserve_bytes = reserve * TPP_GiB;
 
 	if ((rc = tpp_cli_problem_model(&pb, &model)))
 		return rc;
@@ -118,16 +84,8 @@ int tpp_cmd_plan(int argc, char **argv)
 	}
 	if ((rc = tpp_cli_problem_cluster(&pb, cluster, NULL, &gpus)))
 		goto out;
-	tpp_search_default(&s, gpus, pb.gbs ? pb.gbs : model.global_batch);
-	s.top_k = pb.top;
-	s.max_mbs = max_mbs;
-	s.max_cp = max_cp;
-	s.time_limit_s = pb.time_limit;
-	s.simulate = !analytic;
-	if (layout_arg && (rc = tpp_cli_parse_layout(layout_arg, &s, &err))) {
-		fprintf(stderr, "tpplan: %s\n", err.msg);
+	if ((rc = tpp_cli_problem_search(&pb, &model, gpus, &s)))
 		goto out;
-	}
 	x.model = &model;
 	x.cluster = cluster;
 	x.opts = &co;

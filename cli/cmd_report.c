@@ -19,6 +19,7 @@ enum {
 static const struct tpp_optdoc opts[] = {
 	TPP_CLI_PROBLEM_OPTDOCS,
 	{{"top", required_argument, 0, TPP_O_TOP}, "K", "report the K best layouts (default 5)"},
+	TPP_CLI_MODEL_OPTDOCS,
 	{{"calibration", required_argument, 0, TPP_O_CALIBRATION}, "FILE", "use (and plot) the figures measured by `tpplan calibrate`"},
 	{{"time-limit", required_argument, 0, TPP_O_TIME_LIMIT}, "S", "stop each search (the plan, every scaling and bandwidth point) that runs longer than S seconds (default 60; 0 = none): the plan's is an error, a point's is reported as stopped"},
 	{{"exec", required_argument, 0, O_EXEC}, "FILE", "add measured vs predicted per phase from `tpplan exec --json` output"},
@@ -35,15 +36,20 @@ static void report_usage(FILE *f)
 		"schedule of the best layout, a scaling curve, the sensitivity to the\n"
 		"inter-node bandwidth, and with --calibration / --exec the measured\n"
 		"figures.  Plots are PNGs drawn by gnuplot from NAME.gp and NAME.dat\n"
-		"kept in DIR; without gnuplot the report has tables only.\n\n");
+		"kept in DIR; without gnuplot the report has tables only.  The\n"
+		"problem, cost-model and search options are those of `tpplan plan`\n"
+		"and hold for every search the report runs (--layout's dp only for the\n"
+		"requested GPU count).\n\n");
 	tpp_cli_print_opts(f, opts, TPP_ARRAY_LEN(opts), 26, O_OUT);
 	fprintf(f, "\nexit codes: 0 ok, 1 no feasible layout (or the plan's search ran past\n"
 		"--time-limit), 2 usage, 3 input error, 4 system error (e.g. DIR cannot be written)\n");
 }
 
 /* Best layout of `s` (top_k 1) on cluster `c`: 1 found, 0 none fits,
- * BEST_STOPPED the search ran out of its time limit, <0 error. */
+ * BEST_STOPPED the search ran out of its time limit, BEST_UNMATCHED no
+ * layout of the GPU count matches the --layout constraints, <0 error. */
 #define BEST_STOPPED 2
+#define BEST_UNMATCHED 3
 static int best_of(const struct tpp_model *m, const struct tpp_cluster *c,
 		   const struct tpp_cost_opts *co, const struct tpp_search *s,
 		   struct tpp_plan *tmp, struct tpp_eval *out)
@@ -62,7 +68,7 @@ static int best_of(const struct tpp_model *m, const struct tpp_cluster *c,
 		return BEST_STOPPED;
 	}
 	if (rc == TPP_E_INFEASIBLE)
-		return 0;
+		return tmp->considered ? 0 : BEST_UNMATCHED;
 	fprintf(stderr, "tpplan: report: %s\n", err.msg);
 	return -1;
 }
@@ -159,10 +165,6 @@ int tpp_cmd_report(int argc, char **argv)
 		fprintf(stderr, "tpplan: report: -o: empty directory name\n");
 		return TPP_E_USAGE;
 	}
-	if (pb.gpus && pb.nodes) {
-		fprintf(stderr, "tpplan: give --gpus or --nodes, not both\n");
-		return TPP_E_USAGE;
-	}
 	/* before the searches, which can take minutes */
 	if ((rc = tpp_report_check_dir(out_dir)))
 		return rc;
@@ -183,9 +185,8 @@ int tpp_cmd_report(int argc, char **argv)
 		goto out;
 	if ((rc = tpp_cli_problem_cluster(&pb, cluster, &cal, &gpus)))
 		goto out;
-	tpp_search_default(&s, gpus, pb.gbs ? pb.gbs : model.global_batch);
-	s.top_k = pb.top;
-	s.time_limit_s = pb.time_limit;
+	if ((rc = tpp_cli_problem_search(&pb, &model, gpus, &s)))
+		goto out;
 	x.model = &model;
 	x.cluster = cluster;
 	x.opts = &co;
@@ -214,6 +215,7 @@ int tpp_cmd_report(int argc, char **argv)
 			*alt = *cluster;
 			tpp_cluster_resize(alt, counts[i]);
 			s2.gpus = counts[i];
+			s2.dp = TPP_FREE; /* --layout's dp is the request's */
 			found = best_of(&model, alt, &co, &s2, tmp, &e);
 		}
 		if (found < 0) {
@@ -221,6 +223,7 @@ int tpp_cmd_report(int argc, char **argv)
 			goto out;
 		}
 		sc->stopped = found == BEST_STOPPED;
+		sc->unmatched = found == BEST_UNMATCHED;
 		if ((sc->ok = found == 1)) {
 			sc->step_s = e.step_s;
 			sc->tokens_per_s = e.tokens_per_s;
@@ -262,6 +265,7 @@ int tpp_cmd_report(int argc, char **argv)
 	r->x = &x;
 	r->plan = plan;
 	r->model_arg = pb.model_arg;
+	r->layout_arg = pb.layout_arg;
 	r->cluster_arg = pb.cluster_arg;
 	r->cal_path = cal ? cluster->calibration : NULL;
 	r->cal = cal;

@@ -921,11 +921,23 @@ static void write_doc(struct doc *d, const struct tpp_report *r,
 	d_row(d), d_td(d, "GPUs"), d_td(d, "%d (%d per node, %s, %.0f GiB)", x->search->gpus,
 					 c->gpus_per_node, g->name, g->hbm_bytes / GIB);
 	d_row(d), d_td(d, "global batch"), d_td(d, "%d sequences x %d tokens", x->search->gbs, m->seq);
-	d_row(d), d_td(d, "precision, attention"), d_td(d, "%s, %s", tpp_prec_names[prec], tpp_attn_names[x->opts->attn]);
+	d_row(d), d_td(d, "precision, attention"), d_td(d, "%s%s%s%s, %s", tpp_prec_names[prec],
+							     prec == TPP_PREC_FP8 ? " (" : "",
+							     prec == TPP_PREC_FP8 ? tpp_fp8_recipe_names[x->opts->fp8_recipe] : "",
+							     prec == TPP_PREC_FP8 ? " scaling)" : "",
+							     tpp_attn_names[x->opts->attn]);
+	d_row(d), d_td(d, "overlap"), d_td(d, "gradient reduction with the backward: %s; pipeline transfers beside compute: %s",
+					    x->opts->dp_overlap ? "yes" : "no (--no-dp-overlap)",
+					    x->opts->p2p_overlap ? "yes" : "no (--no-p2p-overlap)");
+	d_row(d), d_td(d, "memory reserve"), d_td(d, "%.2f GiB per GPU", x->opts->mem_reserve_bytes / GIB);
+	d_row(d), d_td(d, "layout constraints"), d_td(d, "%s%s", r->layout_arg ? "--layout " : "none",
+						       r->layout_arg ? r->layout_arg : "");
 	d_row(d), d_td(d, "figures"), d_td(d, "%s", r->cal_path ? "measured (calibration) where available" : "datasheet / published figures");
 	d_row(d), d_td(d, "calibration"), d_td(d, "%s", r->cal_path ? r->cal_path : "none");
 	d_row(d), d_td(d, "exec results"), d_td(d, "%s", r->exec_path ? r->exec_path : "none");
-	d_row(d), d_td(d, "search"), d_td(d, "%llu layouts considered, %llu valid and fit, %llu simulated",
+	d_row(d), d_td(d, "search"), d_td(d, "micro-batch up to %d, context parallelism up to %d, ranked by %s: %llu layouts considered, %llu valid and fit, %llu simulated",
+					   x->search->max_mbs, x->search->max_cp,
+					   x->search->simulate ? "simulation" : "the analytic model (--analytic)",
 					   p->considered, p->feasible, p->simulated);
 	d_end_table(d);
 
@@ -1072,6 +1084,9 @@ static void write_doc(struct doc *d, const struct tpp_report *r,
 		d_p(d, "%s schedule, %d pipeline ranks, %d micro-batches: %zu operations, step %.3f s. F forward, B input gradient, W weight gradient, BW whole backward, DP gradient reduction (thin bar), OPT optimizer. The data is timeline.dat (tab-separated: row (pipeline rank; the optimizer on row %d), kind index, kind, chunk, micro-batch, start_s, end_s; `tpplan --timeline` writes the same operations as rank, chunk, micro-batch, kind, start_s, end_s).",
 		    tpp_sched_names[tpp_layout_sched(&best->layout)], best->layout.pp,
 		    best->microbatches, tl_events, tl_step_s, best->layout.pp);
+		if (!best->simulated)
+			d_note(d, "Ranked by the analytic model (--analytic): the best layout's analytic step is %.3f s, its simulated one %.3f s.",
+			       best->step_s, tl_step_s);
 		figure(d, fg, FIG_TIMELINE, "Simulated pipeline schedule of the best layout (Gantt chart per pipeline rank)");
 	} else {
 		d_note(d, "The best layout's pipeline is too large to play out event by event; no timeline.");
@@ -1079,7 +1094,8 @@ static void write_doc(struct doc *d, const struct tpp_report *r,
 
 	/* 5. scaling */
 	d_h(d, 2, "Scaling");
-	d_p(d, "The best layout found for each GPU count at the same global batch (%d sequences).", x->search->gbs);
+	d_p(d, "The best layout found for each GPU count at the same global batch (%d sequences)%s.", x->search->gbs,
+	    r->layout_arg ? " and --layout (its dp only at the requested count)" : "");
 	figure(d, fg, FIG_SCALING, "Predicted throughput (tokens/s) and MFU of the best layout as the GPU count grows");
 	{
 		static const char *const h[] = {"GPUs", "step (s)", "tokens/s", "MFU", "best layout"};
@@ -1093,7 +1109,9 @@ static void write_doc(struct doc *d, const struct tpp_report *r,
 				d_td(d, "%.1f%%", 100 * s->mfu), d_td(d, "%s", s->layout);
 		else
 			d_td(d, "-"), d_td(d, "-"), d_td(d, "-"),
-				d_td(d, "%s", s->stopped ? "search stopped by its time limit (--time-limit)" : "no layout fits");
+				d_td(d, "%s", s->stopped ? "search stopped by its time limit (--time-limit)"
+					      : s->unmatched ? "no layout of this count matches --layout"
+					      : "no layout fits");
 	}
 	d_end_table(d);
 

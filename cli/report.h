@@ -23,6 +23,7 @@ struct tpp_report_scale {
 	int gpus;
 	int ok;                /* a layout fits (else the rest is unset) */
 	int stopped;           /* not ok: the search ran out of its time limit */
+	int unmatched;         /* not ok: no layout of this count matches --layout */
 	double step_s, tokens_per_s, mfu;
 	char layout[200];      /* its layout_arg */
 };
@@ -48,6 +49,7 @@ struct tpp_report {
 	const struct tpp_plan_ctx *x;   /* model, cluster (calibration applied), options, search */
 	const struct tpp_plan *plan;    /* n_top >= 1 */
 	const char *model_arg, *cluster_arg;
+	const char *layout_arg;         /* --layout, NULL without */
 	const char *cal_path;           /* NULL: datasheet / published figures */
 	const struct tpp_calibration *cal; /* NULL without a calibration */
 	const char *exec_path;          /* NULL without --exec */

@@ -4,7 +4,9 @@
 # a PNG (or SVG); the layouts the HTML and the Markdown list (layout_arg)
 # are exactly those of `tpplan --json` for the same problem; --no-plots and
 # a missing gnuplot write tables only; --calibration adds the calibration
-# figure, --exec the measured-vs-predicted one; the scaling table always
+# figure, --exec the measured-vs-predicted one; the planning options
+# (--attention, --no-dp-overlap, --layout, ...) give the plan's best step,
+# layouts and, at other GPU counts, steps; the scaling table always
 # has the requested GPU count (other points thinned at the small end); exit
 # codes for a missing -o (2), a bad --exec file (3), an unwritable directory
 # (4, non-root) and -o naming a file (4).
@@ -224,6 +226,78 @@ for mode in no-plots no-gnuplot; do
 	fi
 	ls "$D" | grep -q '\.tmp\.' && fail "$mode: temporary files left"
 	ok "$mode"
+done
+
+# ---- the planning options: a report mirrors the plan made with them ------------------
+# md_step DIR: the best layout's step (s) in DIR/report.md (the first row
+# of the best-layouts table); json_step FILE [I]: layout I's (default 0)
+# step of a `tpplan --json` output, as the report prints it
+md_step() { grep '^| 1 |' "$1/report.md" | head -n 1 | awk -F '|' '{ gsub(/ /, "", $14); print $14 }'; }
+json_step() { jq -r ".layouts[${2:-0}].step_s" "$1" | awk '{ printf "%.3f\n", $1 }'; }
+# same_as_plan NAME OPTIONS...: report PROBLEM OPTIONS succeeds; its best
+# step, its layouts and the requested rows of the scaling and sensitivity
+# tables are those of `tpplan --json` with the same options; its 16-GPU
+# scaling row is `tpplan --gpus 16` with them (the options reach the other
+# searches); and the step differs from the default problem's (the
+# --no-plots report below)
+same_as_plan() {
+	name=$1
+	shift
+	D=$TMP/opt-$name
+	"$BIN" report $PROBLEM "$@" --no-plots -o "$D" >/dev/null 2>"$TMP/err"
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		fail "report $*: exit $rc"; sed 's/^/    /' "$TMP/err" >&2
+		return
+	fi
+	"$BIN" $PROBLEM "$@" --json >"$TMP/opt.json" &&
+		"$BIN" --model 22b --cluster dgx-a100 --gpus 16 "$@" --top 1 --json >"$TMP/opt16.json" ||
+		{ fail "$name: tpplan --json $* failed"; return; }
+	want=$(json_step "$TMP/opt.json")
+	got=$(md_step "$D")
+	want16=$(json_step "$TMP/opt16.json")
+	jq -r '.layouts[].layout_arg' "$TMP/opt.json" | sort >"$TMP/opt-want"
+	if [ -n "$want" ] && [ "$got" = "$want" ] && [ "$got" != "$(md_step "$TMP/no-plots")" ] &&
+		grep -q "^| 8 (requested) | $want |" "$D/report.md" &&
+		grep -q "^| 1x | $want |" "$D/report.md" &&
+		grep -q "^| 16 | $want16 |" "$D/report.md" &&
+		md_layouts "$D/report.md" | cmp -s - "$TMP/opt-want"; then
+		ok "options $name"
+	else
+		fail "report $*: best step $got, 16 GPUs $(grep '^| 16 |' "$D/report.md" | cut -d '|' -f 3), expected $want and $want16 as tpplan --json (default $(md_step "$TMP/no-plots")), or other layouts"
+	fi
+}
+# every option of `tpplan plan` that changes the problem, the cost model or
+# the search was "unknown option" to report
+same_as_plan attn-dp --attention unfused --no-dp-overlap
+same_as_plan all --attention unfused --no-dp-overlap --no-p2p-overlap --mem-reserve-gib 4.5 \
+	--gpu-variation 0.05 --max-mbs 4 --max-cp 2 --layout pp=4
+same_as_plan analytic --analytic --gpu-variation 0
+D=$TMP/opt-all
+grep -q "^| overlap | gradient reduction with the backward: no (--no-dp-overlap); pipeline transfers beside compute: no (--no-p2p-overlap) |" "$D/report.md" &&
+	grep -q "^| memory reserve | 4.50 GiB per GPU |" "$D/report.md" &&
+	grep -q "^| layout constraints | --layout pp=4 |" "$D/report.md" &&
+	grep -q "^| search | micro-batch up to 4, context parallelism up to 2, ranked by simulation" "$D/report.md" &&
+	grep -q "^| precision, attention | bf16, unfused |" "$D/report.md" &&
+	grep -q "sigma 5.0%" "$D/report.md" ||
+	fail "options all: the Inputs table does not state the options"
+grep -q "Ranked by the analytic model (--analytic)" "$TMP/opt-analytic/report.md" ||
+	fail "options analytic: the timeline does not say the ranking is analytic"
+# --layout holds for every count but its dp; a count no layout of which
+# matches it is said so, not "no layout fits"
+"$BIN" report --model 22b --cluster dgx-a100 --gpus 64 --layout tp=8,pp=4,dp=2 --no-plots \
+	-o "$TMP/opt-layout" >/dev/null 2>"$TMP/err"
+rc=$?
+rows=$(sed -n '/^## Scaling/,/^## Sensitivity/s/^| \([0-9]*\)[^|]* | [^|]* | [^|]* | [^|]* | \(tp=8,pp=4,dp=[0-9]*\|no layout of this count matches --layout\).*/\1 \2/p' \
+	"$TMP/opt-layout/report.md" | sed 's/,dp=/ dp=/; s/ no layout.*/ none/; s/ tp=8,pp=4//' | tr '\n' ' ')
+[ $rc -eq 0 ] && [ "$rows" = "8 none 16 none 32 dp=1 64 dp=2 128 dp=4 " ] && ok "options layout-scaling" ||
+	fail "report --layout tp=8,pp=4,dp=2 on 64 GPUs: exit $rc, scaling rows '$rows'"
+for o in "--layout tp=2 --layout pp=2" "--gpu-variation 0.9" "--attention fused" "--max-mbs 0"; do
+	"$BIN" report $PROBLEM $o --no-plots -o "$TMP/x" >/dev/null 2>"$TMP/err"
+	rc=$?
+	"$BIN" $PROBLEM $o >/dev/null 2>"$TMP/err-plan"
+	[ $rc -eq 2 ] && cmp -s "$TMP/err" "$TMP/err-plan" && ok "options bad: $o" ||
+		fail "report $o: exit $rc, expected 2 with plan's message ($(cat "$TMP/err"))"
 done
 
 if [ $have_gnuplot -eq 0 ]; then
