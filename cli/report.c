@@ -114,6 +114,13 @@ void tpp_report_megatron_args(const struct tpp_model *m,
 		APP(args, args_size, n, " --recompute-granularity full --recompute-method uniform --recompute-num-layers 1");
 	if (l->zero >= 1)
 		APP(args, args_size, n, " --use-distributed-optimizer");
+	/* the overlaps the prediction assumes (cost options; Megatron's
+	 * defaults have them off) */
+	if (o->dp_overlap && l->dp * l->cp > 1)
+		APP(args, args_size, n, " --overlap-grad-reduce%s",
+		    l->zero >= 1 ? " --overlap-param-gather" : "");
+	if (o->p2p_overlap && l->vp > 1)
+		APP(args, args_size, n, " --overlap-p2p-communication");
 	if (p == TPP_PREC_FP16)
 		APP(args, args_size, n, " --fp16");
 	else if (p == TPP_PREC_FP8)

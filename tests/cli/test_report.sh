@@ -281,6 +281,12 @@ grep -q "^| overlap | gradient reduction with the backward: no (--no-dp-overlap)
 	grep -q "^| precision, attention | bf16, unfused |" "$D/report.md" &&
 	grep -q "sigma 5.0%" "$D/report.md" ||
 	fail "options all: the Inputs table does not state the options"
+# the Megatron-LM arguments carry the overlaps the prediction assumes
+grep -q -- "--use-distributed-optimizer --overlap-grad-reduce --overlap-param-gather --overlap-p2p-communication" \
+	"$TMP/no-plots/report.md" && ! grep -q -- "--overlap-grad-reduce" "$TMP/opt-attn-dp/report.md" &&
+	grep -q -- "--overlap-p2p-communication" "$TMP/opt-attn-dp/report.md" &&
+	! grep -q -- "--overlap-p2p-communication" "$TMP/opt-all/report.md" ||
+	fail "options: the Megatron-LM arguments do not follow --no-dp-overlap / --no-p2p-overlap"
 grep -q "Ranked by the analytic model (--analytic)" "$TMP/opt-analytic/report.md" ||
 	fail "options analytic: the timeline does not say the ranking is analytic"
 # --layout holds for every count but its dp; a count no layout of which
