@@ -649,9 +649,15 @@ int tpp_cal_import(const char *path, enum tpp_coll op, int group, int tier,
 	if (file_op < 0)
 		file_op = op != TPP_COLL__COUNT ? (int)op : op_from_name(base_name(path));
 	if (file_op < 0) {
+		char names[128] = "";
+		int i;
+		for (i = 0; i < TPP_COLL__COUNT; i++)
+			append_list(names, sizeof(names), ", ", tpp_coll_names[i]);
 		rc = tpp_err_set(err, TPP_E_INPUT, path, 0, 0,
-				 "cannot tell which collective this is: name it, or name "
-				 "the file after the test (all_reduce_perf.txt, ...)");
+				 "cannot tell which collective this is (no \"Collective "
+				 "test starting\" line, and the file name names none): "
+				 "give --op NAME (one of %s), or name the file after "
+				 "the test (all_reduce_perf.txt, ...)", names);
 		goto out;
 	}
 	if (group <= 0)

@@ -52,7 +52,7 @@ static const struct tpp_optdoc opts[] = {
 	{{"progress", no_argument, 0, O_PROGRESS}, NULL, "show progress on stderr (default: when stderr is a terminal; under mpiexec it is a pipe)"},
 	{{"no-progress", no_argument, 0, O_NO_PROGRESS}, NULL, "never show progress"},
 	{{"import", required_argument, 0, O_IMPORT}, "FILE", "instead of measuring, read nccl-tests output (text or -J JSON); no MPI needed"},
-	{{"op", required_argument, 0, O_OP}, "NAME", "with --import: the collective (default: from the file)"},
+	{{"op", required_argument, 0, O_OP}, "NAME", "with --import: the collective, all_reduce, all_gather, reduce_scatter, all_to_all or send_recv (default: from the file, else its name)"},
 	{{"group", required_argument, 0, O_GROUP}, "N", "with --import: ranks in the measured group (required)"},
 	{{"tier", required_argument, 0, O_TIER}, "T", "with --import: the cluster tier the group spans (default 0)"},
 	{{"help", no_argument, 0, O_HELP}, NULL, "this help"},

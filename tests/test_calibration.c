@@ -731,6 +731,74 @@ static void test_import(void)
 	CHECK(rmdir(dir) == 0);
 }
 
+/* Copy the first n lines of src to dst; 0 on success. */
+static int head_lines(const char *src, const char *dst, int n)
+{
+	FILE *in = fopen(src, "r"), *out;
+	char line[1024];
+	int i = 0;
+	if (!in)
+		return -1;
+	out = fopen(dst, "w");
+	if (!out) {
+		fclose(in);
+		return -1;
+	}
+	while (i < n && fgets(line, sizeof(line), in)) {
+		fputs(line, out);
+		i += strchr(line, '\n') != NULL;
+	}
+	fclose(in);
+	return fclose(out);
+}
+
+/*
+ * Plain nccl-tests output without its "Collective test starting" line, in
+ * a file whose name names no collective: the error asks for --op and
+ * lists the names (review: it said "name it" without the flag).
+ */
+static void test_import_op_named(void)
+{
+	static struct tpp_calibration cal;
+	struct tpp_err err;
+	char tmpl[] = "/tmp/tpp-imo-XXXXXX", path[512];
+	const char *dir = mkdtemp(tmpl);
+	int rc;
+
+	CHECK(dir != NULL);
+	if (!dir)
+		return;
+	memset(&cal, 0, sizeof(cal));
+	snprintf(path, sizeof(path), "%s/ar8.txt", dir);
+	CHECK(head_lines(TPP_TEST_DATA "/nccl-tests/all_reduce_perf.txt", path, 40) == 0);
+	{
+		/* drop line 6, "# Collective test starting: all_reduce_perf" */
+		FILE *f = fopen(path, "r");
+		char buf[8192];
+		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+		char *c;
+		if (f)
+			fclose(f);
+		buf[n] = '\0';
+		c = strstr(buf, "# Collective test starting");
+		CHECK(c != NULL);
+		if (c) {
+			char *e = strchr(c, '\n');
+			memmove(c, e + 1, strlen(e + 1) + 1);
+		}
+		CHECK(write_text(path, buf) == 0);
+	}
+	rc = tpp_cal_import(path, TPP_COLL__COUNT, 8, 0, &cal, &err);
+	CHECK(rc == TPP_E_INPUT);
+	CHECK_STR_CONTAINS(err.msg, "--op");
+	CHECK_STR_CONTAINS(err.msg, "all_reduce, all_gather, reduce_scatter, all_to_all, send_recv");
+	CHECK_STR_CONTAINS(err.file, "ar8.txt");
+	rc = tpp_cal_import(path, TPP_COLL_ALL_REDUCE, 8, 0, &cal, &err);
+	CHECK(rc == TPP_OK);
+	remove(path);
+	CHECK(rmdir(dir) == 0);
+}
+
 /* ---- bad files ------------------------------------------------------------- */
 
 
@@ -832,6 +900,7 @@ int main(void)
 	test_fit_joint();
 	test_roundtrip();
 	test_import();
+	test_import_op_named();
 	test_bad_files();
 	test_apply_order();
 	return tpp_test_done("test_calibration");
