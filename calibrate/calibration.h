@@ -132,6 +132,14 @@ int tpp_cal_load(const char *path, struct tpp_calibration *out,
  * `cal` (the out-of-place column of the text output).  The collective is
  * taken from the file where it says (JSON), else from the `op` argument
  * (TPP_COLL__COUNT: guess from the file name, e.g. all_reduce_perf.txt).
+ * Where the file lists its ranks ("#  Rank N Group G ... on HOST" lines,
+ * JSON "devices"), the group is the ranks of the first one's
+ * NCCL_TESTS_SPLIT group: `group` 0 takes it, another `group` than it is
+ * an error.  `tier` -1 means "not given": tier 0, unless the group's
+ * ranks are on several hosts (an error naming --tier: a group across
+ * nodes is no tier-0 measurement, except where the caller says so, as
+ * for a GB200 NVL72 rack).  Errors (TPP_E_INPUT, TPP_E_USAGE for a tier
+ * out of range) name the file, its line:col where known, and the flag.
  */
 int tpp_cal_import(const char *path, enum tpp_coll op, int group, int tier,
 		   struct tpp_calibration *cal, struct tpp_err *err);

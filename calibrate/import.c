@@ -44,6 +44,18 @@ struct file_meta {
 	char hosts[TPP_CAL_STR];
 	int ranks;             /* rank / device lines seen */
 	int nhosts;
+	/*
+	 * The measured group: the ranks of the first rank line's group
+	 * (nccl-tests prints each rank's NCCL_TESTS_SPLIT colour as "Group";
+	 * one colour, 0, without a split), and the hosts they are on.  Where
+	 * the file lists them (line:col of the first rank line or of
+	 * "devices"), for messages.
+	 */
+	int group_id;          /* -1 until a rank line is seen */
+	int group_ranks;
+	char group_hosts[TPP_CAL_STR];
+	int group_nhosts;
+	int ranks_line, ranks_col;
 };
 
 /* ---- small helpers -------------------------------------------------------- */
@@ -80,11 +92,12 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
-/* Add host h to the comma-separated list if it is not there yet. */
-static void add_host(struct file_meta *m, const char *h)
+/* Add host h to the comma-separated list `hosts` (of `size` bytes) if it
+ * is not there yet, counting it in *n. */
+static void add_host_to(char *hosts, size_t size, int *n, const char *h)
 {
-	const char *p = m->hosts;
-	size_t len = strlen(h), used = strlen(m->hosts);
+	const char *p = hosts;
+	size_t len = strlen(h), used = strlen(hosts);
 	if (!len)
 		return;
 	while (*p) {
@@ -96,12 +109,32 @@ static void add_host(struct file_meta *m, const char *h)
 			break;
 		p = e + 1;
 	}
-	if (used + len + 2 > sizeof(m->hosts))
+	if (used + len + 2 > size)
 		return; /* list full: keep what fits */
 	if (used)
-		m->hosts[used++] = ',';
-	memcpy(m->hosts + used, h, len + 1);
-	m->nhosts++;
+		hosts[used++] = ',';
+	memcpy(hosts + used, h, len + 1);
+	(*n)++;
+}
+
+/* One rank of the file: its group (colour), host (may be NULL) and where
+ * it is listed. */
+static void add_rank(struct file_meta *m, int group_id, const char *host,
+		     int line, int col)
+{
+	if (host)
+		add_host_to(m->hosts, sizeof(m->hosts), &m->nhosts, host);
+	if (!m->ranks++) {
+		m->group_id = group_id;
+		m->ranks_line = line;
+		m->ranks_col = col;
+	}
+	if (group_id != m->group_id)
+		return;
+	m->group_ranks++;
+	if (host)
+		add_host_to(m->group_hosts, sizeof(m->group_hosts),
+			    &m->group_nhosts, host);
 }
 
 /* NCCL version code -> "major.minor.patch" (codes changed at 2.9). */
@@ -274,8 +307,10 @@ static int tok_int(const struct tok *t)
 	return 1;
 }
 
-/* Header comment lines: environment and the test's name. */
-static void text_comment(const char *line, struct file_meta *m)
+/* Header comment lines (`line`, line `lineno` of the file, starting at
+ * column `col0` + 1): environment, the test's name and the ranks. */
+static void text_comment(const char *line, int lineno, int col0,
+			 struct file_meta *m)
 {
 	const char *p;
 	char host[128], dev[TPP_CAL_STR];
@@ -290,14 +325,18 @@ static void text_comment(const char *line, struct file_meta *m)
 	}
 	if ((p = strstr(line, "Collective test starting:")))
 		m->op = op_from_name(p + 25);
-	/* #  Rank  0 Group  0 Pid  1234 on  host device  0 [0x07] NVIDIA ... */
+	/* #  Rank  0 Group  0 Pid  1234 on  host device  0 [0x07] NVIDIA ...
+	 * (versions before NCCL_TESTS_SPLIT print no Group: one group) */
 	if ((p = strstr(line, "Rank ")) && strstr(p, " on ") &&
 	    strstr(p, " device ")) {
 		const char *on = strstr(p, " on ");
 		const char *br = strchr(strstr(p, " device "), ']');
-		if (sscanf(on + 4, "%127s", host) == 1)
-			add_host(m, host);
-		m->ranks++;
+		int rank, group_id = 0;
+		if (sscanf(p, "Rank %d Group %d", &rank, &group_id) != 2)
+			group_id = 0;
+		add_rank(m, group_id,
+			 sscanf(on + 4, "%127s", host) == 1 ? host : NULL, lineno,
+			 col0 + (int)(p - line) + 1);
 		if (br && !m->device[0]) {
 			size_t l;
 			br++;
@@ -393,7 +432,7 @@ static int parse_text(const char *path, char *text, struct tpp_cal_coll *t,
 		while (*p == ' ' || *p == '\t')
 			p++;
 		if (*p == '#') {
-			text_comment(p, m);
+			text_comment(p, lineno, (int)(p - line), m);
 			continue;
 		}
 		/* NCCL_DEBUG=INFO output: "host:pid:tid [0] NCCL INFO NCCL version 2.18.3+cuda12.2" */
@@ -445,23 +484,30 @@ static int jnum(struct jdoc *j, yaml_node_t *o, const char *key, double *x,
 	return TPP_OK;
 }
 
-static void json_devices(struct jdoc *j, yaml_node_t *arr, struct file_meta *m)
+/* The ranks listed in "devices" (each with its hostname, device_info and
+ * NCCL_TESTS_SPLIT "group"); returns how many. */
+static int json_devices(struct jdoc *j, yaml_node_t *arr, struct file_meta *m)
 {
 	int d, n;
 	struct tpp_err ignore;
 	if (!arr || arr->type != YAML_SEQUENCE_NODE ||
 	    tpp_y_seq(&j->d, arr, "devices", &n, &ignore))
-		return;
+		return 0;
 	for (d = 0; d < n; d++) {
 		yaml_node_t *dev = tpp_y_seq_item(&j->d, arr, d);
 		const char *h = tpp_yj_str(tpp_y_map_get(&j->d, dev, "hostname"));
 		const char *info = tpp_yj_str(tpp_y_map_get(&j->d, dev, "device_info"));
-		if (h)
-			add_host(m, h);
+		double g;
+		int group_id = 0;
+		if (tpp_yj_num(tpp_y_map_get(&j->d, dev, "group"), &g) &&
+		    g >= 0 && g < 1e9)
+			group_id = (int)g;
+		add_rank(m, group_id, h, (int)arr->start_mark.line + 1,
+			 (int)arr->start_mark.column + 1);
 		if (info && !m->device[0])
 			tpp_strlcpy(m->device, info, sizeof(m->device));
-		m->ranks++;
 	}
+	return n;
 }
 
 /* One element of results[]. */
@@ -557,10 +603,12 @@ static int parse_json(const char *path, const char *text, struct tpp_cal_coll *t
 		nccl_code_str((long)x, m->nccl, sizeof(m->nccl));
 	else if ((s = tpp_yj_str(v)))
 		tpp_strlcpy(m->nccl, s, sizeof(m->nccl));
-	json_devices(&j, tpp_y_map_get(&j.d, root, "devices"), m);
-	json_devices(&j, tpp_y_map_get(&j.d, tpp_y_map_get(&j.d, root, "config"), "devices"), m);
+	/* one list of ranks: at the top, else (nccl-tests) in "config" */
+	if (!json_devices(&j, tpp_y_map_get(&j.d, root, "devices"), m))
+		json_devices(&j, tpp_y_map_get(&j.d, tpp_y_map_get(&j.d, root, "config"),
+					       "devices"), m);
 	if ((s = tpp_yj_str(tpp_y_map_get(&j.d, root, "hostname"))))
-		add_host(m, s);
+		add_host_to(m->hosts, sizeof(m->hosts), &m->nhosts, s);
 
 	res = tpp_y_map_get(&j.d, root, "results");
 	if (!res || res->type != YAML_SEQUENCE_NODE) {
@@ -611,9 +659,9 @@ int tpp_cal_import(const char *path, enum tpp_coll op, int group, int tier,
 
 	TPP_ASSERT(path && cal);
 	TPP_ASSERT(op >= 0 && op <= TPP_COLL__COUNT);
-	if (tier < 0 || tier >= TPP_MAX_TIERS)
+	if (tier < -1 || tier >= TPP_MAX_TIERS)
 		return tpp_err_set(err, TPP_E_USAGE, NULL, 0, 0,
-				   "import %s: tier %d out of range [0, %d]", path,
+				   "import %s: --tier %d out of range [0, %d]", path,
 				   tier, TPP_MAX_TIERS - 1);
 	if (cal->ncoll >= TPP_CAL_MAX_COLL)
 		return tpp_err_set(err, TPP_E_INPUT, path, 0, 0,
@@ -624,6 +672,7 @@ int tpp_cal_import(const char *path, enum tpp_coll op, int group, int tier,
 		return tpp_err_set(err, TPP_E_SYSTEM, path, 0, 0, "out of memory");
 	memset(&m, 0, sizeof(m));
 	m.op = -1;
+	m.group_id = -1;
 	if ((rc = read_file(path, &text, err)))
 		goto out;
 	for (p = text; *p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'; p++)
@@ -660,13 +709,41 @@ int tpp_cal_import(const char *path, enum tpp_coll op, int group, int tier,
 				 "the test (all_reduce_perf.txt, ...)", names);
 		goto out;
 	}
-	if (group <= 0)
-		group = m.ranks;
-	if (group <= 0) {
-		rc = tpp_err_set(err, TPP_E_INPUT, path, 0, 0,
-				 "group size unknown: the file lists no ranks; give it");
+	/* The group: where the file lists its ranks, --group must agree */
+	if (group > 0 && m.group_ranks > 0 && group != m.group_ranks) {
+		rc = tpp_err_set(err, TPP_E_INPUT, path, m.ranks_line, m.ranks_col,
+				 "--group %d, but the file lists %d ranks%s: give "
+				 "--group %d (busbw is computed for the group size)",
+				 group, m.group_ranks,
+				 m.group_ranks != m.ranks ? " in its first NCCL_TESTS_SPLIT group" : "",
+				 m.group_ranks);
 		goto out;
 	}
+	if (group <= 0)
+		group = m.group_ranks;
+	if (group <= 0) {
+		rc = tpp_err_set(err, TPP_E_INPUT, path, 0, 0,
+				 "group size unknown: the file lists no ranks; give --group N");
+		goto out;
+	}
+	/*
+	 * The tier: a group whose ranks are on several hosts crosses nodes,
+	 * which tier 0 (NVLink in a node) does not; only where one NVLink
+	 * domain spans hosts (GB200 NVL72) is that tier 0, and then it is
+	 * said with --tier 0.
+	 */
+	if (tier < 0 && m.group_nhosts > 1) {
+		rc = tpp_err_set(err, TPP_E_INPUT, path, m.ranks_line, m.ranks_col,
+				 "the %d ranks of the group are on %d hosts (%s): a "
+				 "measurement across nodes, not inside the tier 0 "
+				 "domain; give --tier 1 (or the tier that joins "
+				 "these nodes), or --tier 0 where one NVLink domain "
+				 "spans these hosts (GB200 NVL72)",
+				 m.group_ranks, m.group_nhosts, m.group_hosts);
+		goto out;
+	}
+	if (tier < 0)
+		tier = 0;
 
 	t->op = (enum tpp_coll)file_op;
 	t->tier = tier;

@@ -54,7 +54,7 @@ static const struct tpp_optdoc opts[] = {
 	{{"import", required_argument, 0, O_IMPORT}, "FILE", "instead of measuring, read nccl-tests output (text or -J JSON); no MPI needed"},
 	{{"op", required_argument, 0, O_OP}, "NAME", "with --import: the collective, all_reduce, all_gather, reduce_scatter, all_to_all or send_recv (default: from the file, else its name)"},
 	{{"group", required_argument, 0, O_GROUP}, "N", "with --import: ranks in the measured group (required)"},
-	{{"tier", required_argument, 0, O_TIER}, "T", "with --import: the cluster tier the group spans (default 0)"},
+	{{"tier", required_argument, 0, O_TIER}, "T", "with --import: the cluster tier the group spans (default 0; a group on several hosts needs it)"},
 	{{"help", no_argument, 0, O_HELP}, NULL, "this help"},
 };
 
@@ -344,7 +344,7 @@ int tpp_cmd_calibrate(int argc, char **argv)
 	struct option lo[TPP_ARRAY_LEN(opts) + 1];
 	const char *out = NULL, *import = NULL, *backend = "cpu";
 	int quick = 0, gemm = 1, iters = -1, warmup = -1, timeout = 300, progress = -1;
-	int op = TPP_COLL__COUNT, group = 0, tier = 0, measure_flag = 0, import_flag = 0;
+	int op = TPP_COLL__COUNT, group = 0, tier = -1, measure_flag = 0, import_flag = 0;
 	double min_bytes = 0, max_bytes = 0;
 	unsigned colls = (1u << TPP_COLL__COUNT) - 1, precs = 0;
 	struct gshape *shapes = NULL;

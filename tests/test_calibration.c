@@ -731,6 +731,8 @@ static void test_import(void)
 	CHECK(rmdir(dir) == 0);
 }
 
+/* ---- import against the file's rank list ----------------------------------- */
+
 /* Copy the first n lines of src to dst; 0 on success. */
 static int head_lines(const char *src, const char *dst, int n)
 {
@@ -750,6 +752,109 @@ static int head_lines(const char *src, const char *dst, int n)
 	}
 	fclose(in);
 	return fclose(out);
+}
+
+/*
+ * The file's ranks check --group and --tier: a --group other than the
+ * ranks listed (of the first NCCL_TESTS_SPLIT group) is an error at the
+ * rank list naming --group and the count; a group on several hosts
+ * without --tier is an error naming --tier (review: a 2-node
+ * reduce_scatter priced NVLink), with --tier 0 it is accepted (a GB200
+ * NVL72 domain spans hosts).
+ */
+static void test_import_ranks(void)
+{
+	static struct tpp_calibration cal;
+	struct tpp_err err;
+	char tmpl[] = "/tmp/tpp-imr-XXXXXX", path[512], text[4096];
+	const char *dir;
+	size_t used;
+	int rc, r;
+
+	/* --group against the 8 "#  Rank" lines (the first at 10:4) */
+	memset(&cal, 0, sizeof(cal));
+	rc = tpp_cal_import(TPP_TEST_DATA "/nccl-tests/all_reduce_perf.txt",
+			    TPP_COLL__COUNT, 4, -1, &cal, &err);
+	CHECK(rc == TPP_E_INPUT);
+	CHECK(err.line == 10 && err.col == 4);
+	CHECK_STR_CONTAINS(err.msg, "--group 4");
+	CHECK_STR_CONTAINS(err.msg, "lists 8 ranks");
+	CHECK(cal.ncoll == 0);
+	rc = tpp_cal_import(TPP_TEST_DATA "/nccl-tests/all_reduce_perf.txt",
+			    TPP_COLL__COUNT, 8, -1, &cal, &err);
+	CHECK(rc == TPP_OK);
+	CHECK(cal.ncoll == 1 && cal.coll[0].tier == 0 && cal.coll[0].group == 8);
+
+	/* ... and the 16 JSON "devices" (line 39, col 14) */
+	memset(&cal, 0, sizeof(cal));
+	rc = tpp_cal_import(TPP_TEST_DATA "/nccl-tests/reduce_scatter_perf.json",
+			    TPP_COLL__COUNT, 8, 1, &cal, &err);
+	CHECK(rc == TPP_E_INPUT);
+	CHECK(err.line == 39 && err.col == 14);
+	CHECK_STR_CONTAINS(err.msg, "--group 8");
+	CHECK_STR_CONTAINS(err.msg, "lists 16 ranks");
+
+	/* 16 ranks on node01 and node02: no --tier is an error naming it */
+	rc = tpp_cal_import(TPP_TEST_DATA "/nccl-tests/reduce_scatter_perf.json",
+			    TPP_COLL__COUNT, 16, -1, &cal, &err);
+	CHECK(rc == TPP_E_INPUT);
+	CHECK(err.line == 39 && err.col == 14);
+	CHECK_STR_CONTAINS(err.msg, "2 hosts (node01,node02)");
+	CHECK_STR_CONTAINS(err.msg, "--tier 1");
+	CHECK(cal.ncoll == 0);
+	/* --tier 0 said: one NVLink domain across hosts (NVL72) */
+	rc = tpp_cal_import(TPP_TEST_DATA "/nccl-tests/reduce_scatter_perf.json",
+			    TPP_COLL__COUNT, 16, 0, &cal, &err);
+	CHECK(rc == TPP_OK);
+	CHECK(cal.ncoll == 1 && cal.coll[0].tier == 0 && cal.coll[0].group == 16);
+
+	dir = mkdtemp(tmpl);
+	CHECK(dir != NULL);
+	if (!dir)
+		return;
+
+	/* NCCL_TESTS_SPLIT=DIV 8 on two nodes: two groups of 8, each on one
+	 * host; the group is 8 and tier 0 needs no --tier */
+	snprintf(path, sizeof(path), "%s/all_gather_perf.txt", dir);
+	used = (size_t)snprintf(text, sizeof(text), "# Collective test starting: all_gather_perf\n");
+	for (r = 0; r < 16; r++)
+		used += (size_t)snprintf(text + used, sizeof(text) - used,
+					 "#  Rank %2d Group %2d Pid %6d on %10s device %2d [0x%02x] NVIDIA H100 80GB HBM3\n",
+					 r, r / 8, 100 + r, r < 8 ? "node01" : "node02", r % 8, r);
+	snprintf(text + used, sizeof(text) - used,
+		 "  1024  32  float  none  -1  10.50  0.10  0.09  0\n"
+		 "  2048  64  float  none  -1  11.00  0.19  0.16  0\n");
+	CHECK(write_text(path, text) == 0);
+	memset(&cal, 0, sizeof(cal));
+	rc = tpp_cal_import(path, TPP_COLL__COUNT, 0, -1, &cal, &err);
+	if (rc)
+		tpp_err_print(stderr, &err);
+	CHECK(rc == TPP_OK);
+	CHECK(cal.ncoll == 1 && cal.coll[0].group == 8 && cal.coll[0].tier == 0);
+	CHECK(cal.ranks == 16 && cal.ranks_per_node == 8);
+	rc = tpp_cal_import(path, TPP_COLL__COUNT, 16, -1, &cal, &err);
+	CHECK(rc == TPP_E_INPUT);
+	CHECK(err.line == 2 && err.col == 4);
+	CHECK_STR_CONTAINS(err.msg, "NCCL_TESTS_SPLIT");
+	CHECK_STR_CONTAINS(err.msg, "--group 8");
+	/* MOD 8: eight "rail" groups of 2, one rank per node */
+	used = 0;
+	for (r = 0; r < 16; r++)
+		used += (size_t)snprintf(text + used, sizeof(text) - used,
+					 "#  Rank %2d Group %2d Pid %6d on %10s device %2d [0x%02x] NVIDIA H100 80GB HBM3\n",
+					 r, r % 8, 100 + r, r < 8 ? "node01" : "node02", r % 8, r);
+	snprintf(text + used, sizeof(text) - used,
+		 "  1024  32  float  none  -1  10.50  0.10  0.05  0\n");
+	CHECK(write_text(path, text) == 0);
+	rc = tpp_cal_import(path, TPP_COLL__COUNT, 2, -1, &cal, &err);
+	CHECK(rc == TPP_E_INPUT);
+	CHECK_STR_CONTAINS(err.msg, "the 2 ranks of the group are on 2 hosts");
+	CHECK_STR_CONTAINS(err.msg, "--tier");
+	rc = tpp_cal_import(path, TPP_COLL__COUNT, 2, 1, &cal, &err);
+	CHECK(rc == TPP_OK);
+	CHECK(cal.coll[cal.ncoll - 1].group == 2 && cal.coll[cal.ncoll - 1].tier == 1);
+	remove(path);
+	CHECK(rmdir(dir) == 0);
 }
 
 /*
@@ -788,12 +893,12 @@ static void test_import_op_named(void)
 		}
 		CHECK(write_text(path, buf) == 0);
 	}
-	rc = tpp_cal_import(path, TPP_COLL__COUNT, 8, 0, &cal, &err);
+	rc = tpp_cal_import(path, TPP_COLL__COUNT, 8, -1, &cal, &err);
 	CHECK(rc == TPP_E_INPUT);
 	CHECK_STR_CONTAINS(err.msg, "--op");
 	CHECK_STR_CONTAINS(err.msg, "all_reduce, all_gather, reduce_scatter, all_to_all, send_recv");
 	CHECK_STR_CONTAINS(err.file, "ar8.txt");
-	rc = tpp_cal_import(path, TPP_COLL_ALL_REDUCE, 8, 0, &cal, &err);
+	rc = tpp_cal_import(path, TPP_COLL_ALL_REDUCE, 8, -1, &cal, &err);
 	CHECK(rc == TPP_OK);
 	remove(path);
 	CHECK(rmdir(dir) == 0);
@@ -900,6 +1005,7 @@ int main(void)
 	test_fit_joint();
 	test_roundtrip();
 	test_import();
+	test_import_ranks();
 	test_import_op_named();
 	test_bad_files();
 	test_apply_order();
