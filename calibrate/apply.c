@@ -1,10 +1,18 @@
 /*
- * apply.c - put a calibration's measured figures into a cluster
- * description (see calibration.h): they replace the datasheet and
- * published figures field by field and remember that they were measured.
+ * apply.c - check a calibration against the cluster it is used with, and
+ * put its measured figures into the cluster description (see
+ * calibration.h): they replace the datasheet and published figures field
+ * by field and remember that they were measured.
+ *
+ * Data flow: tpp_cal_load --> tpp_cal_check (errors; warnings to the
+ * caller's stream) --> tpp_cal_apply --> struct tpp_cluster --> cost model.
+ * Bus-bandwidth conventions: calibration.md 1.6; the per-GPU network rate
+ * a multi-node busbw implies: calibration.md 1.6, "Multi-node busbw is
+ * not a NIC rate".
  */
 #include "calibration.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -127,4 +135,180 @@ void tpp_cal_apply(const struct tpp_calibration *cal, const char *path,
 		}
 	}
 	tpp_strlcpy(c->calibration, path, sizeof(c->calibration));
+}
+
+/* ---- checks against the cluster ------------------------------------------ */
+
+/*
+ * The GPU model token of a device name: the first word (split on
+ * anything but letters and digits) of 1-3 letters, 2-4 digits and at most
+ * 2 letters: "A100" of "NVIDIA A100-SXM4-80GB", "H100" of "NVIDIA H100
+ * 80GB HBM3", "MI300X", "GB200", "L40S"; not "SXM4", "80GB" or "HBM3".
+ * Upper-cased into tok (size >= 16); 0 when the name has none (a CPU:
+ * "AMD EPYC, 2 cores").
+ */
+static int model_token(const char *name, char *tok, size_t size)
+{
+	const char *p = name;
+	TPP_ASSERT(size >= 16);
+	while (*p) {
+		const char *w = p;
+		size_t len, i = 0, a, d, b;
+		while (*p && isalnum((unsigned char)*p))
+			p++;
+		len = (size_t)(p - w);
+		for (a = 0; i < len && isalpha((unsigned char)w[i]); i++)
+			a++;
+		for (d = 0; i < len && isdigit((unsigned char)w[i]); i++)
+			d++;
+		for (b = 0; i < len && isalpha((unsigned char)w[i]); i++)
+			b++;
+		if (i == len && a >= 1 && a <= 3 && d >= 2 && d <= 4 && b <= 2) {
+			for (i = 0; i < len; i++)
+				tok[i] = (char)toupper((unsigned char)w[i]);
+			tok[len] = '\0';
+			return 1;
+		}
+		while (*p && !isalnum((unsigned char)*p))
+			p++;
+	}
+	tok[0] = '\0';
+	return 0;
+}
+
+/*
+ * The most bus bandwidth tier ti of c can carry for table tab, B/s: the
+ * datasheet per-GPU rate (a full mesh: the links a group of that size
+ * uses), twice that for an all-reduce where the tier reduces in the
+ * switch (NVLS, SHARP: each GPU sends its data once, calibration.md 1.6).
+ * A group across domains of the inner tier runs through it as well: its
+ * busbw implies a per-GPU rate on this tier of busbw (k-1)/(n-1) with k
+ * domains of n ranks (calibration.md 1.6), least when the ranks fill the
+ * domains (one rank per domain in a concurrent "rail" table); *scale
+ * gets the factor that turns busbw into that rate.  0: no bound (the
+ * group fits in one inner domain, or the tier has no rate).
+ */
+static double tier_cap(const struct tpp_cluster *c, int ti,
+		       const struct tpp_cal_coll *tab, double *scale)
+{
+	const struct tpp_tier *t = &c->tiers[ti];
+	double cap = t->bw_Bps;
+	int n = tab->group;
+	*scale = 1;
+	if (!(cap > 0))
+		return 0;
+	if (t->mesh && t->span_gpus > 1 && n > 1 && n < t->span_gpus)
+		cap *= (double)(n - 1) / (t->span_gpus - 1);
+	if (tab->op == TPP_COLL_ALL_REDUCE && (t->nvls || t->sharp))
+		cap *= 2;
+	if (ti > 0) {
+		int inner = c->tiers[ti - 1].span_gpus, per, k;
+		if (tab->concurrent > 1)
+			per = 1;
+		else
+			per = inner > 0 && inner < n ? inner : n;
+		k = (n + per - 1) / per;
+		if (k < 2 || n < 2)
+			return 0;
+		*scale = (double)(k - 1) / (n - 1);
+	}
+	return cap;
+}
+
+/* The largest bus bandwidth table tab reports: its fit's and its points'. */
+static double table_busbw_max(const struct tpp_cal_coll *tab, double *at_bytes)
+{
+	double f = tpp_cal_bus_factor(tab->op, tab->group), best = 0;
+	int i;
+	*at_bytes = 0;
+	for (i = 0; i < tab->npoints; i++) {
+		const struct tpp_cal_point *pt = &tab->pts[i];
+		double bw;
+		if (!(pt->median_s > 0) || !(pt->bytes > 0))
+			continue;
+		bw = pt->bytes * f / pt->median_s;
+		if (bw > best) {
+			best = bw;
+			*at_bytes = pt->bytes;
+		}
+	}
+	if (tab->fit.valid && tab->fit.busbw_Bps > best) {
+		best = tab->fit.busbw_Bps;
+		*at_bytes = 0; /* the fit's */
+	}
+	return best;
+}
+
+int tpp_cal_check(const struct tpp_calibration *cal, const char *path,
+		  const struct tpp_cluster *c, FILE *warn, struct tpp_err *err)
+{
+	char ctok[16], dtok[16];
+	int i;
+
+	TPP_ASSERT(cal && path && c);
+	/* errors first: a group that cannot have been measured in its tier */
+	for (i = 0; i < cal->ncoll; i++) {
+		const struct tpp_cal_coll *tab = &cal->coll[i];
+		const struct tpp_tier *t;
+		if (tab->tier >= c->ntiers || tab->tier == c->ntiers - 1)
+			continue; /* no such tier (the caller's check), or the outermost */
+		t = &c->tiers[tab->tier];
+		if (t->span_gpus > 0 && tab->group > t->span_gpus)
+			return tpp_err_set(err, TPP_E_INPUT, path, tab->line, tab->col,
+					   "collectives[%d]: %s over a group of %d on tier %d, "
+					   "but a domain of tier %s of cluster %s holds %d GPUs: "
+					   "such a group cannot have been measured inside it "
+					   "(import it with --tier %d)",
+					   i, tpp_coll_names[tab->op], tab->group, tab->tier,
+					   t->name, c->name, t->span_gpus, tab->tier + 1);
+		/* a tier inside a node, and the group larger than the ranks
+		 * the calibration had on a node: it crossed nodes */
+		if (t->span_gpus > 0 && t->span_gpus <= c->gpus_per_node &&
+		    cal->ranks_per_node > 0 && tab->group > cal->ranks_per_node)
+			return tpp_err_set(err, TPP_E_INPUT, path, tab->line, tab->col,
+					   "collectives[%d]: %s over a group of %d on tier %d "
+					   "(%s, inside a node), but the calibration ran %d "
+					   "ranks per node: the group crossed nodes "
+					   "(import it with --tier %d)",
+					   i, tpp_coll_names[tab->op], tab->group, tab->tier,
+					   t->name, cal->ranks_per_node, tab->tier + 1);
+	}
+	if (!warn)
+		return TPP_OK;
+	/* another device: its figures are used all the same */
+	if (cal->device[0] && c->gpu.name[0] &&
+	    model_token(c->gpu.name, ctok, sizeof(ctok)) &&
+	    (!model_token(cal->device, dtok, sizeof(dtok)) || strcmp(ctok, dtok)))
+		fprintf(warn, "%s: warning: measured on \"%s\", which does not look like "
+			"the %s of cluster %s: its figures replace the cluster's all the same\n",
+			path, cal->device, c->gpu.name, c->name);
+	/* more than the tier carries: measured elsewhere, or a wrong group */
+	for (i = 0; i < cal->ncoll; i++) {
+		const struct tpp_cal_coll *tab = &cal->coll[i];
+		double scale, cap, bw, at;
+		char where[64] = "";
+		if (tab->tier >= c->ntiers)
+			continue;
+		cap = tier_cap(c, tab->tier, tab, &scale);
+		bw = table_busbw_max(tab, &at);
+		if (!(cap > 0) || !(bw * scale > cap))
+			continue;
+		if (tab->line > 0)
+			snprintf(where, sizeof(where), ":%d:%d", tab->line, tab->col);
+		if (at > 0)
+			fprintf(warn, "%s%s: warning: collectives[%d]: %s bus bandwidth %.1f GB/s at %.0f B",
+				path, where, i, tpp_coll_names[tab->op], bw / TPP_GB, at);
+		else
+			fprintf(warn, "%s%s: warning: collectives[%d]: %s fitted bus bandwidth %.1f GB/s",
+				path, where, i, tpp_coll_names[tab->op], bw / TPP_GB);
+		if (scale != 1)
+			fprintf(warn, " (%.1f GB/s per GPU over %d ranks)", bw * scale / TPP_GB,
+				tab->group);
+		fprintf(warn, " is more than tier %s of cluster %s carries (%.1f GB/s per GPU%s): "
+			"used as measured\n", c->tiers[tab->tier].name, c->name, cap / TPP_GB,
+			tab->op == TPP_COLL_ALL_REDUCE && (c->tiers[tab->tier].nvls ||
+							   c->tiers[tab->tier].sharp)
+			? ", twice the datasheet rate with in-switch reduction" : ", datasheet");
+	}
+	return TPP_OK;
 }

@@ -701,6 +701,8 @@ static int take_coll(struct tpp_ydoc *d, yaml_node_t *item, void *p,
 	snprintf(pwhat, sizeof(pwhat), "%s.fit", what);
 	if (in->fit && (rc = parse_fit(d, in->fit, pwhat, &in->t.fit, err)))
 		return rc;
+	in->t.line = (int)item->start_mark.line + 1;
+	in->t.col = (int)item->start_mark.column + 1;
 	c->coll[i] = in->t;
 	return TPP_OK;
 }

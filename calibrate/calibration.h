@@ -5,10 +5,11 @@
  * Data flow:  micro-benchmarks (bench.c over a backend) --> struct
  * tpp_calibration (raw points) --tpp_cal_fit_all--> fits --tpp_cal_write-->
  * calibration YAML (schema tpplan.calibration/v1, written atomically)
- * --tpp_cal_load--> struct --tpp_cal_apply--> the cluster description the
- * cost model reads (measured figures override datasheet ones, marked
- * TPP_SRC_CALIBRATION).  nccl-tests output can be imported into the same
- * struct (tpp_cal_import).  No MPI, CUDA or NCCL types here.
+ * --tpp_cal_load--> struct --tpp_cal_check (against the cluster),
+ * tpp_cal_apply--> the cluster description the cost model reads
+ * (measured figures override datasheet ones, marked TPP_SRC_CALIBRATION).
+ * nccl-tests output can be imported into the same struct (tpp_cal_import).
+ * No MPI, CUDA or NCCL types here.
  */
 #ifndef TPP_CALIBRATION_H
 #define TPP_CALIBRATION_H
@@ -50,6 +51,7 @@ struct tpp_cal_coll {
 	int npoints;
 	struct tpp_cal_point pts[TPP_CAL_MAX_POINTS];
 	struct tpp_cal_fit fit;
+	int line, col;   /* where tpp_cal_load read the table (1-based); 0 otherwise */
 };
 
 /* Joint fit across group sizes of one (op, tier):
@@ -171,5 +173,21 @@ int tpp_cal_model_shapes(const struct tpp_model *m, int tokens, int max_tp,
  */
 void tpp_cal_apply(const struct tpp_calibration *cal, const char *path,
 		   struct tpp_cluster *c);
+
+/*
+ * Check `cal` (read from `path`) against cluster `c` before applying it.
+ * Errors (TPP_E_INPUT, at the table's path:line:col): a table on an inner
+ * tier whose group is larger than that tier's domain (span_gpus), or, on
+ * a tier inside a node, larger than the ranks per node the calibration
+ * ran: it cannot have been measured inside the tier.  Tables for tiers
+ * the cluster does not have are left to the caller.  Warnings, one line
+ * each to `warn` (NULL: none), the figures being used all the same: the
+ * calibration's device does not look like the cluster's GPU (model
+ * tokens such as A100, H100, MI300X differ, or the device has none, as a
+ * CPU; nothing when either name is empty), or a table's bus bandwidth is
+ * more than its tier carries (tier_cap in apply.c).
+ */
+int tpp_cal_check(const struct tpp_calibration *cal, const char *path,
+		  const struct tpp_cluster *c, FILE *warn, struct tpp_err *err);
 
 #endif

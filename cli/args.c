@@ -356,8 +356,9 @@ int tpp_cli_calibrate_cluster(struct tpp_cluster *c, const char *path,
 	tpp_strlcpy(p, path, sizeof(p)); /* path may be c->calibration */
 	if ((rc = tpp_cal_load(p, cal, &err)))
 		tpp_err_print(stderr, &err);
-	else
-		rc = cal_fits_cluster(cal, p, c);
+	else if (!(rc = cal_fits_cluster(cal, p, c)) &&
+		 (rc = tpp_cal_check(cal, p, c, stderr, &err)))
+		tpp_err_print(stderr, &err);
 	if (rc) {
 		/* say which cluster file named it */
 		if (path == c->calibration && c->path[0] && c->calibration_line > 0)

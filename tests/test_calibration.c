@@ -950,23 +950,30 @@ static void test_model_shapes(void)
 	CHECK(tpp_cal_model_shapes(m, 2048, 8, sh, 3) == n);
 }
 
-/* A table of all_reduce on tier 0, group 8, `conc` groups at once, whose
+/* A table of `op` on `tier`, `group` ranks, `conc` groups at once, whose
  * bus bandwidth is `GBps` at every size. */
-static void flat_table(struct tpp_cal_coll *t, int conc, double GBps)
+static void flat_table_of(struct tpp_cal_coll *t, enum tpp_coll op, int tier,
+			  int group, int conc, double GBps)
 {
 	int i;
 	memset(t, 0, sizeof(*t));
-	t->op = TPP_COLL_ALL_REDUCE;
-	t->tier = 0;
-	t->group = 8;
+	t->op = op;
+	t->tier = tier;
+	t->group = group;
 	t->concurrent = conc;
 	t->npoints = 4;
 	for (i = 0; i < t->npoints; i++) {
 		double b = (double)(1 << 20) * (double)(1 << (2 * i));
 		t->pts[i].bytes = b;
-		t->pts[i].median_s = b * tpp_cal_bus_factor(t->op, 8) / (GBps * 1e9);
+		t->pts[i].median_s = b * tpp_cal_bus_factor(op, group) / (GBps * 1e9);
 		t->pts[i].p10_s = t->pts[i].p90_s = t->pts[i].median_s;
 	}
+}
+
+/* The same of all_reduce on tier 0, group 8. */
+static void flat_table(struct tpp_cal_coll *t, int conc, double GBps)
+{
+	flat_table_of(t, TPP_COLL_ALL_REDUCE, 0, 8, conc, GBps);
 }
 
 /* Which table prices a tier does not depend on the file's order: of two
@@ -997,6 +1004,198 @@ static void test_apply_order(void)
 	free(cal);
 }
 
+/* ---- checks against the cluster, and tables that did not measure the
+ * bandwidth ------------------------------------------------------------------ */
+
+/* Load cluster preset `name`; 0 on success (a failure is a test failure). */
+static int load_cluster(const char *name, struct tpp_cluster *c)
+{
+	struct tpp_err err;
+	if (tpp_cluster_load(name, NULL, c, &err)) {
+		tpp_err_print(stderr, &err);
+		CHECK(0);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * tpp_cal_check on `cal` against cluster preset `cluster`: its status, and
+ * the warnings it writes in warn (size bytes, "" for none).
+ */
+static int check_cal(const struct tpp_calibration *cal, const char *cluster,
+		     struct tpp_err *err, char *warn, size_t size)
+{
+	static struct tpp_cluster c;
+	FILE *f = tmpfile();
+	size_t n = 0;
+	int rc;
+	warn[0] = '\0';
+	if (load_cluster(cluster, &c) || !f) {
+		CHECK(f != NULL);
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	rc = tpp_cal_check(cal, "cal.yaml", &c, f, err);
+	rewind(f);
+	n = fread(warn, 1, size - 1, f);
+	warn[n] = '\0';
+	fclose(f);
+	return rc;
+}
+
+/* Lines in s. */
+static int count_lines(const char *s)
+{
+	int n = 0;
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+/*
+ * A group larger than its inner tier's domain is an error at the table's
+ * line in the file, naming the tier, the calibration file and --tier
+ * (review: a 16-rank, 2-node reduce_scatter imported as tier 0 priced
+ * NVLink3); a table on a tier inside a node larger than the ranks per
+ * node it ran is one too; the same table on an NVL72 domain is fine.
+ */
+static void test_check_groups(void)
+{
+	static struct tpp_calibration cal;
+	struct tpp_err err;
+	char dir_tmpl[] = "/tmp/tpp-chk-XXXXXX", path[512], warn[4096];
+	const char *dir = mkdtemp(dir_tmpl);
+	int rc;
+
+	CHECK(dir != NULL);
+	if (!dir)
+		return;
+	memset(&cal, 0, sizeof(cal));
+	CHECK(tpp_cal_import(TPP_TEST_DATA "/nccl-tests/reduce_scatter_perf.json",
+			     TPP_COLL__COUNT, 16, 0, &cal, &err) == TPP_OK);
+	CHECK(tpp_cal_fit_all(&cal, &err) == TPP_OK);
+	snprintf(path, sizeof(path), "%s/c9.yaml", dir);
+	CHECK(tpp_cal_write(&cal, path, &err) == TPP_OK);
+	memset(&cal, 0, sizeof(cal));
+	CHECK(tpp_cal_load(path, &cal, &err) == TPP_OK);
+	CHECK(cal.coll[0].line == 14 && cal.coll[0].col == 5);
+
+	rc = check_cal(&cal, "dgx-a100", &err, warn, sizeof(warn));
+	CHECK(rc == TPP_E_INPUT);
+	CHECK(err.line == 14 && err.col == 5);
+	CHECK_STR_CONTAINS(err.file, "cal.yaml");
+	CHECK_STR_CONTAINS(err.msg, "group of 16 on tier 0");
+	CHECK_STR_CONTAINS(err.msg, "nvlink3");
+	CHECK_STR_CONTAINS(err.msg, "holds 8 GPUs");
+	CHECK_STR_CONTAINS(err.msg, "--tier 1");
+	/* a GB200 NVL72 domain holds 72 GPUs over 18 trays of 4 */
+	rc = check_cal(&cal, "gb200-nvl72", &err, warn, sizeof(warn));
+	CHECK(rc == TPP_OK);
+	/* the outermost tier holds every group */
+	cal.coll[0].tier = 1;
+	CHECK(check_cal(&cal, "dgx-a100", &err, warn, sizeof(warn)) == TPP_OK);
+
+	/* 8 ranks on tier 0 of 8-GPU nodes, but the calibration ran 4 per
+	 * node: the group crossed nodes */
+	cal.coll[0].tier = 0;
+	cal.coll[0].group = 8;
+	cal.ranks = 8;
+	cal.ranks_per_node = 4;
+	rc = check_cal(&cal, "dgx-a100", &err, warn, sizeof(warn));
+	CHECK(rc == TPP_E_INPUT);
+	CHECK(err.line == 14);
+	CHECK_STR_CONTAINS(err.msg, "4 ranks per node");
+	CHECK_STR_CONTAINS(err.msg, "--tier 1");
+	cal.ranks_per_node = 8;
+	CHECK(check_cal(&cal, "dgx-a100", &err, warn, sizeof(warn)) == TPP_OK);
+
+	remove(path);
+	CHECK(rmdir(dir) == 0);
+}
+
+/*
+ * Warnings, one line each naming the file, figures used all the same:
+ * another GPU model than the cluster's (case-insensitive model token; a
+ * CPU device has none; nothing when either name is empty), and a bus
+ * bandwidth above the tier's per-GPU datasheet rate (twice it for an
+ * all-reduce with NVLS; a multi-node group's busbw through the per-GPU
+ * rate it implies).
+ */
+static void test_check_warnings(void)
+{
+	static struct tpp_calibration cal;
+	struct tpp_err err;
+	char warn[4096];
+
+	memset(&cal, 0, sizeof(cal));
+	cal.ncoll = 1;
+	flat_table(&cal.coll[0], 1, 200.0);
+
+	tpp_strlcpy(cal.device, "NVIDIA A100-SXM4-80GB", sizeof(cal.device));
+	CHECK(check_cal(&cal, "dgx-a100", &err, warn, sizeof(warn)) == TPP_OK);
+	CHECK(warn[0] == '\0');
+	tpp_strlcpy(cal.device, "nvidia a100 80gb pcie", sizeof(cal.device));
+	CHECK(check_cal(&cal, "dgx-a100", &err, warn, sizeof(warn)) == TPP_OK);
+	CHECK(warn[0] == '\0');
+	tpp_strlcpy(cal.device, "NVIDIA H100 80GB HBM3", sizeof(cal.device));
+	CHECK(check_cal(&cal, "dgx-a100", &err, warn, sizeof(warn)) == TPP_OK);
+	CHECK(count_lines(warn) == 1);
+	CHECK_STR_CONTAINS(warn, "cal.yaml: warning: measured on \"NVIDIA H100 80GB HBM3\"");
+	CHECK_STR_CONTAINS(warn, "A100-SXM4-80GB");
+	CHECK(check_cal(&cal, "dgx-h100", &err, warn, sizeof(warn)) == TPP_OK);
+	CHECK(warn[0] == '\0');
+	tpp_strlcpy(cal.device, "AMD Instinct MI300X", sizeof(cal.device));
+	CHECK(check_cal(&cal, "mi300x", &err, warn, sizeof(warn)) == TPP_OK);
+	CHECK(warn[0] == '\0');
+	tpp_strlcpy(cal.device, "AMD EPYC, 2 cores", sizeof(cal.device));
+	CHECK(check_cal(&cal, "dgx-a100", &err, warn, sizeof(warn)) == TPP_OK);
+	CHECK(count_lines(warn) == 1);
+	CHECK_STR_CONTAINS(warn, "AMD EPYC, 2 cores");
+	cal.device[0] = '\0';
+	CHECK(check_cal(&cal, "dgx-a100", &err, warn, sizeof(warn)) == TPP_OK);
+	CHECK(warn[0] == '\0');
+
+	/* 400 GB/s all-reduce: over NVLink3's 300; within twice NVLink4's
+	 * 450 (NVLS); an all-gather gets no such allowance */
+	flat_table(&cal.coll[0], 1, 400.0);
+	CHECK(check_cal(&cal, "dgx-a100", &err, warn, sizeof(warn)) == TPP_OK);
+	CHECK(count_lines(warn) == 1);
+	CHECK_STR_CONTAINS(warn, "cal.yaml: warning: collectives[0]: all_reduce bus bandwidth 400.0 GB/s");
+	CHECK_STR_CONTAINS(warn, "nvlink3");
+	CHECK_STR_CONTAINS(warn, "300.0 GB/s per GPU");
+	CHECK(check_cal(&cal, "dgx-h100", &err, warn, sizeof(warn)) == TPP_OK);
+	CHECK(warn[0] == '\0');
+	flat_table_of(&cal.coll[0], TPP_COLL_ALL_GATHER, 0, 8, 1, 500.0);
+	CHECK(check_cal(&cal, "dgx-h100", &err, warn, sizeof(warn)) == TPP_OK);
+	CHECK(count_lines(warn) == 1);
+	CHECK_STR_CONTAINS(warn, "all_gather");
+	CHECK_STR_CONTAINS(warn, "450.0 GB/s per GPU");
+	/* the fit's figure counts too (the points' are all 200) */
+	flat_table(&cal.coll[0], 1, 200.0);
+	cal.coll[0].fit.valid = 1;
+	cal.coll[0].fit.busbw_Bps = 350e9;
+	cal.coll[0].line = 14;
+	cal.coll[0].col = 5;
+	CHECK(check_cal(&cal, "dgx-a100", &err, warn, sizeof(warn)) == TPP_OK);
+	CHECK_STR_CONTAINS(warn, "cal.yaml:14:5: warning: collectives[0]: all_reduce fitted bus bandwidth 350.0 GB/s");
+
+	/* tier 1 (25 GB/s per GPU): 16 ranks on 2 nodes at 44.8 GB/s busbw
+	 * need 44.8/15 per GPU; a rail group of 2 (one rank per node, 8 at
+	 * once) at 40 needs 40 */
+	memset(&cal, 0, sizeof(cal));
+	CHECK(tpp_cal_import(TPP_TEST_DATA "/nccl-tests/reduce_scatter_perf.json",
+			     TPP_COLL__COUNT, 16, 1, &cal, &err) == TPP_OK);
+	cal.device[0] = '\0';
+	CHECK(check_cal(&cal, "dgx-a100", &err, warn, sizeof(warn)) == TPP_OK);
+	CHECK(warn[0] == '\0');
+	flat_table_of(&cal.coll[0], TPP_COLL_ALL_REDUCE, 1, 2, 8, 40.0);
+	CHECK(check_cal(&cal, "dgx-a100", &err, warn, sizeof(warn)) == TPP_OK);
+	CHECK(count_lines(warn) == 1);
+	CHECK_STR_CONTAINS(warn, "ib-hdr");
+}
+
 int main(void)
 {
 	test_model_shapes();
@@ -1009,5 +1208,7 @@ int main(void)
 	test_import_op_named();
 	test_bad_files();
 	test_apply_order();
+	test_check_groups();
+	test_check_warnings();
 	return tpp_test_done("test_calibration");
 }
