@@ -16,6 +16,20 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Achievable over datasheet link rate where nothing was measured, as the
+ * cost model assumes it (costmodel/cost.c TPP_DEFAULT_LINK_EFF). */
+#define LINK_EFF 0.80
+/* A fit determines the bandwidth when its standard error is at most this
+ * share of it (a sweep that stops at 4 KiB: 36 +- 47 GB/s; at 64 KiB:
+ * 208 +- 92; at 1 MiB: 232 +- 9, tests/data/nccl-tests/all_reduce_perf.txt;
+ * CPU sweeps to 256 KiB: 9-17 %). */
+#define FIT_BW_REL_ERR 0.5
+/* Else a table measures the bandwidth where its largest size's time is
+ * mostly data: the latency (extrapolated from its smallest and largest
+ * sizes) at most this share of it, so that size's busbw is within this
+ * share of the asymptote. */
+#define BW_BOUND_LATENCY_SHARE 0.1
+
 /* Whether table t serves (tier, op) better than b: on tiers that groups
  * span across nodes, a table of concurrent groups (all rails at once, as
  * data-parallel groups run) over a group alone; then the larger group;
@@ -48,6 +62,57 @@ static const struct tpp_cal_coll *pick(const struct tpp_calibration *cal,
 	return best;
 }
 
+/*
+ * Whether table `tab` measured the bandwidth: its largest size's time is
+ * mostly data, not latency (alpha of the line through its smallest and
+ * largest usable points at most BW_BOUND_LATENCY_SHARE of that time).  A
+ * sweep that stops in the latency-bound sizes (8 .. 128 B all at 12 us)
+ * says nothing about the bandwidth.
+ */
+static int measures_bandwidth(const struct tpp_cal_coll *tab)
+{
+	const struct tpp_cal_point *lo = NULL, *hi = NULL;
+	double slope, alpha;
+	int i;
+	for (i = 0; i < tab->npoints; i++) {
+		const struct tpp_cal_point *pt = &tab->pts[i];
+		if (!(pt->bytes > 0) || !(pt->median_s > 0))
+			continue;
+		if (!lo)
+			lo = pt;
+		hi = pt;
+	}
+	if (!lo || hi == lo || !(hi->bytes > lo->bytes) ||
+	    !(hi->median_s > lo->median_s))
+		return 0;
+	slope = (hi->median_s - lo->median_s) / (hi->bytes - lo->bytes);
+	alpha = lo->median_s - lo->bytes * slope;
+	return alpha <= BW_BOUND_LATENCY_SHARE * hi->median_s;
+}
+
+/*
+ * The bus bandwidth tier t prices `op` with before the calibration (as
+ * the cost model falls back, costmodel/cost.c tier_busbw): its own
+ * figure, its own curve's largest size, the all-reduce figure (not on an
+ * NVLS tier, whose all-reduce is another algorithm), else the datasheet
+ * rate times LINK_EFF.  *src says which kind it is.
+ */
+static double tier_figure(const struct tpp_tier *t, int op, enum tpp_src *src)
+{
+	*src = t->busbw_src[op];
+	if (t->busbw_Bps[op] > 0)
+		return t->busbw_Bps[op];
+	if (t->curve_n[op] >= 2)
+		return t->curve_busbw_Bps[op][t->curve_n[op] - 1];
+	if (op != TPP_COLL_ALL_REDUCE && !t->nvls &&
+	    t->busbw_Bps[TPP_COLL_ALL_REDUCE] > 0) {
+		*src = t->busbw_src[TPP_COLL_ALL_REDUCE];
+		return t->busbw_Bps[TPP_COLL_ALL_REDUCE];
+	}
+	*src = TPP_SRC_DATASHEET;
+	return t->bw_Bps * LINK_EFF;
+}
+
 void tpp_cal_apply(const struct tpp_calibration *cal, const char *path,
 		   struct tpp_cluster *c)
 {
@@ -59,10 +124,13 @@ void tpp_cal_apply(const struct tpp_calibration *cal, const char *path,
 		 cal->hosts[0] ? cal->hosts : "?");
 	for (ti = 0; ti < c->ntiers; ti++) {
 		struct tpp_tier *t = &c->tiers[ti];
+		char tsrc[sizeof(src) + 512];
 		int any = 0;
+		tpp_strlcpy(tsrc, src, sizeof(tsrc));
 		for (op = 0; op < TPP_COLL__COUNT; op++) {
 			const struct tpp_cal_coll *tab = pick(cal, ti, (enum tpp_coll)op);
-			double f;
+			double f, beyond_Bps;
+			enum tpp_src beyond_src;
 			int n, i, stride;
 			if (!tab)
 				continue;
@@ -74,6 +142,10 @@ void tpp_cal_apply(const struct tpp_calibration *cal, const char *path,
 			stride = (n + TPP_CURVE_MAX - 2) / (TPP_CURVE_MAX - 1);
 			if (stride < 1)
 				stride = 1;
+			/* the figure beyond a measured curve without a fit that
+			 * did not reach the bandwidth-bound sizes: the tier's own,
+			 * read before this op's is replaced */
+			beyond_Bps = tier_figure(t, op, &beyond_src);
 			{
 				double cb[TPP_CURVE_MAX], cw[TPP_CURVE_MAX];
 				int cn = 0;
@@ -97,18 +169,37 @@ void tpp_cal_apply(const struct tpp_calibration *cal, const char *path,
 					t->curve_busbw_Bps[op][i] = cw[i];
 				}
 			}
-			if (tab->fit.valid) {
+			/*
+			 * The bandwidth the cost model prices sizes beyond the
+			 * curve with (and where it has no curve): the fit's where
+			 * it determines it; else the largest size's if that
+			 * measured the bandwidth; else the tier's figure from the
+			 * cluster file (published or datasheet), not the few MB/s
+			 * of a sweep that stopped in the latency-bound sizes,
+			 * which priced a 1 GB all-reduce at minutes.  The source
+			 * says which.
+			 */
+			t->busbw_alpha_s[op] = tab->fit.valid ? tab->fit.alpha_s : 0;
+			if (tab->fit.valid &&
+			    tab->fit.busbw_err_Bps <= FIT_BW_REL_ERR * tab->fit.busbw_Bps) {
 				t->busbw_Bps[op] = tab->fit.busbw_Bps;
-				t->busbw_alpha_s[op] = tab->fit.alpha_s;
-			} else {
+			} else if (t->curve_n[op] >= 2 && measures_bandwidth(tab)) {
 				t->busbw_Bps[op] = t->curve_busbw_Bps[op][t->curve_n[op] - 1];
-				t->busbw_alpha_s[op] = 0;
+			} else {
+				size_t used = strlen(tsrc);
+				t->busbw_Bps[op] = beyond_Bps;
+				snprintf(tsrc + used, sizeof(tsrc) - used,
+					 "; %s: bandwidth not measured (%s, sizes to %.0f B), "
+					 "above them the %s %.1f GB/s",
+					 tpp_coll_names[op], tab->fit.valid ? "fit undetermined" : "no fit",
+					 t->curve_n[op] >= 2 ? t->curve_bytes[op][t->curve_n[op] - 1] : 0.0,
+					 tpp_src_names[beyond_src], beyond_Bps / TPP_GB);
 			}
 			t->busbw_src[op] = TPP_SRC_CALIBRATION;
 			any = 1;
 		}
 		if (any)
-			tpp_strlcpy(t->measured_source, src, sizeof(t->measured_source));
+			tpp_strlcpy(t->measured_source, tsrc, sizeof(t->measured_source));
 	}
 	for (p = 0; p < TPP_PREC__COUNT; p++) {
 		const struct tpp_cal_gemm *g = &cal->gemm[p];

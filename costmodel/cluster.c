@@ -469,8 +469,16 @@ double tpp_tier_busbw_at(const struct tpp_tier *t, enum tpp_coll coll,
 		return t->busbw_Bps[coll];
 	if (bytes <= x[0])
 		return y[0];
-	if (bytes >= x[n - 1])
-		return y[n - 1];
+	if (bytes >= x[n - 1]) {
+		/* above a calibrated curve: its largest size's time, the rest
+		 * at the calibration's figure (as cost.c flat_time prices it;
+		 * a sweep that stopped at 128 B ends at a few MB/s) */
+		double b = t->busbw_src[coll] == TPP_SRC_CALIBRATION &&
+			   t->busbw_Bps[coll] > 0 ? t->busbw_Bps[coll] : y[n - 1];
+		if (b == y[n - 1])
+			return y[n - 1];
+		return bytes / (x[n - 1] / y[n - 1] + (bytes - x[n - 1]) / b);
+	}
 	for (i = 1; i < n && x[i] < bytes; i++)
 		;
 	/*

@@ -178,7 +178,9 @@ int tpp_cluster_tier_for(const struct tpp_cluster *c, int group_gpus,
 /*
  * Achievable bus bandwidth (B/s) of `coll` on tier `t` at message size
  * `bytes`: the measured curve interpolated linearly in log2(size) (clamped
- * at its ends) when there is one, else busbw_Bps[coll]; 0 when neither.
+ * at its ends; above a calibrated curve, its largest size's time plus the
+ * rest at busbw_Bps[coll]) when there is one, else busbw_Bps[coll]; 0 when
+ * neither.
  */
 double tpp_tier_busbw_at(const struct tpp_tier *t, enum tpp_coll coll,
 			 double bytes);

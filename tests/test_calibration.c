@@ -21,6 +21,7 @@
 
 #include "calibration.h"
 #include "cluster.h"
+#include "cost.h"
 #include "model.h"
 
 /* ---- random numbers (fixed seed, splitmix64) ------------------------------ */
@@ -1196,6 +1197,166 @@ static void test_check_warnings(void)
 	CHECK_STR_CONTAINS(warn, "ib-hdr");
 }
 
+/* Analytic step (s) of `l` for 1.3b on `cluster` resized to `gpus`, with
+ * calibration file `cal_path` applied (NULL: none); -1 on failure. */
+static double plan_step(const char *cluster, int gpus, const char *cal_path,
+			struct tpp_layout l)
+{
+	static struct tpp_cluster c;
+	static struct tpp_calibration cal;
+	struct tpp_cost_opts o;
+	struct tpp_eval e;
+	struct tpp_err err;
+	const struct tpp_model *m = tpp_model_preset("1.3b");
+	CHECK(m != NULL);
+	if (!m || load_cluster(cluster, &c))
+		return -1;
+	if (cal_path) {
+		if (tpp_cal_load(cal_path, &cal, &err) ||
+		    tpp_cal_check(&cal, cal_path, &c, NULL, &err)) {
+			tpp_err_print(stderr, &err);
+			CHECK(0);
+			return -1;
+		}
+		tpp_cal_apply(&cal, cal_path, &c);
+	}
+	tpp_cluster_resize(&c, gpus);
+	tpp_cost_opts_default(&o);
+	l.cp = 1;
+	l.vp = 1;
+	l.gbs = 256;
+	if (tpp_cost_eval(m, &c, &o, &l, &e, &err)) {
+		fprintf(stderr, "tpp_cost_eval: %s\n", err.msg);
+		CHECK(0);
+		return -1;
+	}
+	return e.step_s;
+}
+
+/*
+ * A sweep that stopped in the latency-bound sizes (the review's `head
+ * -20` of all_reduce_perf: 8 .. 128 B, no fit; or to 256 B, whose fit of
+ * 1.8 +- 2.3 GB/s determines nothing) is priced from its points where
+ * they reach and from the cluster file's figure above them, never from
+ * their few MB/s (which made a 1.3 s step 1618 s): the step is finite and
+ * within 15% of the one without the calibration, on one node and across
+ * nodes (where the measured tier is the inner one of a hierarchy).
+ */
+static void test_apply_latency_only(void)
+{
+	static const int lines[] = {25, 27};
+	static struct tpp_calibration cal;
+	static struct tpp_cluster c, c0;
+	struct tpp_err err;
+	char tmpl[] = "/tmp/tpp-lat-XXXXXX", raw[512], path[512];
+	const char *dir = mkdtemp(tmpl);
+	int k;
+
+	CHECK(dir != NULL);
+	if (!dir)
+		return;
+	snprintf(raw, sizeof(raw), "%s/all_reduce_perf.txt", dir);
+	snprintf(path, sizeof(path), "%s/j.yaml", dir);
+	for (k = 0; k < (int)TPP_ARRAY_LEN(lines); k++) {
+		static const struct {
+			const char *cluster;
+			int gpus;
+			struct tpp_layout l;
+		} cases[] = {
+			{"dgx-a100", 8, {.tp = 4, .pp = 1, .dp = 2, .mbs = 8}},
+			{"dgx-h100", 8, {.tp = 4, .pp = 1, .dp = 2, .mbs = 8}},
+			{"dgx-a100", 16, {.tp = 2, .pp = 1, .dp = 8, .mbs = 2, .sp = 1, .zero = 3}},
+			{"dgx-a100", 64, {.tp = 4, .pp = 2, .dp = 8, .mbs = 2, .zero = 1}},
+			{"dgx-h100", 64, {.tp = 8, .pp = 1, .dp = 8, .mbs = 2, .sp = 1}},
+		};
+		const struct tpp_tier *t;
+		int i;
+		CHECK(head_lines(TPP_TEST_DATA "/nccl-tests/all_reduce_perf.txt", raw,
+				 lines[k]) == 0);
+		memset(&cal, 0, sizeof(cal));
+		CHECK(tpp_cal_import(raw, TPP_COLL__COUNT, 8, -1, &cal, &err) == TPP_OK);
+		CHECK(cal.coll[0].npoints == lines[k] - 21);
+		CHECK(tpp_cal_fit_all(&cal, &err) == TPP_OK);
+		/* 25 lines: no fit; 27: a fit that leaves busbw undetermined */
+		CHECK(cal.coll[0].fit.valid == (k == 1));
+		CHECK(tpp_cal_write(&cal, path, &err) == TPP_OK);
+		CHECK(tpp_cal_load(path, &cal, &err) == TPP_OK);
+		if (load_cluster("dgx-a100", &c) || load_cluster("dgx-a100", &c0))
+			break;
+		tpp_cal_apply(&cal, path, &c);
+		t = &c.tiers[0];
+		/* the points price their sizes; above them the published 234.9 */
+		CHECK(t->busbw_src[TPP_COLL_ALL_REDUCE] == TPP_SRC_CALIBRATION);
+		CHECK(t->curve_n[TPP_COLL_ALL_REDUCE] == lines[k] - 21);
+		CHECK_REL(t->busbw_Bps[TPP_COLL_ALL_REDUCE], 234.9e9, 1e-12);
+		CHECK_STR_CONTAINS(t->measured_source, "bandwidth not measured");
+		CHECK_STR_CONTAINS(t->measured_source, "published 234.9 GB/s");
+		CHECK_REL(tpp_coll_time(&c, TPP_COLL_ALL_REDUCE, 64.0, 8, 1),
+			  cal.coll[0].pts[3].median_s, 1e-9);
+		/* at bandwidth-bound sizes (at 16 MiB the published ramp is
+		 * still half way up, which the figure above the points lacks) */
+		for (i = 0; i < 2; i++) {
+			double S = i ? 268435456.0 : TPP_GiB;
+			double a = tpp_coll_time(&c, TPP_COLL_ALL_REDUCE, S, 8, 1);
+			double b = tpp_coll_time(&c0, TPP_COLL_ALL_REDUCE, S, 8, 1);
+			CHECK(isfinite(a) && a > 0);
+			CHECK_REL(a, b, 0.15);
+			/* across nodes, through the inner tier's curve */
+			a = tpp_coll_time(&c, TPP_COLL_REDUCE_SCATTER, S, 16, 1);
+			b = tpp_coll_time(&c0, TPP_COLL_REDUCE_SCATTER, S, 16, 1);
+			CHECK(isfinite(a) && a > 0);
+			CHECK_REL(a, b, 0.15);
+		}
+		for (i = 0; i < (int)TPP_ARRAY_LEN(cases); i++) {
+			double a = plan_step(cases[i].cluster, cases[i].gpus, path, cases[i].l);
+			double b = plan_step(cases[i].cluster, cases[i].gpus, NULL, cases[i].l);
+			CHECK(isfinite(a) && a > 0 && b > 0);
+			CHECK_REL(a, b, 0.15);
+		}
+	}
+	remove(raw);
+	remove(path);
+	CHECK(rmdir(dir) == 0);
+}
+
+/*
+ * A sweep that reached the bandwidth-bound sizes but has no fit (three
+ * sizes, 256 MiB .. 1 GiB) prices above them at its largest size's
+ * busbw, the calibration's; one that stopped at 1 MiB (latency 75% of
+ * its time) at the cluster's figure.
+ */
+static void test_apply_no_fit(void)
+{
+	static struct tpp_calibration cal;
+	static struct tpp_cluster c;
+	int k;
+	for (k = 0; k < 2; k++) {
+		struct tpp_cal_coll *t = &cal.coll[0];
+		int i;
+		memset(&cal, 0, sizeof(cal));
+		cal.ncoll = 1;
+		t->op = TPP_COLL_ALL_REDUCE;
+		t->group = 8;
+		t->concurrent = 1;
+		t->npoints = 3;
+		for (i = 0; i < 3; i++) {
+			double b = (k ? 262144.0 : 268435456.0) * (1 << i);
+			t->pts[i].bytes = b;
+			t->pts[i].median_s = 22.5e-6 + b * 1.75 / 230e9;
+			t->pts[i].p10_s = t->pts[i].p90_s = t->pts[i].median_s;
+		}
+		if (load_cluster("dgx-a100", &c))
+			return;
+		tpp_cal_apply(&cal, "test", &c);
+		CHECK(c.tiers[0].busbw_src[TPP_COLL_ALL_REDUCE] == TPP_SRC_CALIBRATION);
+		if (k == 0)
+			CHECK_REL(c.tiers[0].busbw_Bps[TPP_COLL_ALL_REDUCE],
+				  t->pts[2].bytes * 1.75 / t->pts[2].median_s, 1e-12);
+		else
+			CHECK_REL(c.tiers[0].busbw_Bps[TPP_COLL_ALL_REDUCE], 234.9e9, 1e-12);
+	}
+}
+
 int main(void)
 {
 	test_model_shapes();
@@ -1210,5 +1371,7 @@ int main(void)
 	test_apply_order();
 	test_check_groups();
 	test_check_warnings();
+	test_apply_latency_only();
+	test_apply_no_fit();
 	return tpp_test_done("test_calibration");
 }
