@@ -3,9 +3,14 @@
  * the parameters of synthetic noisy sweeps (per table and jointly across
  * group sizes), calibration files round-trip exactly and are replaced
  * atomically, nccl-tests output (text and -J JSON, tests/data/nccl-tests)
- * imports with the right sizes, times and bandwidths, and every
+ * imports with the right sizes, times and bandwidths (and --group,
+ * --tier and --op are checked against what the file says), every
  * tests/data/bad/cal-*.yaml fails with the location and message its first
- * line promises ("# expect: LINE:COL: substring").
+ * line promises ("# expect: LINE:COL: substring"), a calibration is
+ * checked against the cluster it is used with (groups larger than their
+ * tier: errors; another device, a busbw above the tier's rate: warnings),
+ * and a table that did not measure the bandwidth is priced from the
+ * cluster's figure above its points.
  */
 #define _XOPEN_SOURCE 700
 
