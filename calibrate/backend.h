@@ -44,6 +44,7 @@ enum tpp_bk_op {
 	TPP_BK_OP_GEMM_EX,  /* tpp_backend_gemm_ex */
 	TPP_BK_OP_P2P,      /* tpp_backend_send / tpp_backend_recv */
 	TPP_BK_OP_ELEMWISE, /* GeLU, causal softmax, LayerNorm, axpby */
+	TPP_BK_OP_MEM_INFO, /* tpp_backend_mem_info (a device with memory of its own) */
 	TPP_BK_OP__COUNT
 };
 extern const char *const tpp_bk_op_names[TPP_BK_OP__COUNT];
@@ -209,5 +210,13 @@ int tpp_backend_axpby(struct tpp_backend *b, size_t n, float alpha,
 		      const void *x, float beta, void *y, struct tpp_err *err);
 /* Wait for the backend's pending work (no communication). */
 int tpp_backend_sync(struct tpp_backend *b, struct tpp_err *err);
+/*
+ * Free and total bytes of this process's device memory (cuda:
+ * cudaMemGetInfo on its GPU), for `tpplan exec`'s memory check.  A backend
+ * whose buffers are host memory (cpu) has no slot: "backend X lacks Y"
+ * (TPP_E_USAGE); ask tpp_backend_has(b, TPP_BK_OP_MEM_INFO) first.
+ */
+int tpp_backend_mem_info(struct tpp_backend *b, size_t *free_bytes,
+			 size_t *total_bytes, struct tpp_err *err);
 
 #endif

@@ -665,6 +665,19 @@ static int cuda_sync(struct tpp_backend *b, struct tpp_err *err)
 	return CK_CUDA(cudaStreamSynchronize(x->stream));
 }
 
+static int cuda_mem_info(struct tpp_backend *b, size_t *free_bytes,
+			 size_t *total_bytes, struct tpp_err *err)
+{
+	struct cuda_ctx *x = b->ctx;
+	size_t f = 0, t = 0;
+	int rc;
+	if ((rc = CK_CUDA(cudaMemGetInfo(&f, &t))))
+		return rc;
+	*free_bytes = f;
+	*total_bytes = t;
+	return TPP_OK;
+}
+
 const struct tpp_backend_ops tpp_backend_cuda_ops = {
 	.name = "cuda",
 	.init = cuda_init,
@@ -700,4 +713,5 @@ const struct tpp_backend_ops tpp_backend_cuda_ops = {
 	.layernorm_bwd = cuda_ln_bwd,
 	.axpby = cuda_axpby,
 	.sync = cuda_sync,
+	.mem_info = cuda_mem_info,
 };

@@ -1,7 +1,7 @@
 /*
  * backend_ext.c - front end of the backend calls that `tpplan exec` added
  * to backend.h (GEMM with transposes, point-to-point, element-wise
- * kernels): each checks that the backend has the slot and dispatches
+ * kernels, the device memory query): each checks that the backend has the slot and dispatches
  * through struct tpp_backend_ops; bench.c holds the rest of the front end.
  */
 #include "backend_impl.h"
@@ -97,4 +97,12 @@ int tpp_backend_axpby(struct tpp_backend *b, size_t n, float alpha,
 int tpp_backend_sync(struct tpp_backend *b, struct tpp_err *err)
 {
 	return b->ops->sync ? b->ops->sync(b, err) : TPP_OK;
+}
+
+int tpp_backend_mem_info(struct tpp_backend *b, size_t *free_bytes,
+			 size_t *total_bytes, struct tpp_err *err)
+{
+	if (!b->ops->mem_info)
+		return tpp_bk_lacks(b, TPP_BK_OP_MEM_INFO, err);
+	return b->ops->mem_info(b, free_bytes, total_bytes, err);
 }

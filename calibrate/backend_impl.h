@@ -78,6 +78,9 @@ struct tpp_backend_ops {
 		     float beta, void *y, struct tpp_err *err);
 	/* optional: wait for pending work (NULL: nothing is ever pending) */
 	int (*sync)(struct tpp_backend *b, struct tpp_err *err);
+	/* optional: free and total device memory (NULL: buffers are host memory) */
+	int (*mem_info)(struct tpp_backend *b, size_t *free_bytes,
+			size_t *total_bytes, struct tpp_err *err);
 };
 
 struct tpp_backend {

@@ -114,6 +114,7 @@ const char *const tpp_bk_op_names[TPP_BK_OP__COUNT] = {
 	[TPP_BK_OP_GEMM_EX] = "a GEMM with transposes and alpha/beta",
 	[TPP_BK_OP_P2P] = "point-to-point send/recv",
 	[TPP_BK_OP_ELEMWISE] = "the element-wise kernels (GeLU, softmax, LayerNorm)",
+	[TPP_BK_OP_MEM_INFO] = "a device memory query",
 };
 
 int tpp_bk_lacks(const struct tpp_backend *b, enum tpp_bk_op op,
@@ -195,6 +196,7 @@ int tpp_backend_has(const struct tpp_backend *b, enum tpp_bk_op op)
 		return b->ops->gelu_fwd && b->ops->gelu_bwd && b->ops->softmax_fwd &&
 		       b->ops->softmax_bwd && b->ops->layernorm_fwd &&
 		       b->ops->layernorm_bwd && b->ops->axpby;
+	case TPP_BK_OP_MEM_INFO: return b->ops->mem_info != NULL;
 	default: return 0;
 	}
 }
