@@ -246,29 +246,20 @@ int tpp_cmd_exec(int argc, char **argv)
 		char note[512] = "", lb[160];
 
 		tpp_exec_opts_default(&o);
+		o.shape.mbs = s.mbs == TPP_FREE ? 1 : s.mbs;
+		o.over = (struct tpp_exec_shape){hidden, heads, ffn, seq, 0};
 		if (model_arg) {
 			struct tpp_model m;
 			if ((rc = tpp_model_load(model_arg, &m, &err))) {
 				tpp_err_print(stderr, &err);
 				return rc;
 			}
-			o.shape.heads = m.heads;
-			o.shape.hidden = m.hidden;
-			o.shape.ffn = m.ffn;
-			o.shape.seq = m.seq;
-			if (scale > 1) {
-				int hd = (int)lround(m.hidden / scale / m.heads);
-				o.shape.hidden = (hd < 1 ? 1 : hd) * m.heads;
-				o.shape.ffn = (int)lround(m.ffn / scale);
-				o.shape.seq = (int)lround(m.seq / scale);
-				if (o.shape.ffn < 1) o.shape.ffn = 1;
-				if (o.shape.seq < 1) o.shape.seq = 1;
-			}
+			o.model = (struct tpp_exec_shape){m.hidden, m.heads, m.ffn, m.seq, o.shape.mbs};
+			o.scale = scale;
+			tpp_exec_shape_scale(&o.model, scale, &o.over, &o.shape);
+		} else {
+			tpp_exec_shape_scale(&o.shape, 1, &o.over, &o.shape);
 		}
-		if (hidden) o.shape.hidden = hidden;
-		if (heads) o.shape.heads = heads;
-		if (ffn) o.shape.ffn = ffn;
-		if (seq) o.shape.seq = seq;
 		if (o.shape.hidden % o.shape.heads) {
 			fprintf(stderr, "tpplan: exec: heads %d do not divide hidden %d\n",
 				o.shape.heads, o.shape.hidden);
@@ -279,7 +270,6 @@ int tpp_cmd_exec(int argc, char **argv)
 		o.tp = s.tp == TPP_FREE ? 1 : s.tp;
 		o.pp = s.pp == TPP_FREE ? 1 : s.pp;
 		o.sp = s.sp == TPP_FREE ? 0 : s.sp;
-		o.shape.mbs = s.mbs == TPP_FREE ? 1 : s.mbs;
 		o.layers = layers;
 		o.microbatches = micro;
 		o.sched = sched ? TPP_EXEC_SCHED_GPIPE : TPP_EXEC_SCHED_1F1B;

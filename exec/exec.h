@@ -51,10 +51,46 @@ struct tpp_exec_opts {
 	int check;               /* compare with the fp64 reference */
 	int wrong_shard;         /* test hook: shard fc1 wrongly (must fail) */
 	unsigned long long seed;
+	/* For the memory check's advice: the model's shape before
+	 * --scale-down (heads 0: no model, no factor is suggested), the
+	 * fields given outright (0: not given) and the factor applied, so
+	 * that shape = tpp_exec_shape_scale(&model, scale, &over). */
+	struct tpp_exec_shape model, over;
+	double scale;
 };
 /* Defaults: cpu, fp32, tp=pp=dp=1, 2 layers, 2 micro-batches, 1F1B, 5
- * timed steps after 2 warm-up, timeout 120 s, check on, seed 1. */
+ * timed steps after 2 warm-up, timeout 120 s, check on, seed 1; the
+ * shape hidden 64, heads 4, ffn 256, seq 32, mbs 1, no model, scale 1. */
 void tpp_exec_opts_default(struct tpp_exec_opts *o);
+
+/*
+ * The shape run at --scale-down f (>= 1) of `model` (heads > 0): hidden,
+ * ffn and seq divided by f and rounded (hidden to a multiple of the heads,
+ * at least one per head; ffn and seq at least 1), heads and mbs kept;
+ * then the nonzero fields of `over` replace theirs.
+ */
+void tpp_exec_shape_scale(const struct tpp_exec_shape *model, double f,
+			  const struct tpp_exec_shape *over,
+			  struct tpp_exec_shape *out);
+
+/* Peak memory of one rank of a run, bytes. */
+struct tpp_exec_mem {
+	double host_bytes; /* malloc'd: upload staging, the check's buffers,
+			      on rank 0 the fp64 reference, a fixed allowance
+			      for the process (MPI, BLAS); with the cpu
+			      backend also its buffers */
+	double dev_bytes;  /* the backend's buffers on a device (cuda):
+			      weights, gradients, activations, temporaries */
+	double ref_bytes;  /* the fp64 reference's part of host_bytes (rank 0
+			      with o->check; else 0) */
+};
+/*
+ * What world rank `wrank` of a run with options o allocates at its peak,
+ * counted buffer by buffer as the run allocates them (exec/mem.c).  Pure;
+ * o must be options tpp_exec_run accepts (world size tp*pp*dp).
+ */
+void tpp_exec_mem_rank(const struct tpp_exec_opts *o, int wrank,
+		       struct tpp_exec_mem *m);
 
 enum tpp_exec_phase {
 	TPP_PH_GEMM_QKV,   /* forward GEMMs, per layer and micro-batch */
@@ -93,9 +129,21 @@ struct tpp_exec_result {
  * Run on every rank of MPI_COMM_WORLD (MPI already initialised).  Returns
  * the same status on every rank: TPP_OK, TPP_E_INFEASIBLE (the numerics
  * check failed; result filled), TPP_E_USAGE (bad options or a layout that
- * does not divide the shape), TPP_E_SYSTEM (backend / MPI).  The result is
- * complete on rank 0 only.  Test hook: TPP_EXEC_TEST_DIE=R makes world
- * rank R _exit(9) in the middle of the first timed step.
+ * does not divide the shape), TPP_E_INPUT (the run does not fit in memory:
+ * refused before its buffers are allocated, see below), TPP_E_SYSTEM
+ * (backend / MPI).  The result is complete on rank 0 only.
+ *
+ * Memory check: the ranks of each node together may allocate (host bytes
+ * of tpp_exec_mem_rank) at most 90% of the node's physical memory
+ * (sysconf), each rank on a device (dev bytes) at most 90% of its free
+ * device memory (tpp_backend_mem_info); the rest is left to the system,
+ * NCCL and cuBLAS.  Otherwise the message gives the figures and, with a
+ * model, the smallest power-of-two --scale-down that fits.
+ *
+ * Test hooks: TPP_EXEC_TEST_DIE=R makes world rank R _exit(9) in the
+ * middle of the first timed step; TPP_EXEC_TEST_MEM_BYTES=N makes the
+ * memory check take N bytes as every node's physical memory and every
+ * device's free memory.
  */
 int tpp_exec_run(const struct tpp_exec_opts *o, struct tpp_exec_result *res,
 		 struct tpp_err *err);

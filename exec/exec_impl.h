@@ -10,6 +10,14 @@
 
 #include "exec.h"
 
+/* Host staging of an upload, floats at most (run.c; a row of a weight
+ * matrix may be longer, and is staged whole). */
+#define TPP_EXEC_CHUNK (1 << 18)
+/* Host memory of a rank besides exec's own buffers (MPI, BLAS buffers,
+ * the program; about 20 MiB measured with one BLAS thread), counted by
+ * tpp_exec_mem_rank. */
+#define TPP_EXEC_PROC_BYTES (64.0 * 1024 * 1024)
+
 /* The four weight matrices of a layer, [in, out] row-major. */
 enum tpp_exec_w { TPP_W_QKV, TPP_W_PROJ, TPP_W_FC1, TPP_W_FC2, TPP_W__COUNT };
 extern const char *const tpp_exec_w_names[TPP_W__COUNT];

@@ -62,6 +62,7 @@ void tpp_exec_opts_default(struct tpp_exec_opts *o)
 	o->timeout_s = 120;
 	o->check = 1;
 	o->seed = 1;
+	o->scale = 1;
 }
 
 double tpp_exec_tolerance(enum tpp_prec prec)
@@ -127,11 +128,15 @@ static void wd_disarm(const struct ex *E)
 
 /* ---- buffers ---------------------------------------------------------------- */
 
+/* Zeros uploaded in chunks (balloc); never written (not const: in .bss,
+ * not 1 MiB of the executable). */
+static float zero_chunk[TPP_EXEC_CHUNK];
+
 /* A zeroed backend buffer of n floats, freed at the end. */
 static int balloc(struct ex *E, size_t n, float **out)
 {
 	void *p;
-	float *zero;
+	size_t i, k;
 	int rc;
 	if (E->nbufs == E->capbufs) {
 		int cap = E->capbufs ? E->capbufs * 2 : 64;
@@ -146,13 +151,12 @@ static int balloc(struct ex *E, size_t n, float **out)
 	if ((rc = tpp_backend_alloc(E->b, n * sizeof(float), &p, E->err)))
 		return rc;
 	E->bufs[E->nbufs++] = p;
-	zero = calloc(n, sizeof(float));
-	if (!zero)
-		return tpp_err_set(E->err, TPP_E_SYSTEM, NULL, 0, 0, "out of memory");
-	rc = tpp_backend_upload(E->b, p, zero, n * sizeof(float), E->err);
-	free(zero);
-	if (rc)
-		return rc;
+	for (i = 0; i < n; i += k) {
+		k = n - i < TPP_EXEC_CHUNK ? n - i : TPP_EXEC_CHUNK;
+		if ((rc = tpp_backend_upload(E->b, (char *)p + i * sizeof(float), zero_chunk,
+					     k * sizeof(float), E->err)))
+			return rc;
+	}
 	*out = p;
 	return TPP_OK;
 }
@@ -350,46 +354,58 @@ static int check_opts(const struct tpp_exec_opts *o, int wsize, struct tpp_err *
 	return TPP_OK;
 }
 
-/* Upload a shard of weight w of global layer l into dst. */
+/* Upload a shard of weight w of global layer l into dst, a block of
+ * rows at a time (TPP_EXEC_CHUNK floats of host staging, or one row). */
 static int upload_weight(struct ex *E, int l, enum tpp_exec_w w, float *dst)
 {
 	const struct tpp_exec_shape *s = &E->o->shape;
-	int rows, cols, lr, lc, r, c, rc;
+	int rows, cols, lr, lc, r, c, r0, nr, rc = TPP_OK;
 	float *host;
 	tpp_exec_wdims(s, w, &rows, &cols);
 	lr = (w == TPP_W_PROJ || w == TPP_W_FC2) ? rows / E->o->tp : rows;
 	lc = (w == TPP_W_QKV || w == TPP_W_FC1) ? cols / E->o->tp : cols;
-	host = malloc(sizeof(float) * (size_t)lr * lc);
+	nr = lc < TPP_EXEC_CHUNK ? TPP_EXEC_CHUNK / lc : 1;
+	if (nr > lr)
+		nr = lr;
+	host = malloc(sizeof(float) * (size_t)nr * lc);
 	if (!host)
 		return tpp_err_set(E->err, TPP_E_SYSTEM, NULL, 0, 0, "out of memory");
-	for (r = 0; r < lr; r++)
-		for (c = 0; c < lc; c++) {
-			int gr = r, gc = c;
-			if (lr != rows)
-				gr = E->tpr * lr + r;
-			if (lc != cols)
-				gc = E->tpr * lc + c;
-			if (w == TPP_W_FC1 && E->o->wrong_shard)
-				gc = (E->tpr * lc + c + 1) % cols; /* off by one column */
-			host[(size_t)r * lc + c] =
-				(float)tpp_exec_weight(E->o->seed, s, l, w, gr, gc);
-		}
-	rc = tpp_backend_upload(E->b, dst, host, sizeof(float) * (size_t)lr * lc, E->err);
+	for (r0 = 0; !rc && r0 < lr; r0 += nr) {
+		int n = lr - r0 < nr ? lr - r0 : nr;
+		for (r = r0; r < r0 + n; r++)
+			for (c = 0; c < lc; c++) {
+				int gr = r, gc = c;
+				if (lr != rows)
+					gr = E->tpr * lr + r;
+				if (lc != cols)
+					gc = E->tpr * lc + c;
+				if (w == TPP_W_FC1 && E->o->wrong_shard)
+					gc = (E->tpr * lc + c + 1) % cols; /* off by one column */
+				host[(size_t)(r - r0) * lc + c] =
+					(float)tpp_exec_weight(E->o->seed, s, l, w, gr, gc);
+			}
+		rc = tpp_backend_upload(E->b, dst + (size_t)r0 * lc, host,
+					sizeof(float) * (size_t)n * lc, E->err);
+	}
 	free(host);
 	return rc;
 }
 
-/* Rows [row0, row0+rows) of the [T,h] tensor of tag into dst. */
+/* Rows [row0, row0+Tl) of the [T,h] tensor of tag into dst, in chunks. */
 static int upload_act(struct ex *E, uint64_t tag, int row0, float *dst)
 {
-	size_t n = (size_t)E->Tl * E->h, i;
-	float *host = malloc(sizeof(float) * n);
-	int rc;
+	size_t n = (size_t)E->Tl * E->h, i, j, k;
+	size_t cap = n < TPP_EXEC_CHUNK ? n : TPP_EXEC_CHUNK;
+	float *host = malloc(sizeof(float) * cap);
+	int rc = TPP_OK;
 	if (!host)
 		return tpp_err_set(E->err, TPP_E_SYSTEM, NULL, 0, 0, "out of memory");
-	for (i = 0; i < n; i++)
-		host[i] = (float)tpp_exec_rand(E->o->seed, tag, (uint64_t)row0 * E->h + i);
-	rc = tpp_backend_upload(E->b, dst, host, sizeof(float) * n, E->err);
+	for (i = 0; !rc && i < n; i += k) {
+		k = n - i < cap ? n - i : cap;
+		for (j = 0; j < k; j++)
+			host[j] = (float)tpp_exec_rand(E->o->seed, tag, (uint64_t)row0 * E->h + i + j);
+		rc = tpp_backend_upload(E->b, dst + i, host, sizeof(float) * k, E->err);
+	}
 	free(host);
 	return rc;
 }
@@ -968,6 +984,131 @@ static int check(struct ex *E, struct tpp_exec_result *res)
 	return rc;
 }
 
+/* ---- the memory check (before any buffer) -------------------------------------------- */
+
+#define MEM_FRACTION 0.9  /* of a node's physical or a device's free memory */
+#define MEM_FACTORS 20    /* --scale-down 2, 4, ..., 2^20 tried for the advice */
+
+static void fmt_bytes(char *buf, size_t size, double b)
+{
+	if (b >= 1024.0 * 1024 * 1024)
+		snprintf(buf, size, "%.1f GiB", b / (1024.0 * 1024 * 1024));
+	else
+		snprintf(buf, size, "%.0f MiB", b / (1024.0 * 1024));
+}
+
+/*
+ * Collective over the world, before setup() allocates: each rank counts
+ * what it will allocate (tpp_exec_mem_rank), the ranks of a node add up
+ * their host bytes, and the run goes ahead only if on every node that sum
+ * stays within MEM_FRACTION of the physical memory and on every rank the
+ * device bytes within MEM_FRACTION of the device's free memory.  The same
+ * sums for the run without the check and for each --scale-down 2^k above
+ * o->scale (with a model) give the advice.  Returns TPP_E_INPUT on the
+ * ranks that do not fit (the message has their figures), TPP_OK on the
+ * others: agree() then reports the lowest failing rank.
+ */
+static int mem_check(struct ex *E)
+{
+	enum { NC = 2 + MEM_FACTORS };
+	const struct tpp_exec_opts *o = E->o;
+	struct tpp_exec_opts c;
+	struct tpp_exec_mem mine[NC];
+	struct tpp_err tmp;
+	double host[NC], node_host[NC], factor[NC], phys = INFINITY, dev_free = INFINITY;
+	int ok[NC], all_ok[NC], k, rc = TPP_OK, mpirc, node_ranks = 1, best = -1;
+	const char *hook = getenv("TPP_EXEC_TEST_MEM_BYTES");
+	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+	MPI_Comm node;
+	char need_s[32], lim_s[32], mine_s[32], ref_s[32], advice[256];
+
+	if (pages > 0 && psize > 0)
+		phys = (double)pages * (double)psize;
+	if (tpp_backend_has(E->b, TPP_BK_OP_MEM_INFO)) {
+		size_t fr = 0, tot = 0;
+		rc = tpp_backend_mem_info(E->b, &fr, &tot, E->err);
+		dev_free = (double)fr;
+	}
+	if (hook && *hook) {
+		phys = strtod(hook, NULL);
+		if (dev_free < INFINITY)
+			dev_free = phys;
+	}
+	/* candidate 0: the run as given; 1: without the check; 2..: with
+	 * --scale-down factor[k] */
+	for (k = 0; k < NC; k++) {
+		c = *o;
+		factor[k] = k < 2 ? o->scale : ldexp(1, k - 1);
+		ok[k] = 1;
+		if (k == 1) {
+			ok[k] = o->check;
+			c.check = 0;
+		} else if (k >= 2) {
+			ok[k] = o->model.heads > 0 && factor[k] > o->scale;
+			if (ok[k]) {
+				tpp_exec_shape_scale(&o->model, factor[k], &o->over, &c.shape);
+				ok[k] = check_opts(&c, E->wsize, &tmp) == TPP_OK;
+			}
+		}
+		if (ok[k])
+			tpp_exec_mem_rank(&c, E->wrank, &mine[k]);
+		else
+			memset(&mine[k], 0, sizeof(mine[k]));
+		host[k] = mine[k].host_bytes;
+	}
+	mpirc = MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, E->wrank,
+				    MPI_INFO_NULL, &node);
+	if (mpirc != MPI_SUCCESS)
+		return tpp_bk_mpi_err(E->err, mpirc, "MPI_Comm_split_type");
+	MPI_Comm_size(node, &node_ranks);
+	MPI_Allreduce(host, node_host, NC, MPI_DOUBLE, MPI_SUM, node);
+	MPI_Comm_free(&node);
+	for (k = 0; k < NC; k++)
+		ok[k] = ok[k] && node_host[k] <= MEM_FRACTION * phys &&
+			mine[k].dev_bytes <= MEM_FRACTION * dev_free;
+	MPI_Allreduce(ok, all_ok, NC, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	if (rc || all_ok[0] || ok[0])
+		return rc;
+	for (k = 2; k < NC && best < 0; k++)
+		if (all_ok[k])
+			best = k;
+	if (best >= 0) {
+		struct tpp_exec_shape sh;
+		tpp_exec_shape_scale(&o->model, factor[best], &o->over, &sh);
+		snprintf(advice, sizeof(advice),
+			 "--scale-down %g would fit (hidden %d, heads %d, ffn %d, seq %d)%s",
+			 factor[best], sh.hidden, sh.heads, sh.ffn, sh.seq,
+			 all_ok[1] ? ", as would --no-check (no fp64 reference)" : "");
+	} else if (o->model.heads > 0) {
+		snprintf(advice, sizeof(advice),
+			 "%sno --scale-down up to %.0f fits; run fewer --layers or --microbatches, or on more ranks",
+			 all_ok[1] ? "--no-check (no fp64 reference) would fit; " : "",
+			 ldexp(1, MEM_FACTORS));
+	} else {
+		snprintf(advice, sizeof(advice),
+			 "%sgive a smaller shape (--hidden, --ffn, --seq), fewer --layers or --microbatches",
+			 all_ok[1] ? "--no-check (no fp64 reference) would fit; or " : "");
+	}
+	if (node_host[0] > MEM_FRACTION * phys) {
+		fmt_bytes(need_s, sizeof(need_s), node_host[0]);
+		fmt_bytes(lim_s, sizeof(lim_s), phys);
+		fmt_bytes(mine_s, sizeof(mine_s), mine[0].host_bytes);
+		fmt_bytes(ref_s, sizeof(ref_s), mine[0].ref_bytes);
+		return tpp_err_set(E->err, TPP_E_INPUT, NULL, 0, 0,
+				   "not enough memory: the %d rank%s on this node would allocate %s of host memory (this rank %s%s%s%s), more than %.0f%% of the node's %s of physical memory; %s",
+				   node_ranks, node_ranks == 1 ? "" : "s", need_s, mine_s,
+				   mine[0].ref_bytes > 0 ? ", " : "",
+				   mine[0].ref_bytes > 0 ? ref_s : "",
+				   mine[0].ref_bytes > 0 ? " of it for the fp64 reference" : "",
+				   100 * MEM_FRACTION, lim_s, advice);
+	}
+	fmt_bytes(need_s, sizeof(need_s), mine[0].dev_bytes);
+	fmt_bytes(lim_s, sizeof(lim_s), dev_free);
+	return tpp_err_set(E->err, TPP_E_INPUT, NULL, 0, 0,
+			   "not enough device memory: this rank would allocate %s on its %s device, more than %.0f%% of the %s free there; %s",
+			   need_s, o->backend, 100 * MEM_FRACTION, lim_s, advice);
+}
+
 /* ---- the run -------------------------------------------------------------------------- */
 
 static int cmp_double(const void *a, const void *b)
@@ -1002,11 +1143,15 @@ int tpp_exec_run(const struct tpp_exec_opts *o, struct tpp_exec_result *res,
 	rc = agree(&E, rc);
 	if (rc)
 		goto out;
-	if (!rc && (!tpp_backend_has(E.b, TPP_BK_OP_GEMM_EX) || !tpp_backend_has(E.b, TPP_BK_OP_ELEMWISE) ||
-		    !tpp_backend_has(E.b, TPP_BK_OP_P2P)))
+	if (!tpp_backend_has(E.b, TPP_BK_OP_GEMM_EX) || !tpp_backend_has(E.b, TPP_BK_OP_ELEMWISE) ||
+	    !tpp_backend_has(E.b, TPP_BK_OP_P2P))
 		rc = tpp_err_set(err, TPP_E_USAGE, NULL, 0, 0,
 				 "backend %s lacks what exec needs (GEMM with transposes, element-wise kernels, send/recv)",
 				 o->backend);
+	rc = agree(&E, rc);
+	/* nothing large is allocated before this */
+	if (!rc)
+		rc = agree(&E, mem_check(&E));
 	if (!rc)
 		rc = setup(&E);
 	rc = agree(&E, rc);

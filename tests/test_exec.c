@@ -3,8 +3,12 @@
  * its backward against central finite differences of the loss
  * sum(out * dout) for the input and a sample of every weight matrix, on a
  * small random shape (hidden 16, heads 2, ffn 32, seq 6, 2 sequences);
- * causality (a later token does not change an earlier output); and the
- * generator's determinism.  No MPI.
+ * causality (a later token does not change an earlier output); the
+ * generator's determinism; the --scale-down shape (tpp_exec_shape_scale)
+ * and the memory estimate of the memory check (tpp_exec_mem_rank): exact
+ * bytes of a tiny run counted by hand, the fp64 reference on rank 0 only,
+ * the cpu backend's buffers on the host, and GPT-3 175B (the run that
+ * grew past 13 GB unchecked) far beyond a small machine.  No MPI.
  */
 #include <stdlib.h>
 
@@ -23,6 +27,76 @@ static double loss(double *const W[TPP_W__COUNT], const double *x,
 		s += out[i] * dout[i];
 	free(out);
 	return s;
+}
+
+/* --scale-down: 175B / 4 as the CLI runs it; overrides win; clamps */
+static void check_scale(void)
+{
+	const struct tpp_exec_shape g3 = {12288, 96, 49152, 2048, 1};
+	struct tpp_exec_shape none = {0, 0, 0, 0, 0}, over = {0, 0, 0, 100, 0}, s;
+	tpp_exec_shape_scale(&g3, 4, &none, &s);
+	CHECK(s.hidden == 3072 && s.heads == 96 && s.ffn == 12288 && s.seq == 512 && s.mbs == 1);
+	tpp_exec_shape_scale(&g3, 1, &none, &s);
+	CHECK(!memcmp(&s, &g3, sizeof(s)));
+	tpp_exec_shape_scale(&g3, 4, &over, &s);
+	CHECK(s.hidden == 3072 && s.seq == 100);
+	tpp_exec_shape_scale(&g3, 1e6, &none, &s);
+	CHECK(s.hidden == 96 && s.heads == 96 && s.ffn == 1 && s.seq == 1);
+}
+
+/* the memory estimate */
+static void check_mem(void)
+{
+	struct tpp_exec_opts o;
+	struct tpp_exec_mem m, m1, m4;
+	const double base = 4.0 * TPP_EXEC_CHUNK + TPP_EXEC_PROC_BYTES;
+	tpp_exec_opts_default(&o);
+	o.shape = (struct tpp_exec_shape){8, 2, 16, 4, 1};
+	o.layers = 1;
+	o.microbatches = 1;
+	o.check = 0;
+	o.backend = "cuda";
+	/* by hand, bytes, every buffer rounded up to 64: gradients 2048,
+	 * weights 768+256+512+512, 4 [T,h] activations 4*128, the cache
+	 * 2*128 (ln) + 4*64 (mu, rs) + 384 (qkv) + 128 (p) + 128 (ctx) +
+	 * 128 (x2) + 2*256 (u, g), temporaries 3*128 + 3*128 + 384 + 128 +
+	 * 256 + 64 */
+	tpp_exec_mem_rank(&o, 0, &m);
+	CHECK(m.dev_bytes == 8000);
+	CHECK(m.host_bytes == base && m.ref_bytes == 0);
+	/* cpu: the same buffers, in host memory */
+	o.backend = "cpu";
+	tpp_exec_mem_rank(&o, 0, &m);
+	CHECK(m.dev_bytes == 0 && m.host_bytes == base + 8000);
+	/* the check: fp64 weights and gradients 2*8*512, the cache
+	 * 8*(8*32 + 4*4 + 32 + 2*64), outputs and input gradients 2*8*32,
+	 * two buffers 2*8*32, backward temporaries 8*(64 + 6*32 + 16) on
+	 * rank 0; everyone's transfer buffer 4*192 */
+	o.check = 1;
+	tpp_exec_mem_rank(&o, 0, &m);
+	CHECK(m.ref_bytes == 14848);
+	CHECK(m.host_bytes == base + 8000 + 14848 + 768);
+	o.tp = 2;
+	tpp_exec_mem_rank(&o, 1, &m1);
+	CHECK(m1.ref_bytes == 0 && m1.host_bytes < m.host_bytes);
+
+	/* 175B, tp=2, 2 layers (the reviewer's run): each rank holds
+	 * 2 x 2 layers of half a layer's 12 h^2 fp32 weights (14.5 GB), rank
+	 * 0 also the fp64 reference (weights and gradients: 58 GB) */
+	tpp_exec_opts_default(&o);
+	o.shape = (struct tpp_exec_shape){12288, 96, 49152, 2048, 1};
+	o.tp = 2;
+	tpp_exec_mem_rank(&o, 1, &m1);
+	tpp_exec_mem_rank(&o, 0, &m);
+	CHECK(m1.host_bytes > 2 * 2 * 4 * 6.0 * 12288 * 12288);
+	CHECK(m.ref_bytes > 2 * 2 * 8 * 12.0 * 12288 * 12288);
+	CHECK_REL(m.host_bytes, m1.host_bytes + m.ref_bytes, 1e-12);
+	/* --scale-down 4 divides it by about 16 */
+	o.model = o.shape;
+	o.over = (struct tpp_exec_shape){0, 0, 0, 0, 0};
+	tpp_exec_shape_scale(&o.model, 4, &o.over, &o.shape);
+	tpp_exec_mem_rank(&o, 0, &m4);
+	CHECK(m.host_bytes / m4.host_bytes > 12 && m.host_bytes / m4.host_bytes < 20);
 }
 
 int main(void)
@@ -96,6 +170,8 @@ int main(void)
 		free(dW[w]);
 	}
 	free(x); free(dout); free(out); free(dx); free(out2);
+	check_scale();
+	check_mem();
 	printf("test_exec: %d checks, %d failed\n", tpp_test_checks, tpp_test_failures);
 	return tpp_test_failures ? 1 : 0;
 }

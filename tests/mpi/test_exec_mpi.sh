@@ -7,7 +7,9 @@
 # output names the schedule; --wrong-shard fails it (exit 1 with a message); a rank
 # that dies mid-run (TPP_EXEC_TEST_DIE=R makes rank R _exit(9)) ends the
 # run non-zero within --timeout plus a few seconds; with a cpu calibration
-# the step prediction and its error are printed; --json; usage errors.
+# the step prediction and its error are printed; --json; usage errors; a
+# run too large for the machine is refused before it allocates, with the
+# --scale-down that fits.
 # Prints "N passed, M failed"; exits 0 only if all passed.  About 20-40 s
 # on 2 cores.  Environment: see test_calibrate_mpi.sh.
 set -u
@@ -197,6 +199,53 @@ if [ "$rc" -eq 2 ] && grep -q "tokens per micro-batch: more than 2147483647" "$d
 	ok "mbs x seq over INT_MAX: exit 2 naming the token count"
 else
 	bad "mbs x seq over INT_MAX: exit $rc ($(tail -n 2 "$dir/bigtokens.txt" | tr '\n' ' '))"
+fi
+
+# ---- a run too large for the machine is refused before it allocates --------------------
+# 175b with 64 layers wants about half a terabyte per rank.  Under a 3 GB
+# address-space limit an allocation would fail (exit 4, "out of memory");
+# the memory check refuses first: exit 3, quickly, naming a --scale-down
+start=$(date +%s)
+(
+	ulimit -v 3000000
+	# shellcheck disable=SC2086
+	timeout 60 mpiexec $mpiflags -np 2 "$tpplan" exec --model 175b --layout tp=2 --layers 64
+) >"$dir/mem175b.txt" 2>&1
+rc=$?
+elapsed=$(($(date +%s) - start))
+if [ "$rc" -eq 3 ] && [ "$elapsed" -le 30 ] &&
+	grep -q "not enough memory: the 2 ranks on this node would allocate .* of host memory" "$dir/mem175b.txt" &&
+	grep -q -- "--scale-down [0-9]* would fit" "$dir/mem175b.txt"; then
+	ok "175b, 64 layers: refused before allocating (exit 3 after ${elapsed} s) with a --scale-down"
+else
+	bad "175b, 64 layers: exit $rc after ${elapsed} s ($(grep -i error "$dir/mem175b.txt" | head -n 2 | tr '\n' ' '))"
+fi
+# the factor, on a node of 2e9 bytes (TPP_EXEC_TEST_MEM_BYTES): the
+# reviewer's 175b tp=2 run needs 111 GiB; / 16 fits, / 8 does not
+# mem_refused NAME PATTERN ARGS...: exit 3 with PATTERN on 2 ranks, 2e9 bytes
+mem_refused() {
+	name=$1
+	pattern=$2
+	shift 2
+	# shellcheck disable=SC2086
+	TPP_EXEC_TEST_MEM_BYTES=2e9 timeout 60 mpiexec $mpiflags -np 2 "$tpplan" exec "$@" \
+		>"$dir/$name.txt" 2>&1
+	rc=$?
+	if [ "$rc" -eq 3 ] && grep -q -- "$pattern" "$dir/$name.txt"; then
+		ok "$name: exit 3, '$pattern'"
+	else
+		bad "$name: exit $rc ($(grep -i error "$dir/$name.txt" | head -n 2 | tr '\n' ' '))"
+	fi
+}
+mem_refused mem2e9 "rank 0: not enough memory: the 2 ranks on this node would allocate 110.8 GiB of host memory (this rank 89.9 GiB, 69.0 GiB of it for the fp64 reference), more than 90% of the node's 1.9 GiB of physical memory; --scale-down 16 would fit (hidden 768, heads 96, ffn 3072, seq 128)" \
+	--model 175b --layout tp=2
+mem_refused memscaled "--scale-down 16 would fit" --model 175b --layout tp=2 --scale-down 4
+mem_refused memshape "give a smaller shape" --layout tp=2 --hidden 8192 --heads 64 --ffn 32768 --seq 2048
+if TPP_EXEC_TEST_MEM_BYTES=2e9 timeout 60 mpiexec $mpiflags -np 2 "$tpplan" exec --model 175b \
+	--layout tp=2 --scale-down 16 --iters 1 --warmup 0 >"$dir/memfits.txt" 2>&1; then
+	ok "175b --scale-down 16 on 2e9 bytes: runs"
+else
+	bad "175b --scale-down 16 on 2e9 bytes: $(grep -i error "$dir/memfits.txt" | head -n 2 | tr '\n' ' ')"
 fi
 
 echo "$pass passed, $fail failed"
