@@ -5,13 +5,15 @@
  * model's prediction for the same layout on the cluster / calibration.
  *
  * Data flow: options, --layout or --plan (a `tpplan --json` file:
- * .layouts[0].layout_arg) --> tpp_bench_init (MPI) --> tpp_exec_run
- * (every rank) --> rank 0: tpp_exec_predict --> table or JSON on stdout.
+ * .layouts[0].layout_arg, and the model and cluster unless --model /
+ * --cluster) --> tpp_bench_init (MPI) --> tpp_exec_run (every rank) -->
+ * rank 0: tpp_exec_predict --> table or JSON on stdout.
  */
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "calibration.h"
 #include "cli.h"
@@ -30,11 +32,11 @@ enum {
 };
 
 static const struct tpp_optdoc opts[] = {
-	{{"model", required_argument, 0, O_MODEL}, "NAME|FILE", "model whose layer shape is run (default: hidden 64, heads 4, ffn 256, seq 32)"},
-	{{"cluster", required_argument, 0, O_CLUSTER}, "NAME|FILE", "cluster for the predictions (default dgx-a100)"},
-	{{"calibration", required_argument, 0, O_CALIBRATION}, "FILE", "calibration of this machine for the predictions (`tpplan calibrate`)"},
+	{{"model", required_argument, 0, O_MODEL}, "NAME|FILE", "model whose layer shape is run (default: the plan's with --plan, else hidden 64, heads 4, ffn 256, seq 32)"},
+	{{"cluster", required_argument, 0, O_CLUSTER}, "NAME|FILE", "cluster for the predictions (default: the plan's with --plan, else dgx-a100)"},
+	{{"calibration", required_argument, 0, O_CALIBRATION}, "FILE", "calibration of this machine for the predictions (`tpplan calibrate`; default: the plan's, with the plan's cluster)"},
 	{{"layout", required_argument, 0, O_LAYOUT}, "L", "tp=..,pp=..,dp=..,sp=..,mbs=.. (unset: 1; dp: the rest of the ranks)"},
-	{{"plan", required_argument, 0, O_PLAN}, "FILE", "take the layout from `tpplan --json` output (.layouts[0].layout_arg)"},
+	{{"plan", required_argument, 0, O_PLAN}, "FILE", "take the layout (.layouts[0].layout_arg), the model and the cluster from `tpplan --json` output; --model, --cluster, --calibration win over the plan's"},
 	{{"layers", required_argument, 0, O_LAYERS}, "N", "transformer layers run in all (default 2; >= pp)"},
 	{{"microbatches", required_argument, 0, O_MICRO}, "N", "micro-batches per DP replica per step (default 2)"},
 	{{"schedule", required_argument, 0, O_SCHEDULE}, "S", "pipeline schedule: 1f1b (default; Megatron-LM's) or gpipe (all forwards, then all backwards)"},
@@ -64,25 +66,80 @@ static void exec_usage(FILE *f)
 		"schedule, DP gradient all-reduce), checks outputs and gradients against\n"
 		"an unsharded fp64 run on rank 0, and prints each phase's\n"
 		"measured time (median over --iters steps, slowest rank) beside the cost\n"
-		"model's prediction.  N must equal tp*pp*dp.\n\n");
+		"model's prediction.  N must equal tp*pp*dp.  With --plan the layout, the\n"
+		"model and the cluster are the plan's; --model, --cluster and --calibration\n"
+		"given as well win over them.\n\n");
 	tpp_cli_print_opts(f, opts, TPP_ARRAY_LEN(opts), 24, 0);
 	fprintf(f, "\nexit codes: 0 ok, 1 the numerics check failed, 2 usage, 3 input error,\n"
 		   "4 backend or system error (including a --timeout abort or a dead rank)\n");
 }
 
-/* .layouts[0].layout_arg of a `tpplan --json` file into buf. */
-static int plan_layout(const char *path, char *buf, size_t size)
+/* What exec takes from a `tpplan --json` plan (schema tpplan.plan/v1). */
+struct plan_in {
+	char layout[512];     /* .layouts[0].layout_arg */
+	int has_model;        /* a "model" object was there */
+	char model_name[64];  /* .model.name */
+	int hidden, heads, ffn, seq; /* .model's */
+	char cluster[512];    /* .cluster.path when readable, else .name; "" none */
+	char calibration[512]; /* .cluster.calibration; "" null or none */
+};
+
+/* A positive integer .model.KEY of the plan into *out. */
+static int plan_model_int(struct tpp_ydoc *d, yaml_node_t *model, const char *key,
+			  int *out, struct tpp_err *err)
+{
+	yaml_node_t *v = tpp_y_map_get(d, model, key);
+	long long x;
+	double num;
+	int rc;
+	if (!v)
+		return tpp_y_err(d, model, err, "--plan: \"model\" has no \"%s\"", key);
+	if (!tpp_yj_num(v, &num))
+		return tpp_y_err(d, v, err, "--plan: model \"%s\" must be a JSON number", key);
+	if ((rc = tpp_y_int(d, v, &x, err)))
+		return rc;
+	if (x < 1 || x > (1 << 22))
+		return tpp_y_err(d, v, err, "--plan: model \"%s\" = %lld is out of range [1, %d]",
+				 key, x, 1 << 22);
+	*out = (int)x;
+	return TPP_OK;
+}
+
+/* A JSON string .OBJ.KEY into buf ("" when absent or null). */
+static int plan_str(struct tpp_ydoc *d, yaml_node_t *obj, const char *what,
+		    const char *key, char *buf, size_t size, struct tpp_err *err)
+{
+	yaml_node_t *v = tpp_y_map_get(d, obj, key);
+	buf[0] = '\0';
+	if (tpp_yj_null(v))
+		return TPP_OK;
+	if (!tpp_yj_str(v))
+		return tpp_y_err(d, v, err, "--plan: %s \"%s\" must be a JSON string", what, key);
+	return tpp_y_str(d, v, buf, size, err);
+}
+
+/*
+ * Read the layout, the model's shape and the cluster of the plan at
+ * `path` into *p.  The model and cluster objects may be absent (a
+ * hand-written plan: then exec's defaults); when present, what exec uses
+ * of them must be there and well-formed.  Prints located errors; returns
+ * an exit status.
+ */
+static int plan_read(const char *path, struct plan_in *p)
 {
 	struct tpp_ydoc d;
 	struct tpp_err err;
-	yaml_node_t *layouts, *arg;
+	yaml_node_t *root, *layouts, *arg, *model, *cluster;
+	char cpath[512];
 	int rc, n = 0;
+	memset(p, 0, sizeof(*p));
 	if ((rc = tpp_cli_json_load(&d, "--plan", path, "tpplan.plan/v1")))
 		return rc;
-	layouts = tpp_y_map_get(&d, tpp_ydoc_root(&d), "layouts");
+	root = tpp_ydoc_root(&d);
+	layouts = tpp_y_map_get(&d, root, "layouts");
 	if (!layouts || layouts->type != YAML_SEQUENCE_NODE ||
 	    tpp_y_seq(&d, layouts, "layouts", &n, &err) || n < 1) {
-		rc = tpp_y_err(&d, layouts ? layouts : tpp_ydoc_root(&d), &err,
+		rc = tpp_y_err(&d, layouts ? layouts : root, &err,
 			       "--plan: no layouts (a plan with no feasible layout?)");
 		goto out;
 	}
@@ -93,7 +150,48 @@ static int plan_layout(const char *path, char *buf, size_t size)
 	else if (!tpp_yj_str(arg))
 		rc = tpp_y_err(&d, arg, &err, "--plan: \"layout_arg\" must be a JSON string");
 	else
-		rc = tpp_y_str(&d, arg, buf, size, &err);
+		rc = tpp_y_str(&d, arg, p->layout, sizeof(p->layout), &err);
+	if (rc)
+		goto out;
+	if ((model = tpp_y_map_get(&d, root, "model"))) {
+		if (model->type != YAML_MAPPING_NODE) {
+			rc = tpp_y_err(&d, model, &err, "--plan: \"model\" must be a JSON object");
+			goto out;
+		}
+		if ((rc = plan_str(&d, model, "model", "name", p->model_name,
+				   sizeof(p->model_name), &err)) ||
+		    (rc = plan_model_int(&d, model, "hidden", &p->hidden, &err)) ||
+		    (rc = plan_model_int(&d, model, "heads", &p->heads, &err)) ||
+		    (rc = plan_model_int(&d, model, "ffn", &p->ffn, &err)) ||
+		    (rc = plan_model_int(&d, model, "seq", &p->seq, &err)))
+			goto out;
+		if (p->hidden % p->heads) {
+			rc = tpp_y_err(&d, model, &err, "--plan: model heads %d do not divide hidden %d",
+				       p->heads, p->hidden);
+			goto out;
+		}
+		p->has_model = 1;
+	}
+	if ((cluster = tpp_y_map_get(&d, root, "cluster"))) {
+		if (cluster->type != YAML_MAPPING_NODE) {
+			rc = tpp_y_err(&d, cluster, &err, "--plan: \"cluster\" must be a JSON object");
+			goto out;
+		}
+		if ((rc = plan_str(&d, cluster, "cluster", "name", p->cluster,
+				   sizeof(p->cluster), &err)) ||
+		    (rc = plan_str(&d, cluster, "cluster", "path", cpath, sizeof(cpath), &err)) ||
+		    (rc = plan_str(&d, cluster, "cluster", "calibration", p->calibration,
+				   sizeof(p->calibration), &err)))
+			goto out;
+		/* the file the plan read, unless the plan was made elsewhere:
+		 * then the preset of that name */
+		if (cpath[0] && access(cpath, R_OK) == 0)
+			tpp_strlcpy(p->cluster, cpath, sizeof(p->cluster));
+		if (!p->cluster[0]) {
+			rc = tpp_y_err(&d, cluster, &err, "--plan: \"cluster\" has no \"name\" or \"path\"");
+			goto out;
+		}
+	}
 out:
 	if (rc)
 		tpp_err_print(stderr, &err);
@@ -104,13 +202,15 @@ out:
 int tpp_cmd_exec(int argc, char **argv)
 {
 	struct option lo[TPP_ARRAY_LEN(opts) + 1];
-	const char *model_arg = NULL, *cluster_arg = "dgx-a100", *cal_arg = NULL;
+	const char *model_arg = NULL, *cluster_arg = NULL, *cal_arg = NULL;
 	const char *layout_arg = NULL, *plan_arg = NULL, *backend = "cpu";
 	int layers = 2, micro = 2, hidden = 0, heads = 0, ffn = 0, seq = 0;
 	int prec = -1, iters = 5, warmup = 2, timeout = 120, json = 0, wrong = 0;
 	int check = 1, seed = 1, sched = 0, ch, rc = TPP_OK;
 	double scale = 1;
-	char planbuf[512];
+	struct plan_in plan;
+	/* where the model and the cluster come from, for the output */
+	const char *model_from = NULL, *cluster_from = "";
 	struct tpp_search s;
 	struct tpp_err err;
 
@@ -190,11 +290,26 @@ int tpp_cmd_exec(int argc, char **argv)
 		fprintf(stderr, "tpplan: exec: the cpu backend runs fp32 only (--precision fp32)\n");
 		return TPP_E_USAGE;
 	}
+	memset(&plan, 0, sizeof(plan));
 	if (plan_arg) {
-		if ((rc = plan_layout(plan_arg, planbuf, sizeof(planbuf))))
+		if ((rc = plan_read(plan_arg, &plan)))
 			return rc;
-		layout_arg = planbuf;
+		layout_arg = plan.layout;
 	}
+	/* --model, --cluster and --calibration win over the plan's; the
+	 * plan's calibration goes with the plan's cluster */
+	if (model_arg)
+		model_from = "--model";
+	else if (plan.has_model)
+		model_from = "the plan";
+	if (!cluster_arg && plan.cluster[0]) {
+		cluster_arg = plan.cluster;
+		cluster_from = " (the plan's)";
+		if (!cal_arg && plan.calibration[0])
+			cal_arg = plan.calibration;
+	}
+	if (!cluster_arg)
+		cluster_arg = "dgx-a100";
 	tpp_search_default(&s, 1, 1);
 	if (layout_arg && (rc = tpp_cli_parse_layout(layout_arg, &s, &err))) {
 		fprintf(stderr, "tpplan: %s\n", err.msg);
@@ -254,7 +369,13 @@ int tpp_cmd_exec(int argc, char **argv)
 				tpp_err_print(stderr, &err);
 				return rc;
 			}
+			tpp_strlcpy(plan.model_name, m.name, sizeof(plan.model_name));
 			o.model = (struct tpp_exec_shape){m.hidden, m.heads, m.ffn, m.seq, o.shape.mbs};
+		} else if (plan.has_model) {
+			o.model = (struct tpp_exec_shape){plan.hidden, plan.heads, plan.ffn,
+							  plan.seq, o.shape.mbs};
+		}
+		if (model_from) {
 			o.scale = scale;
 			tpp_exec_shape_scale(&o.model, scale, &o.over, &o.shape);
 		} else {
@@ -326,6 +447,12 @@ int tpp_cmd_exec(int argc, char **argv)
 				printf("  \"shape\": {\"hidden\": %d, \"heads\": %d, \"ffn\": %d, \"seq\": %d, \"mbs\": %d, \"layers\": %d, \"microbatches\": %d},\n",
 				       o.shape.hidden, o.shape.heads, o.shape.ffn, o.shape.seq,
 				       o.shape.mbs, o.layers, o.microbatches);
+				printf("  \"model\": ");
+				if (model_from)
+					tpp_json_str(stdout, plan.model_name);
+				else
+					printf("null");
+				printf(",\n  \"scale_down\": %.17g,\n", o.scale);
 				printf("  \"cluster\": ");
 				tpp_json_str(stdout, cluster->name);
 				printf(",\n  \"calibration\": ");
@@ -355,13 +482,20 @@ int tpp_cmd_exec(int argc, char **argv)
 				printf("tpplan exec: %s on %d rank%s (%s), backend %s, %s\n", lb, res.ranks,
 				       res.ranks == 1 ? "" : "s", "TP innermost, then DP, then PP",
 				       o.backend, tpp_prec_names[o.prec]);
+				if (model_from) {
+					printf("model: %s%s", plan.model_name[0] ? plan.model_name : "(unnamed)",
+					       strcmp(model_from, "--model") ? " (the plan's)" : "");
+					if (o.scale > 1)
+						printf(", --scale-down %g", o.scale);
+					printf("\n");
+				}
 				printf("layers: %d x (hidden %d, heads %d, ffn %d, seq %d), %d micro-batch%s of %d per replica, schedule %s\n",
 				       o.layers, o.shape.hidden, o.shape.heads, o.shape.ffn, o.shape.seq,
 				       o.microbatches, o.microbatches == 1 ? "" : "es", o.shape.mbs,
 				       o.sched == TPP_EXEC_SCHED_GPIPE ? "gpipe (all forwards, then all backwards)"
 								       : "1f1b (PipeDream-flush, as Megatron-LM)");
-				printf("predictions: %s%s%s; times per step on the slowest rank, median of %d after %d warm-up\n\n",
-				       cluster->name, cal_arg ? " with " : "", cal_arg ? cal_arg : "",
+				printf("predictions: %s%s%s%s; times per step on the slowest rank, median of %d after %d warm-up\n\n",
+				       cluster->name, cluster_from, cal_arg ? " with " : "", cal_arg ? cal_arg : "",
 				       o.iters, o.warmup);
 				printf("%-24s %6s %13s %13s %9s\n", "phase", "count", "measured_s", "predicted_s", "error");
 				for (p = 0; p < TPP_PH__COUNT; p++) {

@@ -9,7 +9,8 @@
 # run non-zero within --timeout plus a few seconds; with a cpu calibration
 # the step prediction and its error are printed; --json; usage errors; a
 # run too large for the machine is refused before it allocates, with the
-# --scale-down that fits.
+# --scale-down that fits; --plan takes the plan's model and cluster unless
+# --model / --cluster are given.
 # Prints "N passed, M failed"; exits 0 only if all passed.  About 20-40 s
 # on 2 cores.  Environment: see test_calibrate_mpi.sh.
 set -u
@@ -133,6 +134,54 @@ plan_error badplan '{"schema": "tpplan.plan/v1",
 plan_error noschema '{"layouts": []}' "missing 'schema: tpplan.plan/v1'"
 plan_error nolayouts '{"schema": "tpplan.plan/v1",
  "layouts": []}' "nolayouts.json:2:13: error: --plan: no layouts"
+plan_error badmodel '{"schema": "tpplan.plan/v1",
+ "model": {"name": "m", "hidden": "big", "heads": 4, "ffn": 256, "seq": 32},
+ "layouts": [{"layout_arg": "tp=1"}]}' 'badmodel.json:2:35: error: --plan: model "hidden" must be a JSON number'
+plan_error nocluster '{"schema": "tpplan.plan/v1", "cluster": {"gpus": 2},
+ "layouts": [{"layout_arg": "tp=1"}]}' 'nocluster.json:1:41: error: --plan: "cluster" has no "name" or "path"'
+
+# ---- the plan's model and cluster ------------------------------------------------------
+# plan_exec NAME ARGS...: exec on 2 ranks without the small-shape flags
+plan_exec() {
+	name=$1
+	shift
+	# shellcheck disable=SC2086
+	timeout 120 mpiexec $mpiflags -np 2 "$tpplan" exec --iters 1 --warmup 0 "$@" \
+		>"$dir/$name.txt" 2>&1
+	rc=$?
+}
+if "$tpplan" --model llama3-8b --cluster dgx-h100 --gpus 2 --layout tp=2,sp=1,tp_overlap=0 \
+	--json >"$dir/p4.json" 2>"$dir/p4.err"; then
+	# full size it does not fit (the memory check names the factor that
+	# does, here on a node of 2e9 bytes)
+	TPP_EXEC_TEST_MEM_BYTES=2e9 plan_exec p4full --plan "$dir/p4.json"
+	if [ "$rc" -eq 3 ] && grep -q -- "--scale-down 8 would fit (hidden 512, heads 32, ffn 1792, seq 1024)" "$dir/p4full.txt"; then
+		ok "--plan llama3-8b: full size refused, --scale-down 8 named"
+	else
+		bad "--plan llama3-8b: exit $rc ($(grep -i error "$dir/p4full.txt" | head -n 2 | tr '\n' ' '))"
+	fi
+	plan_exec p4 --plan "$dir/p4.json" --scale-down 16
+	if [ "$rc" -eq 0 ] && grep -q "^model: llama3-8b (the plan's), --scale-down 16$" "$dir/p4.txt" &&
+		grep -q "hidden 256, heads 32, ffn 896, seq 512" "$dir/p4.txt" &&
+		grep -q "^predictions: dgx-h100 (the plan's)" "$dir/p4.txt" &&
+		grep -q "numerics vs fp64 reference.*: pass" "$dir/p4.txt"; then
+		ok "--plan: the plan's model (scaled down) and cluster"
+	else
+		bad "--plan: model / cluster not the plan's: exit $rc ($(head -n 4 "$dir/p4.txt" | tr '\n' ' '))"
+	fi
+	# --model and --cluster win over the plan's
+	plan_exec p4flags --plan "$dir/p4.json" --model 125m --cluster dgx-a100 --scale-down 8 --json
+	if [ "$rc" -eq 0 ] && grep -q '"model": "125m"' "$dir/p4flags.txt" &&
+		grep -q '"cluster": "dgx-a100"' "$dir/p4flags.txt" &&
+		grep -q '"shape": {"hidden": 96, "heads": 12, "ffn": 384, "seq": 256' "$dir/p4flags.txt" &&
+		grep -q '"layout_arg": "tp=2,pp=1,dp=1,sp=1' "$dir/p4flags.txt"; then
+		ok "--plan with --model and --cluster: the flags win, the plan's layout stays"
+	else
+		bad "--plan with --model / --cluster: exit $rc ($(head -c 400 "$dir/p4flags.txt" | tr '\n' ' '))"
+	fi
+else
+	bad "tpplan --json for the plan failed ($(head -n 2 "$dir/p4.err" | tr '\n' ' '))"
+fi
 
 # ---- a rank that dies ends the run within --timeout ------------------------------------
 start=$(date +%s)
