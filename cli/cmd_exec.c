@@ -40,7 +40,7 @@ static const struct tpp_optdoc opts[] = {
 	{{"layers", required_argument, 0, O_LAYERS}, "N", "transformer layers run in all (default 2; >= pp)"},
 	{{"microbatches", required_argument, 0, O_MICRO}, "N", "micro-batches per DP replica per step (default 2)"},
 	{{"schedule", required_argument, 0, O_SCHEDULE}, "S", "pipeline schedule: 1f1b (default; Megatron-LM's) or gpipe (all forwards, then all backwards)"},
-	{{"scale-down", required_argument, 0, O_SCALE}, "F", "divide the model's hidden, ffn and sequence by F (heads kept) to fit a small machine"},
+	{{"scale-down", required_argument, 0, O_SCALE}, "F", "divide the model's (--model or the plan's) hidden, ffn and sequence by F (heads kept) to fit a small machine; a usage error without a model"},
 	{{"hidden", required_argument, 0, O_HIDDEN}, "H", "override the hidden size"},
 	{{"heads", required_argument, 0, O_HEADS}, "A", "override the attention heads"},
 	{{"ffn", required_argument, 0, O_FFN}, "F", "override the MLP width"},
@@ -206,7 +206,7 @@ int tpp_cmd_exec(int argc, char **argv)
 	const char *layout_arg = NULL, *plan_arg = NULL, *backend = "cpu";
 	int layers = 2, micro = 2, hidden = 0, heads = 0, ffn = 0, seq = 0;
 	int prec = -1, iters = 5, warmup = 2, timeout = 120, json = 0, wrong = 0;
-	int check = 1, seed = 1, sched = 0, ch, rc = TPP_OK;
+	int check = 1, seed = 1, sched = 0, scale_given = 0, ch, rc = TPP_OK;
 	double scale = 1;
 	struct plan_in plan;
 	/* where the model and the cluster come from, for the output */
@@ -238,7 +238,10 @@ int tpp_cmd_exec(int argc, char **argv)
 			break;
 		case O_LAYERS: rc = tpp_cli_int("--layers", optarg, 1, 4096, &layers); break;
 		case O_MICRO: rc = tpp_cli_int("--microbatches", optarg, 1, 4096, &micro); break;
-		case O_SCALE: rc = tpp_cli_double("--scale-down", optarg, 1, 1e6, &scale); break;
+		case O_SCALE:
+			rc = tpp_cli_double("--scale-down", optarg, 1, 1e6, &scale);
+			scale_given = 1;
+			break;
 		case O_HIDDEN: rc = tpp_cli_int("--hidden", optarg, 1, 1 << 20, &hidden); break;
 		case O_HEADS: rc = tpp_cli_int("--heads", optarg, 1, 1 << 16, &heads); break;
 		case O_FFN: rc = tpp_cli_int("--ffn", optarg, 1, 1 << 22, &ffn); break;
@@ -310,6 +313,17 @@ int tpp_cmd_exec(int argc, char **argv)
 	}
 	if (!cluster_arg)
 		cluster_arg = "dgx-a100";
+	/* the default shape is no model's: nothing to divide */
+	if (scale_given && !model_from) {
+		fprintf(stderr, "tpplan: exec: --scale-down %g: no model to scale (give --model, or --plan with a model); the default shape (hidden 64, heads 4, ffn 256, seq 32) is small already\n",
+			scale);
+		return TPP_E_USAGE;
+	}
+	if (scale_given && hidden && ffn && seq) {
+		fprintf(stderr, "tpplan: exec: --scale-down %g: nothing left to scale, --hidden, --ffn and --seq set every size it divides\n",
+			scale);
+		return TPP_E_USAGE;
+	}
 	tpp_search_default(&s, 1, 1);
 	if (layout_arg && (rc = tpp_cli_parse_layout(layout_arg, &s, &err))) {
 		fprintf(stderr, "tpplan: %s\n", err.msg);

@@ -235,6 +235,23 @@ usage_error exec "--layout twice" --layout tp=1 --layout tp=2
 usage_error exec "cpu in bf16" --precision bf16
 usage_error exec "bad --backend" --backend gpu
 usage_error exec "bad --schedule" --schedule interleaved
+# --scale-down with nothing to scale names the flag (exit 2, before MPI)
+# scale_error PATTERN ARGS...
+scale_error() {
+	pattern=$1
+	shift
+	"$tpplan" exec "$@" >/dev/null 2>"$dir/scale.txt"
+	rc=$?
+	if [ "$rc" -eq 2 ] && grep -q -- "$pattern" "$dir/scale.txt"; then
+		ok "usage: $*: exit 2, '$pattern'"
+	else
+		bad "usage: $*: exit $rc ($(head -n 1 "$dir/scale.txt"))"
+	fi
+}
+scale_error "--scale-down 16: no model to scale" --scale-down 16 --layout tp=2
+scale_error "--scale-down 16: no model to scale" --scale-down 16 --plan "$dir/plan.json"
+scale_error "--scale-down 4: nothing left to scale" --model 175b --scale-down 4 \
+	--hidden 96 --ffn 384 --seq 64
 run 2 wrongnp --layout tp=4
 if [ "$rc" -eq 2 ] && grep -q "needs tp\*pp\*dp" "$dir/wrongnp.txt"; then
 	ok "tp=4 on 2 ranks: exit 2 naming the rank count"
