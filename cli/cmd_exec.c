@@ -80,18 +80,23 @@ struct plan_in {
 	int has_model;        /* a "model" object was there */
 	char model_name[64];  /* .model.name */
 	int hidden, heads, ffn, seq; /* .model's */
+	int kv_heads;         /* .model.kv_heads (0: not given) */
+	char mlp[16];         /* .model.mlp ("": not given) */
 	char cluster[512];    /* .cluster.path when readable, else .name; "" none */
 	char calibration[512]; /* .cluster.calibration; "" null or none */
 };
 
-/* A positive integer .model.KEY of the plan into *out. */
+/* A positive integer .model.KEY of the plan into *out (absent and not
+ * `required`: *out untouched). */
 static int plan_model_int(struct tpp_ydoc *d, yaml_node_t *model, const char *key,
-			  int *out, struct tpp_err *err)
+			  int required, int *out, struct tpp_err *err)
 {
 	yaml_node_t *v = tpp_y_map_get(d, model, key);
 	long long x;
 	double num;
 	int rc;
+	if (!v && !required)
+		return TPP_OK;
 	if (!v)
 		return tpp_y_err(d, model, err, "--plan: \"model\" has no \"%s\"", key);
 	if (!tpp_yj_num(v, &num))
@@ -160,10 +165,12 @@ static int plan_read(const char *path, struct plan_in *p)
 		}
 		if ((rc = plan_str(&d, model, "model", "name", p->model_name,
 				   sizeof(p->model_name), &err)) ||
-		    (rc = plan_model_int(&d, model, "hidden", &p->hidden, &err)) ||
-		    (rc = plan_model_int(&d, model, "heads", &p->heads, &err)) ||
-		    (rc = plan_model_int(&d, model, "ffn", &p->ffn, &err)) ||
-		    (rc = plan_model_int(&d, model, "seq", &p->seq, &err)))
+		    (rc = plan_model_int(&d, model, "hidden", 1, &p->hidden, &err)) ||
+		    (rc = plan_model_int(&d, model, "heads", 1, &p->heads, &err)) ||
+		    (rc = plan_model_int(&d, model, "ffn", 1, &p->ffn, &err)) ||
+		    (rc = plan_model_int(&d, model, "seq", 1, &p->seq, &err)) ||
+		    (rc = plan_model_int(&d, model, "kv_heads", 0, &p->kv_heads, &err)) ||
+		    (rc = plan_str(&d, model, "model", "mlp", p->mlp, sizeof(p->mlp), &err)))
 			goto out;
 		if (p->hidden % p->heads) {
 			rc = tpp_y_err(&d, model, &err, "--plan: model heads %d do not divide hidden %d",
@@ -209,6 +216,8 @@ int tpp_cmd_exec(int argc, char **argv)
 	int check = 1, seed = 1, sched = 0, scale_given = 0, ch, rc = TPP_OK;
 	double scale = 1;
 	struct plan_in plan;
+	/* notes for stderr, printed once (rank 0) when the run starts */
+	char notes[640] = "";
 	/* where the model and the cluster come from, for the output */
 	const char *model_from = NULL, *cluster_from = "";
 	struct tpp_search s;
@@ -355,14 +364,16 @@ int tpp_cmd_exec(int argc, char **argv)
 			k += (size_t)snprintf(off + k, sizeof(off) - k, "%szero=%d", k ? ", " : "", s.zero);
 		s.zero = 0;
 		if (k)
-			fprintf(stderr, "tpplan: exec: note: %s not run by exec; running and predicting the layout without\n",
-				off);
+			snprintf(notes, sizeof(notes),
+				 "tpplan: exec: note: %s not run by exec; running and predicting the layout without\n",
+				 off);
 	}
 #ifndef TPP_HAVE_EXEC
 	(void)model_arg; (void)cluster_arg; (void)cal_arg; (void)layers; (void)micro;
 	(void)scale; (void)hidden; (void)heads; (void)ffn; (void)seq; (void)iters;
 	(void)warmup; (void)timeout; (void)json; (void)wrong; (void)check; (void)seed;
 	(void)sched;
+	fputs(notes, stderr);
 	fprintf(stderr, "tpplan was built without MPI; exec is not available\n");
 	return TPP_E_SYSTEM;
 #else
@@ -384,12 +395,34 @@ int tpp_cmd_exec(int argc, char **argv)
 				return rc;
 			}
 			tpp_strlcpy(plan.model_name, m.name, sizeof(plan.model_name));
+			tpp_strlcpy(plan.mlp, tpp_mlp_names[m.mlp], sizeof(plan.mlp));
+			plan.kv_heads = m.kv_heads;
 			o.model = (struct tpp_exec_shape){m.hidden, m.heads, m.ffn, m.seq, o.shape.mbs};
 		} else if (plan.has_model) {
 			o.model = (struct tpp_exec_shape){plan.hidden, plan.heads, plan.ffn,
 							  plan.seq, o.shape.mbs};
 		}
 		if (model_from) {
+			/* exec runs GPT blocks (exec.h), and predicts them */
+			int swiglu = plan.mlp[0] && strcmp(plan.mlp, "gelu");
+			int gqa = plan.kv_heads && plan.kv_heads != o.model.heads;
+			size_t k = strlen(notes);
+			const char *name = plan.model_name[0] ? plan.model_name : "the model";
+			if (swiglu && k < sizeof(notes))
+				k += (size_t)snprintf(notes + k, sizeof(notes) - k,
+						      "tpplan: exec: note: %s's %s MLP runs as a GELU MLP of the same width",
+						      name, plan.mlp);
+			if (gqa && swiglu && k < sizeof(notes))
+				k += (size_t)snprintf(notes + k, sizeof(notes) - k,
+						      ", its %d KV heads as %d", plan.kv_heads,
+						      o.model.heads);
+			else if (gqa && k < sizeof(notes))
+				k += (size_t)snprintf(notes + k, sizeof(notes) - k,
+						      "tpplan: exec: note: %s's %d KV heads run as %d",
+						      name, plan.kv_heads, o.model.heads);
+			if ((swiglu || gqa) && k < sizeof(notes))
+				snprintf(notes + k, sizeof(notes) - k,
+					 " (exec runs GPT blocks; predicted as run)\n");
 			o.scale = scale;
 			tpp_exec_shape_scale(&o.model, scale, &o.over, &o.shape);
 		} else {
@@ -437,6 +470,9 @@ int tpp_cmd_exec(int argc, char **argv)
 			free(cluster);
 			return rc;
 		}
+		/* once, not once per rank */
+		if (rank == 0)
+			fputs(notes, stderr);
 		if (s.dp == TPP_FREE)
 			o.dp = size % (o.tp * o.pp) ? 1 : (size / (o.tp * o.pp) ? size / (o.tp * o.pp) : 1);
 		else
