@@ -11,7 +11,7 @@
 # run too large for the machine is refused before it allocates, with the
 # --scale-down that fits; --plan takes the plan's model and cluster unless
 # --model / --cluster are given.
-# Prints "N passed, M failed"; exits 0 only if all passed.  About 20-40 s
+# Prints "N passed, M failed"; exits 0 only if all passed.  About 60 s
 # on 2 cores.  Environment: see test_calibrate_mpi.sh.
 set -u
 tpplan=${1:?usage: test_exec_mpi.sh TPPLAN REPO_ROOT}
