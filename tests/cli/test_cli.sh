@@ -415,6 +415,34 @@ if expect calibrate-import-ok 0 out "written to" "$BIN" calibrate \
 		"$BIN" --model 125m --cluster dgx-a100 --gpus 8 \
 		--calibration "$TMP/cal-gemm-fast.yaml"
 fi
+# calibrate --import checks the file against --group / --tier and names
+# --op; planning refuses a group larger than its tier and warns about
+# another device; a table without a measured bandwidth is not priced at
+# its latency-bound points
+expect calibrate-import-group 3 err "--group 4, but the file lists 8 ranks" "$BIN" calibrate \
+	--import "$ROOT/tests/data/nccl-tests/all_reduce_perf.txt" --group 4 --out "$TMP/cal-g4.yaml"
+expect calibrate-import-hosts 3 err "on 2 hosts (node01,node02)" "$BIN" calibrate \
+	--import "$ROOT/tests/data/nccl-tests/reduce_scatter_perf.json" --group 16 --out "$TMP/cal-rs.yaml"
+has calibrate-import-hosts err "--tier 1"
+grep -v 'Collective test starting' "$ROOT/tests/data/nccl-tests/all_reduce_perf.txt" >"$TMP/ar8.txt"
+expect calibrate-import-no-op 3 err "give --op NAME (one of all_reduce, all_gather" "$BIN" calibrate \
+	--import "$TMP/ar8.txt" --group 8 --out "$TMP/cal-ar8.yaml"
+if expect calibrate-import-tier0 0 out "written to" "$BIN" calibrate \
+	--import "$ROOT/tests/data/nccl-tests/reduce_scatter_perf.json" --group 16 --tier 0 \
+	--out "$TMP/cal-rs0.yaml"; then
+	expect calibration-group-over-span 3 err "holds 8 GPUs" "$BIN" --model 125m \
+		--cluster dgx-a100 --gpus 16 --calibration "$TMP/cal-rs0.yaml"
+	has calibration-group-over-span err "cal-rs0.yaml:14:5: error: collectives[0]"
+	expect calibration-other-device 0 err "warning: measured on \"NVIDIA H100 80GB HBM3\"" \
+		"$BIN" --model 125m --cluster gb200-nvl72 --gpus 72 --calibration "$TMP/cal-rs0.yaml"
+fi
+head -n 26 "$ROOT/tests/data/nccl-tests/all_reduce_perf.txt" >"$TMP/trunc_all_reduce_perf.txt"
+if expect calibrate-import-latency-only 0 out "no fit" "$BIN" calibrate \
+	--import "$TMP/trunc_all_reduce_perf.txt" --group 8 --out "$TMP/cal-trunc.yaml"; then
+	expect calibration-latency-only 0 out "bandwidth not measured (no fit, sizes to 128 B), above them the published 234.9 GB/s" \
+		"$BIN" --model 125m --cluster dgx-a100 --gpus 8 --layout tp=4,pp=1,dp=2,sp=0 \
+		--calibration "$TMP/cal-trunc.yaml"
+fi
 # output that cannot be written ends non-zero; a device is never replaced
 if [ -w /dev/full ]; then
 	expect stdout-full 4 err "error writing standard output" sh -c \
