@@ -186,6 +186,9 @@ struct tpp_plan_ctx {
  * the best (or by how much the best leads) into buf; 0 (and "") when the
  * plan has one layout. */
 size_t tpp_print_ties(char *buf, size_t size, const struct tpp_plan *p);
+/* A caution about the best layout where the validation shows the model
+ * optimistic (ZeRO-3 across nodes); 0 and "" when none applies. */
+size_t tpp_print_caution(char *buf, size_t size, const struct tpp_plan *p);
 /* "81.3 GiB of 80.0 GiB": a memory need against the capacity, in GiB, with
  * enough digits that the two differ when they do (80.004 of 80.000). */
 void tpp_print_gib_pair(char *buf, size_t size, double need_bytes,

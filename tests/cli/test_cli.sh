@@ -311,6 +311,15 @@ if expect counts 0 out '"simulated_best_per_degree"' \
 	"$BIN" --model 175b --cluster dgx.yaml --json; then
 	jcheck counts "$OUT" '.feasible == .simulated + .too_long_to_simulate + .pruned_by_bound and .simulated_best_per_degree >= 0'
 fi
+# ZeRO-3 across nodes: the plan says the model is optimistic there (the
+# SC21 DeepSpeed rows); not for the default 175B plan (ZeRO-2)
+if expect zero3-caution 0 out "Caution: the best layout uses ZeRO-3" \
+	"$BIN" --model 175b --cluster dgx-a100 --gpus 1536 --global-batch 1536 --layout zero=3; then
+	run "$BIN" --model 175b --cluster dgx-a100 --gpus 1536 --global-batch 1536 --layout zero=3 --json
+	jcheck zero3-caution "$OUT" '(.cautions | length) == 1 and (.cautions[0] | test("26-65%"))'
+	run "$BIN" --model 175b --cluster dgx.yaml --json
+	jcheck zero3-caution "$OUT" '.cautions == [] and .layouts[0].layout.zero != 3'
+fi
 expect part-node 0 out "4 GPUs (part of one node of 8 A100" "$BIN" --model 125m --cluster dgx --gpus 4
 expect one-node 0 out "8 GPUs (1 node x 8 A100" "$BIN" --model 125m --cluster dgx --gpus 8
 # a short step's breakdown in ms; the table's short forms explained
