@@ -204,8 +204,8 @@ size_t tpp_print_ties(char *buf, size_t size, const struct tpp_plan *p)
  * parameter over the network for each micro-batch.  The only published
  * runs of it in the validation set, SC21 Table 2's DeepSpeed ZeRO-3 rows
  * (A11-A16 of shared/validation/published-runs.tsv: 175B and 530B on
- * 384-2240 A100s), measured 26-65 % slower than this model predicts, more
- * so the more nodes (costmodel/README.md "Accuracy"); no sourced mechanism
+ * 384-2240 A100s), took 1.3-2.8 times the step this model predicts (its
+ * predictions 26-65 % short), more so the more nodes (costmodel/README.md "Accuracy"); no sourced mechanism
  * explains it, so it is not in the model, and the user is told.
  */
 size_t tpp_print_caution(char *buf, size_t size, const struct tpp_plan *p)
@@ -218,7 +218,7 @@ size_t tpp_print_caution(char *buf, size_t size, const struct tpp_plan *p)
 	e = &p->top[0];
 	if (e->layout.zero != 3 || e->dp_tier < 1)
 		return 0;
-	w = snprintf(buf, size, "Caution: the best layout uses ZeRO-3 with its data-parallel group across nodes; the published ZeRO-3 runs on 384-2240 GPUs (SC21 Table 2, DeepSpeed) measured 26-65%% slower than this model predicts, more so on more nodes (costmodel/README.md, Accuracy), so treat its step time as optimistic and compare with the best layout without ZeRO-3 (--layout zero=2).");
+	w = snprintf(buf, size, "Caution: the best layout uses ZeRO-3 with its data-parallel group across nodes; the published ZeRO-3 runs on 384-2240 GPUs (SC21 Table 2, DeepSpeed) took 1.3-2.8 times the step this model predicts, more so on more nodes (costmodel/README.md, Accuracy), so treat its step time as optimistic and compare with the best layout without ZeRO-3 (--layout zero=2).");
 	return w > 0 ? (size_t)w : 0;
 }
 
