@@ -485,8 +485,11 @@ static int jnum(struct jdoc *j, yaml_node_t *o, const char *key, double *x,
 }
 
 /* The ranks listed in "devices" (each with its hostname, device_info and
- * NCCL_TESTS_SPLIT "group"); returns how many. */
-static int json_devices(struct jdoc *j, yaml_node_t *arr, struct file_meta *m)
+ * NCCL_TESTS_SPLIT "group"), `per` ranks for each entry: nccl-tests writes
+ * one entry per process, parsed from the first of its nthreads x ngpus
+ * rank lines (writeDeviceReport in src/util.cu); returns the entries. */
+static int json_devices(struct jdoc *j, yaml_node_t *arr, struct file_meta *m,
+			int per)
 {
 	int d, n;
 	struct tpp_err ignore;
@@ -502,8 +505,9 @@ static int json_devices(struct jdoc *j, yaml_node_t *arr, struct file_meta *m)
 		if (tpp_yj_num(tpp_y_map_get(&j->d, dev, "group"), &g) &&
 		    g >= 0 && g < 1e9)
 			group_id = (int)g;
-		add_rank(m, group_id, h, (int)arr->start_mark.line + 1,
-			 (int)arr->start_mark.column + 1);
+		for (int k = 0; k < per; k++)
+			add_rank(m, group_id, h, (int)arr->start_mark.line + 1,
+				 (int)arr->start_mark.column + 1);
 		if (info && !m->device[0])
 			tpp_strlcpy(m->device, info, sizeof(m->device));
 	}
@@ -603,10 +607,19 @@ static int parse_json(const char *path, const char *text, struct tpp_cal_coll *t
 		nccl_code_str((long)x, m->nccl, sizeof(m->nccl));
 	else if ((s = tpp_yj_str(v)))
 		tpp_strlcpy(m->nccl, s, sizeof(m->nccl));
-	/* one list of ranks: at the top, else (nccl-tests) in "config" */
-	if (!json_devices(&j, tpp_y_map_get(&j.d, root, "devices"), m))
-		json_devices(&j, tpp_y_map_get(&j.d, tpp_y_map_get(&j.d, root, "config"),
-					       "devices"), m);
+	/* one list of ranks: at the top, else (nccl-tests) in "config", one
+	 * entry per process of config's nthreads x ngpus ranks */
+	{
+		yaml_node_t *cfg = tpp_y_map_get(&j.d, root, "config");
+		double nt = 1, ng = 1;
+		int per = 1;
+		if (cfg && tpp_yj_num(tpp_y_map_get(&j.d, cfg, "nthreads"), &nt) &&
+		    tpp_yj_num(tpp_y_map_get(&j.d, cfg, "ngpus"), &ng) &&
+		    nt >= 1 && ng >= 1 && nt * ng <= 4096)
+			per = (int)nt * (int)ng;
+		if (!json_devices(&j, tpp_y_map_get(&j.d, root, "devices"), m, 1))
+			json_devices(&j, tpp_y_map_get(&j.d, cfg, "devices"), m, per);
+	}
 	if ((s = tpp_yj_str(tpp_y_map_get(&j.d, root, "hostname"))))
 		add_host_to(m->hosts, sizeof(m->hosts), &m->nhosts, s);
 

@@ -800,6 +800,20 @@ static void test_import_ranks(void)
 	CHECK_STR_CONTAINS(err.msg, "--group 8");
 	CHECK_STR_CONTAINS(err.msg, "lists 16 ranks");
 
+	/* one process driving 8 GPUs (nccl-tests -g 8): one "devices"
+	 * entry stands for config.nthreads x config.ngpus = 8 ranks */
+	memset(&cal, 0, sizeof(cal));
+	rc = tpp_cal_import(TPP_TEST_DATA "/nccl-tests/reduce_scatter_perf_g8.json",
+			    TPP_COLL__COUNT, 8, -1, &cal, &err);
+	CHECK(rc == TPP_OK);
+	CHECK(cal.ncoll == 1 && cal.coll[0].tier == 0 && cal.coll[0].group == 8);
+	CHECK(cal.ranks_per_node == 8);
+	rc = tpp_cal_import(TPP_TEST_DATA "/nccl-tests/reduce_scatter_perf_g8.json",
+			    TPP_COLL__COUNT, 4, -1, &cal, &err);
+	CHECK(rc == TPP_E_INPUT);
+	CHECK_STR_CONTAINS(err.msg, "lists 8 ranks");
+	memset(&cal, 0, sizeof(cal));
+
 	/* 16 ranks on node01 and node02: no --tier is an error naming it */
 	rc = tpp_cal_import(TPP_TEST_DATA "/nccl-tests/reduce_scatter_perf.json",
 			    TPP_COLL__COUNT, 16, -1, &cal, &err);
