@@ -331,7 +331,7 @@ static int cal_fits_cluster(const struct tpp_calibration *cal, const char *path,
 }
 
 int tpp_cli_calibrate_cluster(struct tpp_cluster *c, const char *path,
-			      struct tpp_calibration **keep)
+			      struct tpp_calibration **keep, FILE *warn)
 {
 	struct tpp_calibration *cal;
 	struct tpp_err err;
@@ -357,7 +357,7 @@ int tpp_cli_calibrate_cluster(struct tpp_cluster *c, const char *path,
 	if ((rc = tpp_cal_load(p, cal, &err)))
 		tpp_err_print(stderr, &err);
 	else if (!(rc = cal_fits_cluster(cal, p, c)) &&
-		 (rc = tpp_cal_check(cal, p, c, stderr, &err)))
+		 (rc = tpp_cal_check(cal, p, c, warn, &err)))
 		tpp_err_print(stderr, &err);
 	if (rc) {
 		/* say which cluster file named it */
@@ -525,7 +525,7 @@ int tpp_cli_problem_cluster(const struct tpp_cli_problem *p,
 		tpp_err_print(stderr, &err);
 		return rc;
 	}
-	if ((rc = tpp_cli_calibrate_cluster(c, p->calibration, keep)))
+	if ((rc = tpp_cli_calibrate_cluster(c, p->calibration, keep, stderr)))
 		return rc;
 	return tpp_cli_size_cluster(c, p->gpus, p->nodes, p->co->prec, gpus_out);
 }

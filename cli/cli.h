@@ -151,10 +151,11 @@ int tpp_cli_parse_layout(const char *arg, struct tpp_search *s,
  * Apply the calibration at `path` (NULL: the cluster file's calibration:
  * key, if any) to `c`; c->calibration then names the file.  With `keep`
  * the loaded calibration is handed to the caller (free() it; NULL when
- * there was none), else freed.  Prints errors; returns an exit status.
+ * there was none), else freed.  Prints errors, and tpp_cal_check's
+ * warnings to `warn` (NULL: none); returns an exit status.
  */
 int tpp_cli_calibrate_cluster(struct tpp_cluster *c, const char *path,
-			      struct tpp_calibration **keep);
+			      struct tpp_calibration **keep, FILE *warn);
 
 /*
  * Size `c` for --gpus / --nodes (0: not given; the cluster's own size),

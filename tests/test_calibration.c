@@ -1131,6 +1131,17 @@ static void test_check_groups(void)
 	cal.ranks_per_node = 8;
 	CHECK(check_cal(&cal, "dgx-a100", &err, warn, sizeof(warn)) == TPP_OK);
 
+	/* measured by `tpplan calibrate` (tier 0 = a node of the machine it
+	 * ran on, here 16 ranks): the machine's nodes are not the cluster's,
+	 * a warning, not an error (exec plans with its own machine's file) */
+	tpp_strlcpy(cal.backend, "cpu", sizeof(cal.backend));
+	cal.coll[0].group = 16;
+	cal.ranks_per_node = 16;
+	rc = check_cal(&cal, "dgx-a100", &err, warn, sizeof(warn));
+	CHECK(rc == TPP_OK);
+	CHECK_STR_CONTAINS(warn, ":14:5: warning: collectives[0]: reduce_scatter over a group of 16 on tier 0 of the machine it was measured on");
+	CHECK_STR_CONTAINS(warn, "holds 8 GPUs");
+
 	remove(path);
 	CHECK(rmdir(dir) == 0);
 }
