@@ -187,6 +187,12 @@ struct tpp_plan_ctx {
  * the best (or by how much the best leads) into buf; 0 (and "") when the
  * plan has one layout. */
 size_t tpp_print_ties(char *buf, size_t size, const struct tpp_plan *p);
+/* "N layouts considered, M valid and fit in memory: ..." -- where the
+ * feasible layouts went (simulated, too long to simulate, discarded by
+ * their bound; all ranked by the analytic model with --analytic), and the
+ * per-degree bests simulated besides. */
+void tpp_print_counts(char *buf, size_t size, const struct tpp_plan *p,
+		      const struct tpp_search *s);
 /* A caution about the best layout where the validation shows the model
  * optimistic (ZeRO-3 across nodes); 0 and "" when none applies. */
 size_t tpp_print_caution(char *buf, size_t size, const struct tpp_plan *p);

@@ -172,6 +172,28 @@ void tpp_print_gib_pair(char *buf, size_t size, double need_bytes,
 	snprintf(buf, size, "%s GiB of %s GiB", a, b);
 }
 
+void tpp_print_counts(char *buf, size_t size, const struct tpp_plan *p,
+		      const struct tpp_search *s)
+{
+	size_t n;
+	n = (size_t)snprintf(buf, size, "%llu layouts considered, %llu valid and fit in memory",
+			     p->considered, p->feasible);
+#define TPP_CAT(...) (n += (size_t)snprintf(buf + (n < size ? n : size), n < size ? size - n : 0, __VA_ARGS__))
+	if (!s->simulate) {
+		TPP_CAT(", all ranked by the analytic model (--analytic)");
+		return;
+	}
+	TPP_CAT(": %llu simulated", p->simulated);
+	if (p->too_long)
+		TPP_CAT(", %llu priced by the analytic model (too long to simulate)", p->too_long);
+	TPP_CAT(", %llu discarded because their lower bound exceeds the top %d",
+		p->pruned, s->top_k);
+	if (p->simulated_picks)
+		TPP_CAT("; %llu more simulated as the best of their TP or PP degree",
+			p->simulated_picks);
+#undef TPP_CAT
+}
+
 size_t tpp_print_ties(char *buf, size_t size, const struct tpp_plan *p)
 {
 	char ranks[32];
@@ -271,16 +293,11 @@ void tpp_print_plan_text(FILE *f, const struct tpp_plan_ctx *x,
 	tpp_print_eval_text(f, x, best);
 
 	fprintf(f, "\nwhy the others lost:\n");
-	fprintf(f, "  %llu layouts considered, %llu valid and fit in memory: %llu simulated",
-		p->considered, p->feasible, p->simulated);
-	if (p->too_long)
-		fprintf(f, ", %llu priced by the analytic model (too long to simulate)", p->too_long);
-	fprintf(f, ", %llu discarded because their lower bound exceeds the top %d",
-		p->pruned, x->search->top_k);
-	if (p->simulated_picks)
-		fprintf(f, "; %llu more simulated as the best of their TP or PP degree",
-			p->simulated_picks);
-	fputc('\n', f);
+	{
+		char buf[512];
+		tpp_print_counts(buf, sizeof(buf), p, x->search);
+		fprintf(f, "  %s\n", buf);
+	}
 	for (i = 1; i < TPP_REJ__COUNT; i++)
 		if (p->rejected[i])
 			fprintf(f, "  %llu rejected: %s\n", p->rejected[i],

@@ -942,10 +942,14 @@ static void write_doc(struct doc *d, const struct tpp_report *r,
 	d_row(d), d_td(d, "figures"), d_td(d, "%s", r->cal_path ? "measured (calibration) where available" : "datasheet / published figures");
 	d_row(d), d_td(d, "calibration"), d_td(d, "%s", r->cal_path ? r->cal_path : "none");
 	d_row(d), d_td(d, "exec results"), d_td(d, "%s", r->exec_path ? r->exec_path : "none");
-	d_row(d), d_td(d, "search"), d_td(d, "micro-batch up to %d, context parallelism up to %d, ranked by %s: %llu layouts considered, %llu valid and fit, %llu simulated",
-					   x->search->max_mbs, x->search->max_cp,
-					   x->search->simulate ? "simulation" : "the analytic model (--analytic)",
-					   p->considered, p->feasible, p->simulated);
+	{
+		char counts[512];
+		tpp_print_counts(counts, sizeof(counts), p, x->search);
+		d_row(d), d_td(d, "search"), d_td(d, "micro-batch up to %d, context parallelism up to %d, ranked by %s: %s",
+						   x->search->max_mbs, x->search->max_cp,
+						   x->search->simulate ? "simulation" : "the analytic model (--analytic)",
+						   counts);
+	}
 	d_end_table(d);
 
 	d_h(d, 3, "Where the figures come from");
@@ -1056,8 +1060,11 @@ static void write_doc(struct doc *d, const struct tpp_report *r,
 
 	/* 3b. why the others lost */
 	d_h(d, 2, "Why the others lost");
-	d_p(d, "%llu layouts considered, %llu valid and fit in memory; %llu simulated, %llu discarded because their lower bound on the step exceeds the top %d.",
-	    p->considered, p->feasible, p->simulated, p->pruned, x->search->top_k);
+	{
+		char counts[512];
+		tpp_print_counts(counts, sizeof(counts), p, x->search);
+		d_p(d, "%s.", counts);
+	}
 	{
 		static const char *const h[] = {"reason rejected", "layouts"};
 		d_table(d, h, (int)TPP_ARRAY_LEN(h));

@@ -92,7 +92,8 @@ struct tpp_plan {
 	unsigned long long too_long;         /* finalists too long to play out,
 						priced by the analytic model */
 	unsigned long long pruned;           /* feasible, discarded by their bound:
-						feasible = simulated + too_long + pruned */
+						feasible = simulated + too_long + pruned
+						when simulating (all 0 with !simulate) */
 	unsigned long long simulated_picks;  /* further layouts simulated as the
 						best of their TP / PP degree */
 	unsigned long long rejected[TPP_REJ__COUNT];

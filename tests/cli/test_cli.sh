@@ -320,6 +320,8 @@ if expect zero3-caution 0 out "Caution: the best layout uses ZeRO-3" \
 	run "$BIN" --model 175b --cluster dgx.yaml --json
 	jcheck zero3-caution "$OUT" '.cautions == [] and .layouts[0].layout.zero != 3'
 fi
+expect counts-analytic 0 out "57990 valid and fit in memory, all ranked by the analytic model (--analytic)" \
+	"$BIN" --model 13b --cluster dgx-a100 --gpus 64 --analytic
 expect part-node 0 out "4 GPUs (part of one node of 8 A100" "$BIN" --model 125m --cluster dgx --gpus 4
 expect one-node 0 out "8 GPUs (1 node x 8 A100" "$BIN" --model 125m --cluster dgx --gpus 8
 # a short step's breakdown in ms; the table's short forms explained

@@ -210,6 +210,11 @@ for mode in no-plots no-gnuplot; do
 	[ -n "$ties" ] && grep -qF -- "$ties" "$D/report.md" && grep -qF -- "$ties" "$D/index.html" ||
 		fail "$mode: the report lacks the plan's ties sentence ($ties)"
 	md_layouts "$D/report.md" | cmp -s - "$TMP/want" || fail "$mode: Markdown layouts differ from tpplan --json"
+	# where the feasible layouts went: the plan's sentence (counts that
+	# add up: simulated, too long, discarded; per-degree bests besides)
+	counts=$("$BIN" $PROBLEM | sed -n 's/^  \([0-9]* layouts considered, .*\)$/\1/p')
+	[ -n "$counts" ] && grep -qF -- "$counts." "$D/report.md" ||
+		fail "$mode: the report lacks the plan's counts ($counts)"
 	# why the others lost: the plan's per-degree tables, row for row
 	"$BIN" $PROBLEM | sed -n 's/^    \(tp\|pp\)=\([0-9]*\) .*/\1=\2/p' >"$TMP/degrees"
 	sed -n 's/^| \(tp\|pp\)=\([0-9]*\) |.*/\1=\2/p' "$D/report.md" | cmp -s - "$TMP/degrees" &&
