@@ -1534,8 +1534,10 @@ static double rank_params(const struct tpp_model *m, const struct tpp_layout *l,
 
 /*
  * The ranks whose maximum over all pipeline ranks a per-rank quantity can
- * take, when that quantity is, for the middle ranks 1 .. p-2, a product of
- * non-negative factors each non-increasing in r: the rank's layer count
+ * take, when that quantity is, for the middle ranks 1 .. p-2, built by
+ * sums and products of non-negative terms each non-increasing in r (block
+ * recompute sums per-chunk terms that grow with the chunk's layers): the
+ * rank's layer count
  * (the middle chunks take the remainder from chunk 1 on, tpp_chunk_layers,
  * so each chunk j p + r of rank r holds no fewer layers than that of rank
  * r + 1), its 1F1B in-flight micro-batches min(p - r, m) and its

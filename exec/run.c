@@ -987,7 +987,7 @@ static int check(struct ex *E, struct tpp_exec_result *res)
 /* ---- the memory check (before any buffer) -------------------------------------------- */
 
 #define MEM_FRACTION 0.9  /* of a node's physical or a device's free memory */
-#define MEM_FACTORS 20    /* --scale-down 2, 4, ..., 2^20 tried for the advice */
+#define MEM_FACTORS 19    /* --scale-down 2, 4, ..., 2^19 tried for the advice (--scale-down takes at most 1e6) */
 
 static void fmt_bytes(char *buf, size_t size, double b)
 {

@@ -338,8 +338,9 @@ static void enumerate_inner(struct ctx *x, struct tpp_layout *l)
 							l->zero = zero;
 							if (outer == TPP_INV_NONE) {
 								consider(x, l);
-							} else if (s->sched == TPP_FREE ||
-								   (int)tpp_layout_sched(l) == s->sched) {
+							} else if (!x->timed_out &&
+								   (s->sched == TPP_FREE ||
+								    (int)tpp_layout_sched(l) == s->sched)) {
 								x->plan->considered++;
 								x->plan->rejected[outer]++;
 								if (!(x->plan->considered & 0xFFFFF))
