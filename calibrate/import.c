@@ -761,7 +761,11 @@ int tpp_cal_import(const char *path, enum tpp_coll op, int group, int tier,
 	t->op = (enum tpp_coll)file_op;
 	t->tier = tier;
 	t->group = group;
+	/* NCCL_TESTS_SPLIT: every group ran the collective at once (all
+	 * rails together, as calibrate's rail tables) */
 	t->concurrent = 1;
+	if (m.group_ranks > 0 && m.ranks > m.group_ranks && m.ranks % m.group_ranks == 0)
+		t->concurrent = m.ranks / m.group_ranks;
 	cal->coll[cal->ncoll++] = *t;
 
 	/* Environment: fill what the calibration does not have yet. */

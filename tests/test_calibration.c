@@ -852,6 +852,7 @@ static void test_import_ranks(void)
 	CHECK(rc == TPP_OK);
 	CHECK(cal.ncoll == 1 && cal.coll[0].group == 8 && cal.coll[0].tier == 0);
 	CHECK(cal.ranks == 16 && cal.ranks_per_node == 8);
+	CHECK(cal.coll[0].concurrent == 2); /* both groups ran at once */
 	rc = tpp_cal_import(path, TPP_COLL__COUNT, 16, -1, &cal, &err);
 	CHECK(rc == TPP_E_INPUT);
 	CHECK(err.line == 2 && err.col == 4);
@@ -873,6 +874,7 @@ static void test_import_ranks(void)
 	rc = tpp_cal_import(path, TPP_COLL__COUNT, 2, 1, &cal, &err);
 	CHECK(rc == TPP_OK);
 	CHECK(cal.coll[cal.ncoll - 1].group == 2 && cal.coll[cal.ncoll - 1].tier == 1);
+	CHECK(cal.coll[cal.ncoll - 1].concurrent == 8); /* eight rails at once */
 	remove(path);
 	CHECK(rmdir(dir) == 0);
 }
