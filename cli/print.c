@@ -4,6 +4,7 @@
  * or removed, within v1).
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -405,8 +406,14 @@ void tpp_print_plan_json(FILE *f, const struct tpp_plan_ctx *x,
 		tpp_mlp_names[m->mlp], m->vocab, m->seq);
 	fprintf(f, "  \"cluster\": {\"name\": ");
 	tpp_json_str(f, c->name);
+	/* absolute, so that a tool reading the plan elsewhere (exec --plan
+	 * from another directory) finds the same file */
 	fprintf(f, ", \"path\": ");
-	tpp_json_str(f, c->path);
+	{
+		char *abs = c->path[0] ? realpath(c->path, NULL) : NULL;
+		tpp_json_str(f, abs ? abs : c->path);
+		free(abs);
+	}
 	fprintf(f, ", \"gpu\": ");
 	tpp_json_str(f, c->gpu.name);
 	fprintf(f, ", \"gpus\": %d, \"gpus_per_node\": %d, \"calibration\": ",
