@@ -81,6 +81,7 @@ struct plan_in {
 	char model_name[64];  /* .model.name */
 	int hidden, heads, ffn, seq; /* .model's */
 	int kv_heads;         /* .model.kv_heads (0: not given) */
+	int head_dim;         /* .model.head_dim (0: not given) */
 	char mlp[16];         /* .model.mlp ("": not given) */
 	char cluster[512];    /* .cluster.path when readable, else .name; "" none */
 	char calibration[512]; /* .cluster.calibration; "" null or none */
@@ -170,6 +171,7 @@ static int plan_read(const char *path, struct plan_in *p)
 		    (rc = plan_model_int(&d, model, "ffn", 1, &p->ffn, &err)) ||
 		    (rc = plan_model_int(&d, model, "seq", 1, &p->seq, &err)) ||
 		    (rc = plan_model_int(&d, model, "kv_heads", 0, &p->kv_heads, &err)) ||
+		    (rc = plan_model_int(&d, model, "head_dim", 0, &p->head_dim, &err)) ||
 		    (rc = plan_str(&d, model, "model", "mlp", p->mlp, sizeof(p->mlp), &err)))
 			goto out;
 		if (p->hidden % p->heads) {
@@ -397,6 +399,7 @@ int tpp_cmd_exec(int argc, char **argv)
 			tpp_strlcpy(plan.model_name, m.name, sizeof(plan.model_name));
 			tpp_strlcpy(plan.mlp, tpp_mlp_names[m.mlp], sizeof(plan.mlp));
 			plan.kv_heads = m.kv_heads;
+			plan.head_dim = m.head_dim;
 			o.model = (struct tpp_exec_shape){m.hidden, m.heads, m.ffn, m.seq, o.shape.mbs};
 		} else if (plan.has_model) {
 			o.model = (struct tpp_exec_shape){plan.hidden, plan.heads, plan.ffn,
@@ -406,6 +409,10 @@ int tpp_cmd_exec(int argc, char **argv)
 			/* exec runs GPT blocks (exec.h), and predicts them */
 			int swiglu = plan.mlp[0] && strcmp(plan.mlp, "gelu");
 			int gqa = plan.kv_heads && plan.kv_heads != o.model.heads;
+			/* a head dimension of its own (q width heads x dh is
+			 * not hidden): exec's attention uses hidden / heads */
+			int own_dh = plan.head_dim && o.model.heads &&
+				     (long long)plan.head_dim * o.model.heads != o.model.hidden;
 			size_t k = strlen(notes);
 			const char *name = plan.model_name[0] ? plan.model_name : "the model";
 			if (swiglu && k < sizeof(notes))
@@ -420,7 +427,12 @@ int tpp_cmd_exec(int argc, char **argv)
 				k += (size_t)snprintf(notes + k, sizeof(notes) - k,
 						      "tpplan: exec: note: %s's %d KV heads run as %d",
 						      name, plan.kv_heads, o.model.heads);
-			if ((swiglu || gqa) && k < sizeof(notes))
+			if (own_dh && k < sizeof(notes))
+				k += (size_t)snprintf(notes + k, sizeof(notes) - k,
+						      "%s head dimension %d as %d (hidden / heads)",
+						      swiglu || gqa ? ", its" : "tpplan: exec: note: its",
+						      plan.head_dim, o.model.hidden / o.model.heads);
+			if ((swiglu || gqa || own_dh) && k < sizeof(notes))
 				snprintf(notes + k, sizeof(notes) - k,
 					 " (exec runs GPT blocks; predicted as run)\n");
 			o.scale = scale;

@@ -401,8 +401,8 @@ void tpp_print_plan_json(FILE *f, const struct tpp_plan_ctx *x,
 		status == TPP_E_INFEASIBLE ? "infeasible" : "error");
 	fprintf(f, "  \"model\": {\"name\": ");
 	tpp_json_str(f, m->name);
-	fprintf(f, ", \"layers\": %d, \"hidden\": %d, \"heads\": %d, \"kv_heads\": %d, \"ffn\": %d, \"mlp\": \"%s\", \"vocab\": %d, \"seq\": %d},\n",
-		m->layers, m->hidden, m->heads, m->kv_heads, m->ffn,
+	fprintf(f, ", \"layers\": %d, \"hidden\": %d, \"heads\": %d, \"kv_heads\": %d, \"head_dim\": %d, \"ffn\": %d, \"mlp\": \"%s\", \"vocab\": %d, \"seq\": %d},\n",
+		m->layers, m->hidden, m->heads, m->kv_heads, m->head_dim, m->ffn,
 		tpp_mlp_names[m->mlp], m->vocab, m->seq);
 	fprintf(f, "  \"cluster\": {\"name\": ");
 	tpp_json_str(f, c->name);

@@ -185,6 +185,21 @@ if "$tpplan" --model llama3-8b --cluster dgx-h100 --gpus 2 --layout tp=2,sp=1,tp
 else
 	bad "tpplan --json for the plan failed ($(head -n 2 "$dir/p4.err" | tr '\n' ' '))"
 fi
+# a model with a head dimension of its own (2560-wide queries on hidden
+# 2048), through a plan (JSON model.head_dim): exec's attention uses
+# hidden / heads, and says so
+if "$tpplan" --model "$root/tests/data/models/small-dense.yaml" --cluster dgx-h100 --gpus 2 \
+	--layout tp=2,sp=0 --json >"$dir/pdh.json" 2>"$dir/pdh.err"; then
+	plan_exec pdh --plan "$dir/pdh.json" --scale-down 16
+	if [ "$rc" -eq 0 ] &&
+		[ "$(grep -c "its head dimension 160 as 128 (hidden / heads)" "$dir/pdh.txt")" -eq 1 ]; then
+		ok "--plan: a model's own head dimension noted once"
+	else
+		bad "--plan head_dim: exit $rc ($(grep note "$dir/pdh.txt" | head -n 2 | tr '\n' ' '))"
+	fi
+else
+	bad "tpplan --json for the head_dim plan failed ($(head -n 2 "$dir/pdh.err" | tr '\n' ' '))"
+fi
 
 # ---- a rank that dies ends the run within --timeout ------------------------------------
 start=$(date +%s)
