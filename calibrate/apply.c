@@ -91,6 +91,39 @@ static int measures_bandwidth(const struct tpp_cal_coll *tab)
 }
 
 /*
+ * The factor that turns table tab's bus bandwidth on outer tier ti into
+ * the per-GPU rate the tier's figures are (a cluster file's scale-out
+ * busbw is per GPU, the rail: 192 GB/s per DGX A100 node / 8,
+ * topologies/README.md).  A ring across nodes crosses each node boundary
+ * once per channel, with the channels spread over the node's NICs, so a
+ * multi-node busbw is the node's aggregate rate (calibration.md 3.3,
+ * "Ring": 192 GB/s on 8 x HDR, ~380 on 8 x NDR), g times the rate of each
+ * of the g GPUs of a node in the group: 1/g, which the cost model's flat
+ * ring multiplies back (costmodel/cost.c tpp_coll_time).  g = 1 in a
+ * concurrent "rail" table (one rank per node, calibration.md 3.4); else
+ * the ranks per node the calibration ran (else the inner tier's domain),
+ * at most the group.  1 inside the first tier.  A tree or NVLS-tree
+ * all-reduce on 2 nodes moves less over the network and reads above that
+ * (calibration.md 1.6: measure with NCCL_ALGO=RING); tpp_cal_check warns
+ * when the rate this gives exceeds the tier's.
+ */
+static double per_gpu_scale(const struct tpp_calibration *cal,
+			    const struct tpp_cluster *c, int ti,
+			    const struct tpp_cal_coll *tab)
+{
+	int n = tab->group, per;
+	if (ti < 1 || ti >= c->ntiers || n < 2)
+		return 1;
+	if (tab->concurrent > 1)
+		per = 1;
+	else if (cal->ranks_per_node > 0)
+		per = cal->ranks_per_node;
+	else
+		per = c->tiers[ti - 1].span_gpus > 0 ? c->tiers[ti - 1].span_gpus : n;
+	return per < n ? 1.0 / per : 1; /* on one node: not across nodes */
+}
+
+/*
  * The bus bandwidth tier t prices `op` with before the calibration (as
  * the cost model falls back, costmodel/cost.c tier_busbw): its own
  * figure, its own curve's largest size, the all-reduce figure (not on an
@@ -129,12 +162,14 @@ void tpp_cal_apply(const struct tpp_calibration *cal, const char *path,
 		tpp_strlcpy(tsrc, src, sizeof(tsrc));
 		for (op = 0; op < TPP_COLL__COUNT; op++) {
 			const struct tpp_cal_coll *tab = pick(cal, ti, (enum tpp_coll)op);
-			double f, beyond_Bps;
+			double f, beyond_Bps, scale;
 			enum tpp_src beyond_src;
 			int n, i, stride;
 			if (!tab)
 				continue;
 			f = tpp_cal_bus_factor((enum tpp_coll)op, tab->group);
+			/* an outer tier's figures are per GPU */
+			scale = per_gpu_scale(cal, c, ti, tab);
 			/* keep at most TPP_CURVE_MAX points, evenly spread, always
 			 * with the largest size; into a scratch curve first so a
 			 * table without 2 usable points changes nothing */
@@ -154,7 +189,7 @@ void tpp_cal_apply(const struct tpp_calibration *cal, const char *path,
 					if (pt->median_s > 0 && pt->bytes > 0 &&
 					    (!cn || pt->bytes > cb[cn - 1])) {
 						cb[cn] = pt->bytes;
-						cw[cn] = pt->bytes * f / pt->median_s;
+						cw[cn] = pt->bytes * f / pt->median_s * scale;
 						cn++;
 					}
 					if (i == n - 1)
@@ -182,7 +217,7 @@ void tpp_cal_apply(const struct tpp_calibration *cal, const char *path,
 			t->busbw_alpha_s[op] = tab->fit.valid ? tab->fit.alpha_s : 0;
 			if (tab->fit.valid &&
 			    tab->fit.busbw_err_Bps <= FIT_BW_REL_ERR * tab->fit.busbw_Bps) {
-				t->busbw_Bps[op] = tab->fit.busbw_Bps;
+				t->busbw_Bps[op] = tab->fit.busbw_Bps * scale;
 			} else if (t->curve_n[op] >= 2 && measures_bandwidth(tab)) {
 				t->busbw_Bps[op] = t->curve_busbw_Bps[op][t->curve_n[op] - 1];
 			} else {
@@ -194,6 +229,12 @@ void tpp_cal_apply(const struct tpp_calibration *cal, const char *path,
 					 tpp_coll_names[op], tab->fit.valid ? "fit undetermined" : "no fit",
 					 t->curve_n[op] >= 2 ? t->curve_bytes[op][t->curve_n[op] - 1] : 0.0,
 					 tpp_src_names[beyond_src], beyond_Bps / TPP_GB);
+			}
+			if (scale != 1) {
+				size_t used = strlen(tsrc);
+				snprintf(tsrc + used, sizeof(tsrc) - used,
+					 "; %s: per GPU, busbw / %.0f (the GPUs of a node in a ring across nodes)",
+					 tpp_coll_names[op], 1.0 / scale);
 			}
 			t->busbw_src[op] = TPP_SRC_CALIBRATION;
 			any = 1;
@@ -272,14 +313,13 @@ static int model_token(const char *name, char *tok, size_t size)
  * datasheet per-GPU rate (a full mesh: the links a group of that size
  * uses), twice that for an all-reduce where the tier reduces in the
  * switch (NVLS, SHARP: each GPU sends its data once, calibration.md 1.6).
- * A group across domains of the inner tier runs through it as well: its
- * busbw implies a per-GPU rate on this tier of busbw (k-1)/(n-1) with k
- * domains of n ranks (calibration.md 1.6), least when the ranks fill the
- * domains (one rank per domain in a concurrent "rail" table); *scale
- * gets the factor that turns busbw into that rate.  0: no bound (the
- * group fits in one inner domain, or the tier has no rate).
+ * A group across nodes is bounded per GPU: *scale gets the factor that
+ * turns its busbw into the per-GPU rate (per_gpu_scale, the same the
+ * figures are applied with).  0: no bound (the group is on one node, or
+ * the tier has no rate).
  */
-static double tier_cap(const struct tpp_cluster *c, int ti,
+static double tier_cap(const struct tpp_calibration *cal,
+		       const struct tpp_cluster *c, int ti,
 		       const struct tpp_cal_coll *tab, double *scale)
 {
 	const struct tpp_tier *t = &c->tiers[ti];
@@ -293,15 +333,9 @@ static double tier_cap(const struct tpp_cluster *c, int ti,
 	if (tab->op == TPP_COLL_ALL_REDUCE && (t->nvls || t->sharp))
 		cap *= 2;
 	if (ti > 0) {
-		int inner = c->tiers[ti - 1].span_gpus, per, k;
-		if (tab->concurrent > 1)
-			per = 1;
-		else
-			per = inner > 0 && inner < n ? inner : n;
-		k = (n + per - 1) / per;
-		if (k < 2 || n < 2)
-			return 0;
-		*scale = (double)(k - 1) / (n - 1);
+		*scale = per_gpu_scale(cal, c, ti, tab);
+		if (n < 2 || (*scale == 1 && tab->concurrent <= 1))
+			return 0; /* on one node */
 	}
 	return cap;
 }
@@ -397,7 +431,7 @@ int tpp_cal_check(const struct tpp_calibration *cal, const char *path,
 		char where[64] = "";
 		if (tab->tier >= c->ntiers)
 			continue;
-		cap = tier_cap(c, tab->tier, tab, &scale);
+		cap = tier_cap(cal, c, tab->tier, tab, &scale);
 		bw = table_busbw_max(tab, &at);
 		if (!(cap > 0) || !(bw * scale > cap))
 			continue;

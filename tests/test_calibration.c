@@ -1389,6 +1389,41 @@ static void test_apply_no_fit(void)
 	}
 }
 
+/*
+ * A table across nodes on the network tier: its busbw is a node's
+ * aggregate (a ring crosses each node boundary once per channel,
+ * calibration.md 3.3), the tier's figures are per GPU: applied divided by
+ * the group's GPUs per node (16 ranks on 2 nodes of 8: / 8), so that a
+ * one-rank-per-node data-parallel group is not priced at the node's rate
+ * (review: 380 GB/s per GPU, dp_comm 8x too cheap); a concurrent rail
+ * table (one rank per node) as measured.
+ */
+static void test_apply_per_gpu(void)
+{
+	static struct tpp_calibration cal;
+	static struct tpp_cluster c;
+	struct tpp_err err;
+	const struct tpp_cal_coll *t;
+	int k;
+	for (k = 0; k < 2; k++) {
+		memset(&cal, 0, sizeof(cal));
+		CHECK(tpp_cal_import(TPP_TEST_DATA "/nccl-tests/reduce_scatter_perf.json",
+				     TPP_COLL__COUNT, 16, 1, &cal, &err) == TPP_OK);
+		CHECK(tpp_cal_fit_all(&cal, &err) == TPP_OK);
+		t = &cal.coll[0];
+		if (k)
+			cal.coll[0].concurrent = 8; /* as a MOD 8 rail run */
+		if (load_cluster("dgx-h100", &c))
+			return;
+		tpp_cal_apply(&cal, "test", &c);
+		CHECK(c.tiers[1].curve_n[TPP_COLL_REDUCE_SCATTER] >= 2);
+		CHECK_REL(c.tiers[1].curve_busbw_Bps[TPP_COLL_REDUCE_SCATTER][0],
+			  t->pts[0].bytes * 15.0 / 16 / t->pts[0].median_s / (k ? 1 : 8), 1e-9);
+		CHECK_REL(c.tiers[1].busbw_Bps[TPP_COLL_REDUCE_SCATTER],
+			  t->fit.busbw_Bps / (k ? 1 : 8), 1e-9);
+	}
+}
+
 int main(void)
 {
 	test_model_shapes();
@@ -1405,5 +1440,6 @@ int main(void)
 	test_check_warnings();
 	test_apply_latency_only();
 	test_apply_no_fit();
+	test_apply_per_gpu();
 	return tpp_test_done("test_calibration");
 }
