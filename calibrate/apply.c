@@ -124,6 +124,70 @@ static double per_gpu_scale(const struct tpp_calibration *cal,
 }
 
 /*
+ * Put the table's curve (cb, cw: cn points, ascending) in place of tier t's
+ * curve for `op`, keeping the tier's own (published) points below the
+ * smallest size measured, and above the largest when the table did not
+ * measure the bandwidth (`keep_above`): sizes the table does not reach keep
+ * the size dependence the cluster file had (a sweep of 1-4 GiB priced a
+ * 50 MB TP all-reduce at the 1 GiB rate; one of 8-128 B replaced the
+ * published ramp by one flat figure).  *kept_lo / *kept_hi: points kept.
+ * The table's points are thinned (first and last kept) if all do not fit.
+ */
+static void merge_curve(struct tpp_tier *t, int op, const double *cb,
+			const double *cw, int cn, int keep_above, int *kept_lo,
+			int *kept_hi)
+{
+	double ob[TPP_CURVE_MAX], ow[TPP_CURVE_MAX];
+	int on = t->curve_n[op], nlo = 0, nhi = 0, i, k = 0, room;
+	*kept_lo = *kept_hi = 0;
+	if (cn < 2) {
+		t->curve_n[op] = 0;
+		return;
+	}
+	for (i = 0; i < on; i++) {
+		ob[i] = t->curve_bytes[op][i];
+		ow[i] = t->curve_busbw_Bps[op][i];
+	}
+	for (i = 0; i < on; i++) {
+		if (ob[i] < cb[0])
+			nlo++;
+		else if (keep_above && ob[i] > cb[cn - 1])
+			nhi++;
+	}
+	/* at most half the room each for the kept points, nearest first */
+	if (nlo > (TPP_CURVE_MAX - 2) / 2)
+		nlo = (TPP_CURVE_MAX - 2) / 2;
+	if (nhi > (TPP_CURVE_MAX - 2) / 2)
+		nhi = (TPP_CURVE_MAX - 2) / 2;
+	room = TPP_CURVE_MAX - nlo - nhi;
+	{
+		int first_lo = 0;
+		while (first_lo < on && ob[first_lo] < cb[0])
+			first_lo++;
+		/* the nlo points just below cb[0] */
+		for (i = first_lo - nlo; i < first_lo; i++, k++) {
+			t->curve_bytes[op][k] = ob[i];
+			t->curve_busbw_Bps[op][k] = ow[i];
+		}
+	}
+	for (i = 0; i < room && i < cn; i++, k++) {
+		/* evenly over the table when it has more points than room */
+		int j = cn <= room ? i : (int)((long long)i * (cn - 1) / (room - 1));
+		t->curve_bytes[op][k] = cb[j];
+		t->curve_busbw_Bps[op][k] = cw[j];
+	}
+	for (i = 0; i < on && nhi > *kept_hi; i++)
+		if (ob[i] > cb[cn - 1]) {
+			t->curve_bytes[op][k] = ob[i];
+			t->curve_busbw_Bps[op][k] = ow[i];
+			k++;
+			(*kept_hi)++;
+		}
+	*kept_lo = nlo;
+	t->curve_n[op] = k;
+}
+
+/*
  * The bus bandwidth tier t prices `op` with before the calibration (as
  * the cost model falls back, costmodel/cost.c tier_busbw): its own
  * figure, its own curve's largest size, the all-reduce figure (not on an
@@ -162,9 +226,9 @@ void tpp_cal_apply(const struct tpp_calibration *cal, const char *path,
 		tpp_strlcpy(tsrc, src, sizeof(tsrc));
 		for (op = 0; op < TPP_COLL__COUNT; op++) {
 			const struct tpp_cal_coll *tab = pick(cal, ti, (enum tpp_coll)op);
-			double f, beyond_Bps, scale;
+			double f, beyond_Bps, scale, table_top = 0, table_last_bw = 0;
 			enum tpp_src beyond_src;
-			int n, i, stride;
+			int n, i, stride, fit_ok, bw_measured, kept_lo = 0, kept_hi = 0;
 			if (!tab)
 				continue;
 			f = tpp_cal_bus_factor((enum tpp_coll)op, tab->group);
@@ -198,11 +262,14 @@ void tpp_cal_apply(const struct tpp_calibration *cal, const char *path,
 				}
 				if (cn < 2 && !tab->fit.valid)
 					continue; /* nothing measured replaces the tier's figures */
-				t->curve_n[op] = cn >= 2 ? cn : 0;
-				for (i = 0; i < cn && cn >= 2; i++) {
-					t->curve_bytes[op][i] = cb[i];
-					t->curve_busbw_Bps[op][i] = cw[i];
+				fit_ok = tab->fit.valid &&
+					 tab->fit.busbw_err_Bps <= FIT_BW_REL_ERR * tab->fit.busbw_Bps;
+				bw_measured = fit_ok || (cn >= 2 && measures_bandwidth(tab));
+				if (cn >= 2) {
+					table_top = cb[cn - 1];
+					table_last_bw = cw[cn - 1];
 				}
+				merge_curve(t, op, cb, cw, cn, !bw_measured, &kept_lo, &kept_hi);
 			}
 			/*
 			 * The bandwidth the cost model prices sizes beyond the
@@ -215,20 +282,25 @@ void tpp_cal_apply(const struct tpp_calibration *cal, const char *path,
 			 * says which.
 			 */
 			t->busbw_alpha_s[op] = tab->fit.valid ? tab->fit.alpha_s : 0;
-			if (tab->fit.valid &&
-			    tab->fit.busbw_err_Bps <= FIT_BW_REL_ERR * tab->fit.busbw_Bps) {
+			if (fit_ok) {
 				t->busbw_Bps[op] = tab->fit.busbw_Bps * scale;
-			} else if (t->curve_n[op] >= 2 && measures_bandwidth(tab)) {
-				t->busbw_Bps[op] = t->curve_busbw_Bps[op][t->curve_n[op] - 1];
+			} else if (bw_measured) {
+				t->busbw_Bps[op] = table_last_bw;
 			} else {
 				size_t used = strlen(tsrc);
 				t->busbw_Bps[op] = beyond_Bps;
 				snprintf(tsrc + used, sizeof(tsrc) - used,
 					 "; %s: bandwidth not measured (%s, sizes to %.0f B), "
-					 "above them the %s %.1f GB/s",
+					 "above them the %s %.1f GB/s%s",
 					 tpp_coll_names[op], tab->fit.valid ? "fit undetermined" : "no fit",
-					 t->curve_n[op] >= 2 ? t->curve_bytes[op][t->curve_n[op] - 1] : 0.0,
-					 tpp_src_names[beyond_src], beyond_Bps / TPP_GB);
+					 table_top, tpp_src_names[beyond_src], beyond_Bps / TPP_GB,
+					 kept_hi ? " and its size curve" : "");
+			}
+			if (kept_lo) {
+				size_t used = strlen(tsrc);
+				snprintf(tsrc + used, sizeof(tsrc) - used,
+					 "; %s: below the smallest size measured, the %s size curve",
+					 tpp_coll_names[op], tpp_src_names[beyond_src]);
 			}
 			if (scale != 1) {
 				size_t used = strlen(tsrc);
