@@ -467,6 +467,9 @@ int tpp_cmd_exec(int argc, char **argv)
 		}
 		if ((rc = tpp_cluster_load(cluster_arg, NULL, cluster, &err))) {
 			tpp_err_print(stderr, &err);
+			if (cluster_from[0])
+				fprintf(stderr, "%s: note: the cluster is the plan's (--cluster names another)\n",
+					plan_arg);
 			free(cluster);
 			return rc;
 		}
@@ -474,6 +477,9 @@ int tpp_cmd_exec(int argc, char **argv)
 		 * design (another device, other nodes than the cluster's),
 		 * and every rank would print them */
 		if ((rc = tpp_cli_calibrate_cluster(cluster, cal_arg, NULL, NULL))) {
+			if (cal_arg && cal_arg == plan.calibration)
+				fprintf(stderr, "%s: note: the calibration is the plan's (--calibration names another)\n",
+					plan_arg);
 			free(cluster);
 			return rc;
 		}

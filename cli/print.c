@@ -418,8 +418,12 @@ void tpp_print_plan_json(FILE *f, const struct tpp_plan_ctx *x,
 	tpp_json_str(f, c->gpu.name);
 	fprintf(f, ", \"gpus\": %d, \"gpus_per_node\": %d, \"calibration\": ",
 		x->search->gpus, c->gpus_per_node);
-	if (c->calibration[0])
-		tpp_json_str(f, c->calibration);
+	if (c->calibration[0]) {
+		/* absolute too (exec --plan from elsewhere reads it) */
+		char *abs = realpath(c->calibration, NULL);
+		tpp_json_str(f, abs ? abs : c->calibration);
+		free(abs);
+	}
 	else
 		fputs("null", f);
 	fprintf(f, "},\n  \"global_batch\": %d,\n  \"precision\": \"%s\",\n  \"fp8_recipe\": ",

@@ -416,6 +416,15 @@ if expect calibrate-import-ok 0 out "written to" "$BIN" calibrate \
 	--import "$ROOT/tests/data/nccl-tests/all_reduce_perf.txt" --group 8 \
 	--out "$TMP/cal-ar.yaml"; then
 	sed 's/^    tier: 0$/    tier: 3/' "$TMP/cal-ar.yaml" >"$TMP/cal-tier3.yaml"
+	# the plan names the files it read by absolute path (exec --plan
+	# from another directory reads the same ones)
+	if (cd "$TMP" && "$BIN" --model 125m --cluster dgx-a100 --gpus 8 \
+		--calibration cal-ar.yaml --json >"$TMP/abs.json" 2>/dev/null); then
+		jcheck plan-abs-paths "$TMP/abs.json" \
+			'(.cluster.calibration | startswith("/")) and (.cluster.calibration | endswith("/cal-ar.yaml")) and (.cluster.path | startswith("/"))'
+	else
+		fail "plan-abs-paths: plan with a relative --calibration failed"
+	fi
 	expect calibration-other-tier 3 err "tier 3, but cluster dgx-a100 has 2 tiers" \
 		"$BIN" --model 125m --cluster dgx-a100 --gpus 8 \
 		--calibration "$TMP/cal-tier3.yaml"
