@@ -35,7 +35,7 @@ static const struct tpp_optdoc opts[] = {
 	{{"model", required_argument, 0, O_MODEL}, "NAME|FILE", "model whose layer shape is run (default: the plan's with --plan, else hidden 64, heads 4, ffn 256, seq 32)"},
 	{{"cluster", required_argument, 0, O_CLUSTER}, "NAME|FILE", "cluster for the predictions (default: the plan's with --plan, else dgx-a100)"},
 	{{"calibration", required_argument, 0, O_CALIBRATION}, "FILE", "calibration of this machine for the predictions (`tpplan calibrate`; default: the plan's, with the plan's cluster)"},
-	{{"layout", required_argument, 0, O_LAYOUT}, "L", "tp=..,pp=..,dp=..,sp=..,mbs=.. (unset: 1; dp: the rest of the ranks)"},
+	{{"layout", required_argument, 0, O_LAYOUT}, "L", "tp=..,pp=..,dp=..,sp=..,mbs=.. (unset: 1; dp: the rest of the ranks); vp, zb-h1, tp_overlap, recompute and zero are run (and predicted) without, with a note; cp must be 1"},
 	{{"plan", required_argument, 0, O_PLAN}, "FILE", "take the layout (.layouts[0].layout_arg), the model and the cluster from `tpplan --json` output; --model, --cluster, --calibration win over the plan's"},
 	{{"layers", required_argument, 0, O_LAYERS}, "N", "transformer layers run in all (default 2; >= pp)"},
 	{{"microbatches", required_argument, 0, O_MICRO}, "N", "micro-batches per DP replica per step (default 2)"},
@@ -340,9 +340,11 @@ int tpp_cmd_exec(int argc, char **argv)
 		fprintf(stderr, "tpplan: %s\n", err.msg);
 		return rc;
 	}
-	if ((s.cp != TPP_FREE && s.cp > 1) || (s.vp != TPP_FREE && s.vp > 1)) {
-		fprintf(stderr, "tpplan: exec: layout %s: cp > 1 and vp > 1 are not run by exec yet\n",
-			layout_arg);
+	if (s.cp != TPP_FREE && s.cp > 1) {
+		/* context parallelism changes the ranks' work and their
+		 * number: it cannot be left out as the options below are */
+		fprintf(stderr, "tpplan: exec: layout %s: cp=%d: context parallelism is not run by exec (give cp=1)\n",
+			layout_arg, s.cp);
 		return TPP_E_USAGE;
 	}
 	{
@@ -354,6 +356,13 @@ int tpp_cmd_exec(int argc, char **argv)
 		if (s.sched == TPP_SCHED_ZB_H1) {
 			k += (size_t)snprintf(off + k, sizeof(off) - k, "%sschedule=zb-h1", k ? ", " : "");
 			s.sched = TPP_SCHED_1F1B;
+		}
+		/* interleaving: one model chunk per pipeline rank (1F1B) */
+		if (s.vp != TPP_FREE && s.vp > 1) {
+			k += (size_t)snprintf(off + k, sizeof(off) - k, "%svp=%d", k ? ", " : "", s.vp);
+			s.vp = 1;
+			if (s.sched == TPP_SCHED_INTERLEAVED)
+				s.sched = TPP_SCHED_1F1B;
 		}
 		if (s.tp_overlap == 1 && k < sizeof(off))
 			k += (size_t)snprintf(off + k, sizeof(off) - k, "%stp_overlap=1", k ? ", " : "");

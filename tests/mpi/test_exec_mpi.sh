@@ -185,6 +185,20 @@ if "$tpplan" --model llama3-8b --cluster dgx-h100 --gpus 2 --layout tp=2,sp=1,tp
 else
 	bad "tpplan --json for the plan failed ($(head -n 2 "$dir/p4.err" | tr '\n' ' '))"
 fi
+# an interleaved plan (the planner's usual best) runs without
+# interleaving, with a note; cp > 1 is a usage error naming cp
+if "$tpplan" --model 125m --cluster dgx-a100 --gpus 2 --global-batch 8 --seq 256 \
+	--layout pp=2,vp=3,zero=1 --json >"$dir/pvp.json" 2>"$dir/pvp.err"; then
+	plan_exec pvp --plan "$dir/pvp.json" --scale-down 2
+	if [ "$rc" -eq 0 ] && grep -q "numerics vs fp64 reference.*: pass" "$dir/pvp.txt" &&
+		[ "$(grep -c "note: vp=3, zero=1 not run by exec" "$dir/pvp.txt")" -eq 1 ]; then
+		ok "--plan interleaved: run without interleaving, noted once"
+	else
+		bad "--plan interleaved: exit $rc ($(grep -i 'note\|error' "$dir/pvp.txt" | head -n 2 | tr '\n' ' '))"
+	fi
+else
+	bad "tpplan --json for the interleaved plan failed ($(head -n 2 "$dir/pvp.err" | tr '\n' ' '))"
+fi
 # a model with a head dimension of its own (2560-wide queries on hidden
 # 2048), through a plan (JSON model.head_dim): exec's attention uses
 # hidden / heads, and says so
@@ -250,6 +264,7 @@ fi
 usage_error exec "--layout and --plan" --layout tp=2 --plan "$dir/plan.json"
 usage_error exec "bad --layout key" --layout tq=2
 usage_error exec "--layout twice" --layout tp=1 --layout tp=2
+usage_error exec "cp=2 (not run by exec)" --layout tp=1,cp=2
 usage_error exec "cpu in bf16" --precision bf16
 usage_error exec "bad --backend" --backend gpu
 usage_error exec "bad --schedule" --schedule interleaved
