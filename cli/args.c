@@ -306,8 +306,11 @@ static int cal_fits_cluster(const struct tpp_calibration *cal, const char *path,
 	int i, p;
 	for (i = 0; i < cal->ncoll; i++)
 		if (cal->coll[i].tier >= c->ntiers) {
-			fprintf(stderr, "%s: error: collectives[%d]: tier %d, but cluster %s has %d tier%s (0..%d): a calibration of another cluster?\n",
-				path, i, cal->coll[i].tier, c->name, c->ntiers,
+			char at[32] = "";
+			if (cal->coll[i].line > 0)
+				snprintf(at, sizeof(at), ":%d:%d", cal->coll[i].line, cal->coll[i].col);
+			fprintf(stderr, "%s%s: error: collectives[%d]: tier %d, but cluster %s has %d tier%s (0..%d): a calibration of another cluster?\n",
+				path, at, i, cal->coll[i].tier, c->name, c->ntiers,
 				c->ntiers == 1 ? "" : "s", c->ntiers - 1);
 			return TPP_E_INPUT;
 		}

@@ -438,7 +438,7 @@ int tpp_cmd_exec(int argc, char **argv)
 						      name, plan.kv_heads, o.model.heads);
 			if (own_dh && k < sizeof(notes))
 				k += (size_t)snprintf(notes + k, sizeof(notes) - k,
-						      "%s head dimension %d as %d (hidden / heads)",
+						      "%s head dimension %d as hidden / heads (%d at full size)",
 						      swiglu || gqa ? ", its" : "tpplan: exec: note: its",
 						      plan.head_dim, o.model.hidden / o.model.heads);
 			if ((swiglu || gqa || own_dh) && k < sizeof(notes))

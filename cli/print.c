@@ -53,11 +53,12 @@ static void print_layout_row(FILE *f, int rank, const struct tpp_eval *e)
 		snprintf(rc, sizeof(rc), "full:%d", l->recompute_layers);
 	else
 		snprintf(rc, sizeof(rc), "%s", tpp_recompute_names[l->recompute]);
-	fprintf(f, "%4d  %3d %3d %5d %3d %4d %3d %-11s %3s %-9s %4d %4d  %9.3f %11.0f %8.1f %6.1f%% %8.1f\n",
+	/* a step under a second keeps six decimals (0.004 hid differences) */
+	fprintf(f, "%4d  %3d %3d %5d %3d %4d %3d %-11s %3s %-9s %4d %4d  %9.*f %11.0f %8.1f %6.1f%% %8.1f\n",
 		rank, l->tp, l->pp, l->dp, l->cp, l->mbs, l->vp,
 		tpp_sched_names[tpp_layout_sched(l)], l->tp_overlap ? "ovl" : l->sp ? "yes" : "no",
 		rc, l->zero, e->microbatches,
-		e->step_s, e->tokens_per_s, e->model_tflops_per_gpu,
+		e->step_s < 1 ? 6 : 3, e->step_s, e->tokens_per_s, e->model_tflops_per_gpu,
 		100.0 * e->mfu, e->mem.total_bytes / GIB);
 }
 
@@ -149,8 +150,10 @@ static void print_sources(FILE *f, const struct tpp_cluster *c,
 			fprintf(f, "; no measurement: 80%% of datasheet assumed\n");
 	}
 	if (o->gpu_speed_sigma > 0)
-		fprintf(f, "  GPU speed spread sigma %.1f%% of the median GPU (Sinha et al. SC22): the slowest of %d GPUs paces each step, compute x%.3f\n",
-			100 * o->gpu_speed_sigma, tpp_cluster_gpus(c),
+		fprintf(f, "  GPU speed spread sigma %.1f%% of the median GPU (%s): the slowest of %d GPUs paces each step, compute x%.3f\n",
+			100 * o->gpu_speed_sigma,
+			o->gpu_speed_sigma == TPP_GPU_SPEED_SIGMA_DEFAULT ? "Sinha et al. SC22" : "--gpu-variation",
+			tpp_cluster_gpus(c),
 			tpp_straggler_factor(o, tpp_cluster_gpus(c)));
 	if (c->calibration[0])
 		fprintf(f, "  calibration file: %s\n", c->calibration);

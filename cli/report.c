@@ -137,8 +137,14 @@ void tpp_report_megatron_args(const struct tpp_model *m,
 		APP(args, args_size, n, " --kv-channels %d", m->head_dim);
 	APP(args, args_size, n, " --ffn-hidden-size %d --seq-length %d --max-position-embeddings %d",
 	    m->ffn, m->seq, m->seq);
+	/* the model family the cost model counts (costmodel/model.c): a
+	 * SwiGLU model has rotary positions (no learned position table),
+	 * RMSNorm and no biases */
 	if (m->mlp == TPP_MLP_SWIGLU)
-		APP(args, args_size, n, " --swiglu");
+		APP(args, args_size, n, " --swiglu --position-embedding-type rope"
+		    " --normalization RMSNorm --disable-bias-linear");
+	if (!m->dropout)
+		APP(args, args_size, n, " --attention-dropout 0 --hidden-dropout 0");
 	if (!m->tied)
 		APP(args, args_size, n, " --untie-embeddings-and-output-weights");
 
@@ -961,7 +967,7 @@ static void write_doc(struct doc *d, const struct tpp_report *r,
 		d_td(d, "%.1f TFLOP/s", g->peak_flops[prec] / TPP_TFLOPS), d_td(d, "datasheet");
 	d_row(d), d_td(d, "GEMM ceiling");
 	if (g->gemm_flops[prec] > 0)
-		d_td(d, "%.1f TFLOP/s", g->gemm_flops[prec] / TPP_TFLOPS),
+		d_td(d, "%.4g TFLOP/s", g->gemm_flops[prec] / TPP_TFLOPS),
 			d_td(d, "%s: %s", tpp_src_names[g->gemm_src[prec]],
 			     g->gemm_src[prec] == TPP_SRC_CALIBRATION ? c->calibration : g->gemm_source);
 	else
@@ -972,7 +978,9 @@ static void write_doc(struct doc *d, const struct tpp_report *r,
 		d_row(d), d_td(d, "GPU speed spread (slowest of %d GPUs paces a step)", tpp_cluster_gpus(c)),
 			d_td(d, "sigma %.1f%%, compute x%.3f", 100 * x->opts->gpu_speed_sigma,
 			     tpp_straggler_factor(x->opts, tpp_cluster_gpus(c))),
-			d_td(d, "published: Sinha et al. SC22 (8%% variation between identical GPUs)");
+			d_td(d, "%s", x->opts->gpu_speed_sigma == TPP_GPU_SPEED_SIGMA_DEFAULT
+					     ? "published: Sinha et al. SC22 (8% variation between identical GPUs)"
+					     : "given: --gpu-variation");
 	for (i = 0; i < c->ntiers; i++) {
 		const struct tpp_tier *t = &c->tiers[i];
 		d_row(d), d_td(d, "tier %s (%s), per GPU", t->name, tpp_tier_kind_names[t->kind]),
@@ -1030,14 +1038,18 @@ static void write_doc(struct doc *d, const struct tpp_report *r,
 		h[0] = "#";
 		for (k = 0; k < TPP_TIME_PARTS; k++)
 			h[k + 1] = tpp_time_part_names[k];
-		h[TPP_TIME_PARTS + 1] = "step (s)";
+		/* in ms when the best step is under a second (0.006 hid it) */
+		h[TPP_TIME_PARTS + 1] = p->top[0].step_s < 1 ? "step (ms)" : "step (s)";
 		d_table(d, h, TPP_TIME_PARTS + 2);
 	}
-	for (i = 0; i < p->n_top; i++) {
-		d_row(d), d_td(d, "%d", i + 1);
-		for (k = 0; k < TPP_TIME_PARTS; k++)
-			d_td(d, "%.3f", tpp_time_part(&p->top[i].t, k));
-		d_td(d, "%.3f", p->top[i].step_s);
+	{
+		double u = p->top[0].step_s < 1 ? 1e3 : 1;
+		for (i = 0; i < p->n_top; i++) {
+			d_row(d), d_td(d, "%d", i + 1);
+			for (k = 0; k < TPP_TIME_PARTS; k++)
+				d_td(d, "%.3f", u * tpp_time_part(&p->top[i].t, k));
+			d_td(d, "%.3f", u * p->top[i].step_s);
+		}
 	}
 	d_end_table(d);
 
@@ -1181,7 +1193,7 @@ static void write_doc(struct doc *d, const struct tpp_report *r,
 		d_end_table(d);
 		for (k = 0; k < TPP_PREC__COUNT; k++)
 			if (cal->gemm[k].valid && cal->gemm[k].npoints)
-				d_p(d, "GEMM %s: %d shapes measured, best %.1f TFLOP/s.", tpp_prec_names[k],
+				d_p(d, "GEMM %s: %d shapes measured, best %.3g TFLOP/s.", tpp_prec_names[k],
 				    cal->gemm[k].npoints, cal->gemm[k].best_flops_per_s / TPP_TFLOPS);
 	}
 

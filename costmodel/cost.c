@@ -93,7 +93,7 @@ void tpp_cost_opts_default(struct tpp_cost_opts *o)
 	o->act_temp_factor = 1.05;
 	o->dp_overlap = 1;
 	o->p2p_overlap = 1;
-	o->gpu_speed_sigma = 0.02; /* Sinha et al. SC22, see tpp_straggler_factor */
+	o->gpu_speed_sigma = TPP_GPU_SPEED_SIGMA_DEFAULT; /* see tpp_straggler_factor */
 }
 
 void tpp_cost_opts_megatron(struct tpp_cost_opts *o)

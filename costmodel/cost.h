@@ -113,6 +113,9 @@ struct tpp_cost_opts {
  * reserve, 1.05, dp_overlap and p2p_overlap on.  Megatron's own defaults
  * have both overlaps off (tpp_cost_opts_megatron). */
 void tpp_cost_opts_default(struct tpp_cost_opts *o);
+/* The default GPU speed spread, sigma as a fraction of the median GPU
+ * (Sinha et al. SC22: ~8 % between identical GPUs at scale). */
+#define TPP_GPU_SPEED_SIGMA_DEFAULT 0.02
 /* Megatron-LM's defaults for what a run description leaves unsaid:
  * overlap_grad_reduce, overlap_p2p_comm and tp_comm_overlap all False
  * (megatron/core/distributed/distributed_data_parallel_config.py,

@@ -425,7 +425,7 @@ if expect calibrate-import-ok 0 out "written to" "$BIN" calibrate \
 	else
 		fail "plan-abs-paths: plan with a relative --calibration failed"
 	fi
-	expect calibration-other-tier 3 err "tier 3, but cluster dgx-a100 has 2 tiers" \
+	expect calibration-other-tier 3 err "cal-tier3.yaml:14:5: error: collectives[0]: tier 3, but cluster dgx-a100 has 2 tiers" \
 		"$BIN" --model 125m --cluster dgx-a100 --gpus 8 \
 		--calibration "$TMP/cal-tier3.yaml"
 	{ grep -v '^gemm: \[\]$' "$TMP/cal-ar.yaml"

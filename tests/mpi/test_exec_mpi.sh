@@ -206,7 +206,7 @@ if "$tpplan" --model "$root/tests/data/models/small-dense.yaml" --cluster dgx-h1
 	--layout tp=2,sp=0 --json >"$dir/pdh.json" 2>"$dir/pdh.err"; then
 	plan_exec pdh --plan "$dir/pdh.json" --scale-down 16
 	if [ "$rc" -eq 0 ] &&
-		[ "$(grep -c "its head dimension 160 as 128 (hidden / heads)" "$dir/pdh.txt")" -eq 1 ]; then
+		[ "$(grep -c "its head dimension 160 as hidden / heads (128 at full size)" "$dir/pdh.txt")" -eq 1 ]; then
 		ok "--plan: a model's own head dimension noted once"
 	else
 		bad "--plan head_dim: exit $rc ($(grep note "$dir/pdh.txt" | head -n 2 | tr '\n' ' '))"
