@@ -1200,8 +1200,19 @@ static void write_doc(struct doc *d, const struct tpp_report *r,
 	/* 8. exec */
 	if (r->exec_path) {
 		d_h(d, 2, "Measured vs predicted (tpplan exec)");
-		d_p(d, "%s: layout %s; time per step on the slowest rank.", r->exec_path,
-		    r->exec_layout[0] ? r->exec_layout : "?");
+		d_p(d, "%s: layout %s; model %s%s%s%s, predicted for cluster %s; time per step on the slowest rank.",
+		    r->exec_path, r->exec_layout[0] ? r->exec_layout : "?",
+		    r->exec_model[0] ? r->exec_model : "(exec's own small shape)",
+		    r->exec_shape[0] ? " (" : "", r->exec_shape, r->exec_shape[0] ? ")" : "",
+		    r->exec_cluster[0] ? r->exec_cluster : "?");
+		/* results of another problem than the report's are shown all
+		 * the same, but not silently */
+		if ((r->exec_model[0] && strcmp(r->exec_model, x->model->name)) ||
+		    (r->exec_cluster[0] && strcmp(r->exec_cluster, x->cluster->name)))
+			d_p(d, "Note: these exec results are of %s on %s, not of this report's %s on %s; the run is a scaled-down check of the model's layer arithmetic, compared with its own prediction.",
+			    r->exec_model[0] ? r->exec_model : "another model",
+			    r->exec_cluster[0] ? r->exec_cluster : "another cluster",
+			    x->model->name, x->cluster->name);
 		figure(d, fg, FIG_EXEC, "Measured vs predicted time per phase (ms, log scale)");
 		{
 			static const char *const h[] = {"phase", "count", "measured (ms)", "predicted (ms)", "error"};
@@ -1402,13 +1413,34 @@ int tpp_report_read_exec(const char *path, struct tpp_report *r)
 	int rc, i, n = 0;
 
 	r->nphase = 0;
-	r->exec_layout[0] = '\0';
+	r->exec_layout[0] = r->exec_model[0] = r->exec_cluster[0] = r->exec_shape[0] = '\0';
 	if ((rc = tpp_cli_json_load(&d, "--exec", path, "tpplan.exec/v1")))
 		return rc;
 	root = tpp_ydoc_root(&d);
 	if ((v = tpp_y_map_get(&d, root, "layout_arg")) &&
 	    (rc = tpp_y_str(&d, v, r->exec_layout, sizeof(r->exec_layout), &err)))
 		goto out;
+	/* what was run, to say it beside the report's problem (optional:
+	 * older results lack them) */
+	{
+		const char *s;
+		yaml_node_t *sh = tpp_y_map_get(&d, root, "shape");
+		if ((s = tpp_yj_str(tpp_y_map_get(&d, root, "model"))))
+			tpp_strlcpy(r->exec_model, s, sizeof(r->exec_model));
+		if ((s = tpp_yj_str(tpp_y_map_get(&d, root, "cluster"))))
+			tpp_strlcpy(r->exec_cluster, s, sizeof(r->exec_cluster));
+		if (sh && sh->type == YAML_MAPPING_NODE) {
+			double hd, hs, ff, sq, ly;
+			if (tpp_yj_num(tpp_y_map_get(&d, sh, "hidden"), &hd) &&
+			    tpp_yj_num(tpp_y_map_get(&d, sh, "heads"), &hs) &&
+			    tpp_yj_num(tpp_y_map_get(&d, sh, "ffn"), &ff) &&
+			    tpp_yj_num(tpp_y_map_get(&d, sh, "seq"), &sq) &&
+			    tpp_yj_num(tpp_y_map_get(&d, sh, "layers"), &ly))
+				snprintf(r->exec_shape, sizeof(r->exec_shape),
+					 "hidden %.0f, heads %.0f, ffn %.0f, seq %.0f, %.0f layers",
+					 hd, hs, ff, sq, ly);
+		}
+	}
 	phases = tpp_y_map_get(&d, root, "phases");
 	if (!phases) {
 		rc = tpp_y_err(&d, root, &err, "--exec: no \"phases\"");

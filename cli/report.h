@@ -54,6 +54,9 @@ struct tpp_report {
 	const struct tpp_calibration *cal; /* NULL without a calibration */
 	const char *exec_path;          /* NULL without --exec */
 	char exec_layout[200];
+	char exec_model[64];            /* "" when the results do not say */
+	char exec_cluster[128];
+	char exec_shape[160];           /* "hidden 96, heads 12, ..." or "" */
 	int nphase;
 	struct tpp_report_phase phase[TPP_REPORT_PHASE_MAX];
 	int nscale;

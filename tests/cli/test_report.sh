@@ -354,6 +354,10 @@ else
   "schema": "tpplan.exec/v1",
   "status": "ok",
   "layout_arg": "tp=2,pp=1,dp=1,sp=0,mbs=1",
+  "shape": {"hidden": 128, "heads": 32, "ffn": 448, "seq": 256, "mbs": 1, "layers": 2, "microbatches": 2},
+  "model": "llama3-8b",
+  "scale_down": 32,
+  "cluster": "dgx-h100",
   "phases": [
     {"phase": "gemm_qkv", "count": 4, "measured_s": 1.25e-03, "predicted_s": 1.10e-03, "error": -0.12},
     {"phase": "tp_allreduce", "count": 8, "measured_s": 3.5e-04, "predicted_s": null, "error": null},
@@ -370,6 +374,11 @@ EOF
 		grep -q 'src="exec.png"' "$D/index.html" || fail "cal: no exec figure"
 		grep -q "tp_allreduce" "$D/report.md" || fail "cal: exec phases not listed"
 		grep -q "cal.yaml" "$D/index.html" || fail "cal: calibration file not named"
+		# what the exec ran, and that it is another problem than the report's
+		grep -q "model llama3-8b (hidden 128, heads 32, ffn 448, seq 256, 2 layers), predicted for cluster dgx-h100" "$D/report.md" ||
+			fail "cal: the exec's model / shape / cluster not stated"
+		grep -q "Note: these exec results are of llama3-8b on dgx-h100, not of this report's" "$D/report.md" ||
+			fail "cal: exec results of another model not pointed out"
 		ok "calibration + exec"
 	else
 		fail "cal: exit $?"; sed 's/^/    /' "$TMP/err" >&2
