@@ -265,6 +265,15 @@ usage_error exec "--layout and --plan" --layout tp=2 --plan "$dir/plan.json"
 usage_error exec "bad --layout key" --layout tq=2
 usage_error exec "--layout twice" --layout tp=1 --layout tp=2
 usage_error exec "cp=2 (not run by exec)" --layout tp=1,cp=2
+# under mpiexec a usage error (before MPI starts) is printed by rank 0 only
+# shellcheck disable=SC2086
+timeout 60 mpiexec $mpiflags -np 2 "$tpplan" exec --layout tp=1,cp=2 >"$dir/usage2.txt" 2>&1
+rc=$?
+if [ "$rc" -ne 0 ] && [ "$(grep -c "context parallelism is not run by exec" "$dir/usage2.txt")" -eq 1 ]; then
+	ok "usage error under mpiexec -np 2: printed once"
+else
+	bad "usage error under mpiexec -np 2: exit $rc, printed $(grep -c "context parallelism is not run by exec" "$dir/usage2.txt") times"
+fi
 usage_error exec "cpu in bf16" --precision bf16
 usage_error exec "bad --backend" --backend gpu
 usage_error exec "bad --schedule" --schedule interleaved
