@@ -4,9 +4,11 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "calibration.h"
 #include "cli.h"
@@ -559,4 +561,46 @@ int tpp_cli_json_load(struct tpp_ydoc *d, const char *flag, const char *path,
 		tpp_ydoc_free(d);
 	}
 	return rc;
+}
+
+/*
+ * Before MPI starts every rank parses the same options and files, so a
+ * usage or input error would be printed once per rank.  The launcher
+ * tells each process its rank in the environment (Open MPI
+ * OMPI_COMM_WORLD_RANK; PMI_RANK / PMIX_RANK elsewhere): ranks other than
+ * 0 keep quiet until MPI is up (tpp_cli_speak_again), and exit with the same
+ * status.  Run without a launcher, nothing changes.
+ */
+static int saved_stderr = -1;
+
+void tpp_cli_quiet_until_mpi(void)
+{
+	static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"};
+	const char *r = NULL;
+	size_t i;
+	int nul;
+	for (i = 0; i < TPP_ARRAY_LEN(vars) && !r; i++)
+		r = getenv(vars[i]);
+	if (!r || !strcmp(r, "0"))
+		return;
+	fflush(stderr);
+	saved_stderr = dup(2);
+	nul = open("/dev/null", O_WRONLY);
+	if (saved_stderr < 0 || nul < 0) {
+		if (nul >= 0)
+			close(nul);
+		return;
+	}
+	dup2(nul, 2);
+	close(nul);
+}
+
+void tpp_cli_speak_again(void)
+{
+	if (saved_stderr < 0)
+		return;
+	fflush(stderr);
+	dup2(saved_stderr, 2);
+	close(saved_stderr);
+	saved_stderr = -1;
 }

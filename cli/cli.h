@@ -154,6 +154,15 @@ int tpp_cli_parse_layout(const char *arg, struct tpp_search *s,
  * there was none), else freed.  Prints errors, and tpp_cal_check's
  * warnings to `warn` (NULL: none); returns an exit status.
  */
+/*
+ * Under an MPI launcher, before MPI starts: ranks other than 0 (by the
+ * launcher's environment) send stderr to /dev/null, so that an error
+ * every rank finds in the same options is printed once; speak again
+ * before MPI_Init, whose errors may differ per rank.
+ */
+void tpp_cli_quiet_until_mpi(void);
+void tpp_cli_speak_again(void);
+
 int tpp_cli_calibrate_cluster(struct tpp_cluster *c, const char *path,
 			      struct tpp_calibration **keep, FILE *warn);
 

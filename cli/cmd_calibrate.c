@@ -351,6 +351,7 @@ int tpp_cmd_calibrate(int argc, char **argv)
 	int nshapes = 0, ch, rc = TPP_OK, tokens = 0, max_tp = 8;
 	const char *model_arg = NULL;
 
+	tpp_cli_quiet_until_mpi();
 	tpp_cli_long_opts(opts, TPP_ARRAY_LEN(opts), lo);
 	optind = 1;
 	opterr = 0;
@@ -546,6 +547,7 @@ int tpp_cmd_calibrate(int argc, char **argv)
 			o.shapes = bs;
 			o.nshapes = nshapes;
 		}
+		tpp_cli_speak_again();
 		if ((rc = tpp_bench_init(&rank, &size, &err))) {
 			tpp_err_print(stderr, &err);
 			free(bs);

@@ -9,7 +9,6 @@
  * --cluster) --> tpp_bench_init (MPI) --> tpp_exec_run (every rank) -->
  * rank 0: tpp_exec_predict --> table or JSON on stdout.
  */
-#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
@@ -209,48 +208,6 @@ out:
 	return rc;
 }
 
-/*
- * Before MPI starts every rank parses the same options and files, so a
- * usage or input error would be printed once per rank.  The launcher
- * tells each process its rank in the environment (Open MPI
- * OMPI_COMM_WORLD_RANK; PMI_RANK / PMIX_RANK elsewhere): ranks other than
- * 0 keep quiet until MPI is up (speak_again), and exit with the same
- * status.  Run without a launcher, nothing changes.
- */
-static int saved_stderr = -1;
-
-static void quiet_until_mpi(void)
-{
-	static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"};
-	const char *r = NULL;
-	size_t i;
-	int nul;
-	for (i = 0; i < TPP_ARRAY_LEN(vars) && !r; i++)
-		r = getenv(vars[i]);
-	if (!r || !strcmp(r, "0"))
-		return;
-	fflush(stderr);
-	saved_stderr = dup(2);
-	nul = open("/dev/null", O_WRONLY);
-	if (saved_stderr < 0 || nul < 0) {
-		if (nul >= 0)
-			close(nul);
-		return;
-	}
-	dup2(nul, 2);
-	close(nul);
-}
-
-static void speak_again(void)
-{
-	if (saved_stderr < 0)
-		return;
-	fflush(stderr);
-	dup2(saved_stderr, 2);
-	close(saved_stderr);
-	saved_stderr = -1;
-}
-
 int tpp_cmd_exec(int argc, char **argv)
 {
 	struct option lo[TPP_ARRAY_LEN(opts) + 1];
@@ -268,7 +225,7 @@ int tpp_cmd_exec(int argc, char **argv)
 	struct tpp_search s;
 	struct tpp_err err;
 
-	quiet_until_mpi();
+	tpp_cli_quiet_until_mpi();
 	tpp_cli_long_opts(opts, TPP_ARRAY_LEN(opts), lo);
 	optind = 1;
 	opterr = 0;
@@ -540,7 +497,7 @@ int tpp_cmd_exec(int argc, char **argv)
 		cal_arg = cluster->calibration[0] ? cluster->calibration : NULL;
 
 		/* MPI's own errors may differ per rank: every rank speaks */
-		speak_again();
+		tpp_cli_speak_again();
 		if ((rc = tpp_bench_init(&rank, &size, &err))) {
 			tpp_err_print(stderr, &err);
 			free(cluster);

@@ -330,6 +330,17 @@ usage_error calibrate "bad --max-bytes" --out "$dir/x.yaml" --max-bytes 12Q
 usage_error calibrate "--import without --group" --out "$dir/x.yaml" --import "$dir/none.txt"
 usage_error calibrate "--group without --import" --out "$dir/x.yaml" --group 8
 usage_error calibrate "bad --gemm-shapes" --out "$dir/x.yaml" --gemm-shapes 64x64
+# under mpiexec a usage error (before MPI starts) is printed by rank 0 only
+# shellcheck disable=SC2086
+timeout 60 mpiexec $mpiflags -np 2 "$tpplan" calibrate --collectives bogus \
+	--out "$dir/x.yaml" >"$dir/usage2.txt" 2>&1
+rc=$?
+n=$(grep -c "bogus" "$dir/usage2.txt")
+if [ "$rc" -ne 0 ] && [ "$n" -eq 1 ]; then
+	ok "usage error under mpiexec -np 2: printed once"
+else
+	bad "usage error under mpiexec -np 2: exit $rc, printed $n times"
+fi
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
