@@ -471,8 +471,9 @@ double tpp_tier_busbw_at(const struct tpp_tier *t, enum tpp_coll coll,
 		return y[0];
 	if (bytes >= x[n - 1]) {
 		/* above a calibrated curve: its largest size's time, the rest
-		 * at the calibration's figure (as cost.c flat_time prices it;
-		 * a sweep that stopped at 128 B ends at a few MB/s) */
+		 * at the calibration's figure (a sweep that stopped at 128 B
+		 * ends at a few MB/s); cost.c flat_time prices every size of a
+		 * curve through here */
 		double b = t->busbw_src[coll] == TPP_SRC_CALIBRATION &&
 			   t->busbw_Bps[coll] > 0 ? t->busbw_Bps[coll] : y[n - 1];
 		if (b == y[n - 1])

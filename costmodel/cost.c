@@ -576,10 +576,11 @@ static double flat_time(const struct tpp_tier *t, enum tpp_coll coll,
 		 * size's time (which is about that latency when the curve
 		 * starts at a few KiB, and keeps mid sizes honest when it starts
 		 * at 100 MiB); above it the largest size's time plus the rest
-		 * at the fitted (calibration) or last measured bandwidth.
+		 * at the fitted (calibration) or last measured bandwidth --
+		 * tpp_tier_busbw_at's rule, which the hierarchical path reads
+		 * too.
 		 */
-		int last = t->curve_n[cv] - 1;
-		double b0 = t->curve_bytes[cv][0], bn = t->curve_bytes[cv][last];
+		double b0 = t->curve_bytes[cv][0];
 		double mesh = mesh_scale(t, n);
 		if (bytes <= b0) {
 			double t0 = b0 * f / (t->curve_busbw_Bps[cv][0] * mesh);
@@ -588,12 +589,7 @@ static double flat_time(const struct tpp_tier *t, enum tpp_coll coll,
 				return t0;
 			return a0 + (t0 - a0) * bytes / b0;
 		}
-		if (bytes <= bn)
-			return bytes * f / (tpp_tier_busbw_at(t, (enum tpp_coll)cv, bytes) * mesh);
-		busbw = t->busbw_src[cv] == TPP_SRC_CALIBRATION && t->busbw_Bps[cv] > 0
-			? t->busbw_Bps[cv] : t->curve_busbw_Bps[cv][last];
-		return bn * f / (t->curve_busbw_Bps[cv][last] * mesh) +
-		       (bytes - bn) * f / (busbw * mesh);
+		return bytes * f / (tpp_tier_busbw_at(t, (enum tpp_coll)cv, bytes) * mesh);
 	}
 	busbw = tier_busbw(t, coll, n, bytes);
 	alpha = TPP_COLL_BASE_LAT_S + ring_steps(coll, n) * t->latency_s;
