@@ -454,11 +454,13 @@ int tpp_cal_check(const struct tpp_calibration *cal, const char *path,
 	for (i = 0; i < cal->ncoll; i++) {
 		const struct tpp_cal_coll *tab = &cal->coll[i];
 		const struct tpp_tier *t;
+		int over_span;
 		if (tab->tier >= c->ntiers || tab->tier == c->ntiers - 1)
 			continue; /* no such tier (the caller's check), or the outermost */
 		t = &c->tiers[tab->tier];
+		over_span = t->span_gpus > 0 && tab->group > t->span_gpus;
 		if (strcmp(cal->backend, "import")) {
-			if (warn && t->span_gpus > 0 && tab->group > t->span_gpus)
+			if (warn && over_span)
 				fprintf(warn, "%s:%d:%d: warning: collectives[%d]: %s over a group "
 					"of %d on tier %d of the machine it was measured on, but a "
 					"domain of tier %s of cluster %s holds %d GPUs: that "
@@ -467,7 +469,7 @@ int tpp_cal_check(const struct tpp_calibration *cal, const char *path,
 					tab->group, tab->tier, t->name, c->name, t->span_gpus);
 			continue;
 		}
-		if (t->span_gpus > 0 && tab->group > t->span_gpus)
+		if (over_span)
 			return tpp_err_set(err, TPP_E_INPUT, path, tab->line, tab->col,
 					   "collectives[%d]: %s over a group of %d on tier %d, "
 					   "but a domain of tier %s of cluster %s holds %d GPUs: "

@@ -248,7 +248,8 @@ size_t tpp_print_caution(char *buf, size_t size, const struct tpp_plan *p)
 	return w > 0 ? (size_t)w : 0;
 }
 
-static void print_ties(FILE *f, const struct tpp_plan *p)
+/* How sure the ranking is: the ties, and a caution where one applies. */
+static void print_how_sure(FILE *f, const struct tpp_plan *p)
 {
 	char buf[512];
 	if (tpp_print_ties(buf, sizeof(buf), p))
@@ -287,7 +288,7 @@ void tpp_print_plan_text(FILE *f, const struct tpp_plan_ctx *x,
 	for (i = 0; i < p->n_top; i++)
 		print_layout_row(f, i + 1, &p->top[i]);
 	print_legend(f, p);
-	print_ties(f, p);
+	print_how_sure(f, p);
 	fprintf(f, "\nbest layout: ");
 	{
 		char lb[200];
@@ -324,6 +325,16 @@ void tpp_print_plan_text(FILE *f, const struct tpp_plan_ctx *x,
 			e->step_s == best->step_s ? "(best)" : why);
 	}
 	fprintf(f, "\nFLOP convention: %s\n", tpp_cost_flops_doc);
+}
+
+/* A file's path as a JSON string, absolute so that a tool reading the
+ * plan elsewhere (exec --plan from another directory) finds the same file;
+ * as given when it cannot be resolved. */
+static void json_path(FILE *f, const char *path)
+{
+	char *abs = path[0] ? realpath(path, NULL) : NULL;
+	tpp_json_str(f, abs ? abs : path);
+	free(abs);
 }
 
 void tpp_json_str(FILE *f, const char *s)
@@ -409,24 +420,14 @@ void tpp_print_plan_json(FILE *f, const struct tpp_plan_ctx *x,
 		tpp_mlp_names[m->mlp], m->vocab, m->seq);
 	fprintf(f, "  \"cluster\": {\"name\": ");
 	tpp_json_str(f, c->name);
-	/* absolute, so that a tool reading the plan elsewhere (exec --plan
-	 * from another directory) finds the same file */
 	fprintf(f, ", \"path\": ");
-	{
-		char *abs = c->path[0] ? realpath(c->path, NULL) : NULL;
-		tpp_json_str(f, abs ? abs : c->path);
-		free(abs);
-	}
+	json_path(f, c->path);
 	fprintf(f, ", \"gpu\": ");
 	tpp_json_str(f, c->gpu.name);
 	fprintf(f, ", \"gpus\": %d, \"gpus_per_node\": %d, \"calibration\": ",
 		x->search->gpus, c->gpus_per_node);
-	if (c->calibration[0]) {
-		/* absolute too (exec --plan from elsewhere reads it) */
-		char *abs = realpath(c->calibration, NULL);
-		tpp_json_str(f, abs ? abs : c->calibration);
-		free(abs);
-	}
+	if (c->calibration[0])
+		json_path(f, c->calibration);
 	else
 		fputs("null", f);
 	fprintf(f, "},\n  \"global_batch\": %d,\n  \"precision\": \"%s\",\n  \"fp8_recipe\": ",
