@@ -152,8 +152,16 @@ plan_exec() {
 		>"$dir/$name.txt" 2>&1
 	rc=$?
 }
-if "$tpplan" --model llama3-8b --cluster dgx-h100 --gpus 2 --layout tp=2,sp=1,tp_overlap=0 \
-	--json >"$dir/p4.json" 2>"$dir/p4.err"; then
+# make_plan NAME ARGS...: `tpplan ARGS --json` into $dir/NAME.json; a
+# failure is a failed case, and the status
+make_plan() {
+	name=$1
+	shift
+	"$tpplan" "$@" --json >"$dir/$name.json" 2>"$dir/$name.err" && return 0
+	bad "tpplan --json for plan $name failed ($(head -n 2 "$dir/$name.err" | tr '\n' ' '))"
+	return 1
+}
+if make_plan p4 --model llama3-8b --cluster dgx-h100 --gpus 2 --layout tp=2,sp=1,tp_overlap=0; then
 	# full size it does not fit (the memory check names the factor that
 	# does, here on a node of 2e9 bytes)
 	TPP_EXEC_TEST_MEM_BYTES=2e9 plan_exec p4full --plan "$dir/p4.json"
@@ -182,13 +190,11 @@ if "$tpplan" --model llama3-8b --cluster dgx-h100 --gpus 2 --layout tp=2,sp=1,tp
 	else
 		bad "--plan with --model / --cluster: exit $rc ($(head -c 400 "$dir/p4flags.txt" | tr '\n' ' '))"
 	fi
-else
-	bad "tpplan --json for the plan failed ($(head -n 2 "$dir/p4.err" | tr '\n' ' '))"
 fi
 # an interleaved plan (the planner's usual best) runs without
 # interleaving, with a note; cp > 1 is a usage error naming cp
-if "$tpplan" --model 125m --cluster dgx-a100 --gpus 2 --global-batch 8 --seq 256 \
-	--layout pp=2,vp=3,zero=1 --json >"$dir/pvp.json" 2>"$dir/pvp.err"; then
+if make_plan pvp --model 125m --cluster dgx-a100 --gpus 2 --global-batch 8 --seq 256 \
+	--layout pp=2,vp=3,zero=1; then
 	plan_exec pvp --plan "$dir/pvp.json" --scale-down 2
 	if [ "$rc" -eq 0 ] && grep -q "numerics vs fp64 reference.*: pass" "$dir/pvp.txt" &&
 		[ "$(grep -c "note: vp=3, zero=1 not run by exec" "$dir/pvp.txt")" -eq 1 ]; then
@@ -196,14 +202,12 @@ if "$tpplan" --model 125m --cluster dgx-a100 --gpus 2 --global-batch 8 --seq 256
 	else
 		bad "--plan interleaved: exit $rc ($(grep -i 'note\|error' "$dir/pvp.txt" | head -n 2 | tr '\n' ' '))"
 	fi
-else
-	bad "tpplan --json for the interleaved plan failed ($(head -n 2 "$dir/pvp.err" | tr '\n' ' '))"
 fi
 # a model with a head dimension of its own (2560-wide queries on hidden
 # 2048), through a plan (JSON model.head_dim): exec's attention uses
 # hidden / heads, and says so
-if "$tpplan" --model "$root/tests/data/models/small-dense.yaml" --cluster dgx-h100 --gpus 2 \
-	--layout tp=2,sp=0 --json >"$dir/pdh.json" 2>"$dir/pdh.err"; then
+if make_plan pdh --model "$root/tests/data/models/small-dense.yaml" --cluster dgx-h100 --gpus 2 \
+	--layout tp=2,sp=0; then
 	plan_exec pdh --plan "$dir/pdh.json" --scale-down 16
 	if [ "$rc" -eq 0 ] &&
 		[ "$(grep -c "its head dimension 160 as hidden / heads (128 at full size)" "$dir/pdh.txt")" -eq 1 ]; then
@@ -211,8 +215,6 @@ if "$tpplan" --model "$root/tests/data/models/small-dense.yaml" --cluster dgx-h1
 	else
 		bad "--plan head_dim: exit $rc ($(grep note "$dir/pdh.txt" | head -n 2 | tr '\n' ' '))"
 	fi
-else
-	bad "tpplan --json for the head_dim plan failed ($(head -n 2 "$dir/pdh.err" | tr '\n' ' '))"
 fi
 
 # ---- a rank that dies ends the run within --timeout ------------------------------------
