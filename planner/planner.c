@@ -304,7 +304,8 @@ static void enumerate_inner(struct ctx *x, struct tpp_layout *l)
 						continue;
 					/* what rejects a layout whatever its recompute
 					 * and ZeRO fields (tpp_layout_invalid_outer) is
-					 * checked once for all of them */
+					 * checked once for all of them; consider()
+					 * leaves these fields as they are */
 					l->mbs = mbs;
 					l->vp = vp;
 					l->zb = zb;
@@ -325,11 +326,6 @@ static void enumerate_inner(struct ctx *x, struct tpp_layout *l)
 								continue;
 							if (zero > 0 && l->dp * l->cp == 1 && s->zero == TPP_FREE)
 								continue; /* nothing to shard */
-							l->mbs = mbs;
-							l->vp = vp;
-							l->zb = zb;
-							l->sp = spf;
-							l->tp_overlap = ov;
 							l->recompute = (enum tpp_recompute)rc;
 							/* a block size with another mode is
 							 * kept, to be rejected as invalid */
