@@ -736,7 +736,14 @@ static int fig_scaling(const char *dir, const struct tpp_report *r)
 			fprintf(a.f, "%s%d", first ? "" : ", ", r->scale[i].gpus);
 			first = 0;
 		}
-	fputs(")\nset offsets graph 0.05, graph 0.05, 0, 0\n"
+	fputs(")\n", a.f);
+	/* mark the requested count, as the table does */
+	for (i = 0; i < r->nscale; i++)
+		if (r->scale[i].ok && r->scale[i].gpus == r->x->search->gpus)
+			fprintf(a.f, "set arrow from %d, graph 0 to %d, graph 1 nohead dt 3 lc rgb \"gray40\"\n"
+				"set label \"requested\" at %d, graph 0.96 left offset 0.5, 0 tc rgb \"gray40\"\n",
+				r->scale[i].gpus, r->scale[i].gpus, r->scale[i].gpus);
+	fputs("set offsets graph 0.05, graph 0.05, 0, 0\n"
 	      "plot \"scaling.dat\" using 1:2 with linespoints lw 2 pt 7 axes x1y1 title \"tokens/s\", \\\n"
 	      "     \"\" using 1:3 with linespoints lw 2 pt 5 dt 2 axes x1y2 title \"MFU (%)\"\n", a.f);
 	return af_close(&a);
