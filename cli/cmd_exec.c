@@ -439,9 +439,11 @@ int tpp_cmd_exec(int argc, char **argv)
 						      name, plan.kv_heads, o.model.heads);
 			if (own_dh && k < sizeof(notes))
 				k += (size_t)snprintf(notes + k, sizeof(notes) - k,
-						      "%s head dimension %d as hidden / heads (%d at full size)",
-						      swiglu || gqa ? ", its" : "tpplan: exec: note: its",
-						      plan.head_dim, o.model.hidden / o.model.heads);
+						      "%s%s%s head dimension %d %sas hidden / heads (%d at full size)",
+						      swiglu || gqa ? ", its" : "tpplan: exec: note: ",
+						      swiglu || gqa ? "" : name, swiglu || gqa ? "" : "'s",
+						      plan.head_dim, swiglu || gqa ? "" : "runs ",
+						      o.model.hidden / o.model.heads);
 			if ((swiglu || gqa || own_dh) && k < sizeof(notes))
 				snprintf(notes + k, sizeof(notes) - k,
 					 " (exec runs GPT blocks; predicted as run)\n");

@@ -216,6 +216,19 @@ if make_plan pdh --model "$root/tests/data/models/small-dense.yaml" --cluster dg
 		bad "--plan head_dim: exit $rc ($(grep note "$dir/pdh.txt" | head -n 2 | tr '\n' ' '))"
 	fi
 fi
+# the head dimension as the only thing exec changes (a GELU model without
+# GQA): the note names the model and has a verb of its own
+sed -e 's/^kv_heads: 4/kv_heads: 16/' -e 's/^mlp: swiglu/mlp: gelu/' -e 's/^name: .*/name: gelu-dh/' \
+	"$root/tests/data/models/small-dense.yaml" >"$dir/gelu-dh.yaml"
+if make_plan pdh1 --model "$dir/gelu-dh.yaml" --cluster dgx-h100 --gpus 2 --layout tp=2,sp=0; then
+	plan_exec pdh1 --plan "$dir/pdh1.json" --scale-down 16
+	if [ "$rc" -eq 0 ] &&
+		[ "$(grep -c "note: gelu-dh's head dimension 160 runs as hidden / heads (128 at full size) (exec runs" "$dir/pdh1.txt")" -eq 1 ]; then
+		ok "--plan: the head dimension alone noted with the model's name"
+	else
+		bad "--plan head_dim alone: exit $rc ($(grep note "$dir/pdh1.txt" | head -n 2 | tr '\n' ' '))"
+	fi
+fi
 
 # ---- a rank that dies ends the run within --timeout ------------------------------------
 start=$(date +%s)
