@@ -244,7 +244,7 @@ size_t tpp_print_caution(char *buf, size_t size, const struct tpp_plan *p)
 	e = &p->top[0];
 	if (e->layout.zero != 3 || e->dp_tier < 1)
 		return 0;
-	w = snprintf(buf, size, "Caution: the best layout uses ZeRO-3 with its data-parallel group across nodes; the published ZeRO-3 runs on 384-2240 GPUs (SC21 Table 2, DeepSpeed) took 1.3-2.8 times the step this model predicts, more so on more nodes (costmodel/README.md, Accuracy), so treat its step time as optimistic and compare with the best layout without ZeRO-3 (--layout zero=2).");
+	w = snprintf(buf, size, "Caution: the best layout uses ZeRO-3 with its data-parallel group across nodes; the published ZeRO-3 runs on 384-2240 GPUs (SC21 Table 2, DeepSpeed) took 1.3-2.8 times the step this model predicts, more so on more nodes (costmodel/README.md, Accuracy), so treat its step time as optimistic and compare with the best layout without ZeRO-3 (--layout zero=1, which allows pipelining).");
 	return w > 0 ? (size_t)w : 0;
 }
 

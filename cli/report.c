@@ -112,7 +112,14 @@ void tpp_report_megatron_args(const struct tpp_model *m,
 		    l->recompute_layers);
 	else if (l->recompute == TPP_RECOMPUTE_FULL)
 		APP(args, args_size, n, " --recompute-granularity full --recompute-method uniform --recompute-num-layers 1");
-	if (l->zero >= 1)
+	/* ZeRO-1 is Megatron's distributed optimizer; ZeRO-2 / 3 are
+	 * Megatron-FSDP's optim_grads / optim_grads_params sharding, with
+	 * the flags its README requires (megatron/core/distributed/fsdp) */
+	if (l->zero >= 2)
+		APP(args, args_size, n, " --use-megatron-fsdp --data-parallel-sharding-strategy %s"
+		    " --no-gradient-accumulation-fusion --use-distributed-optimizer --ckpt-format fsdp_dtensor",
+		    l->zero >= 3 ? "optim_grads_params" : "optim_grads");
+	else if (l->zero == 1)
 		APP(args, args_size, n, " --use-distributed-optimizer");
 	/* the overlaps the prediction assumes (cost options; Megatron's
 	 * defaults have them off) */
@@ -155,7 +162,7 @@ void tpp_report_megatron_args(const struct tpp_model *m,
 		APP(note, note_size, k, "%sThe ZB-H1 zero-bubble schedule has no Megatron-LM flag (the arguments give plain 1F1B).",
 		    k ? " " : "");
 	if (l->zero >= 2)
-		APP(note, note_size, k, "%sZeRO-%d (sharded gradients%s) has no Megatron-LM flag; --use-distributed-optimizer shards the optimizer states only (ZeRO-1).",
+		APP(note, note_size, k, "%sZeRO-%d (sharded gradients%s) runs as Megatron-FSDP (Megatron-Core; older releases spell --use-megatron-fsdp as --use-custom-fsdp); --use-distributed-optimizer alone shards the optimizer states only (ZeRO-1).",
 		    k ? " " : "", l->zero, l->zero >= 3 ? " and parameters" : "");
 }
 

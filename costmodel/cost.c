@@ -702,7 +702,7 @@ const char *const tpp_invalid_names[TPP_INV__COUNT] = {
 	[TPP_INV_SP] = "sequence parallelism needs tp >= 2; TP overlap needs sequence parallelism and the TP group in one NVLink domain",
 	[TPP_INV_SEQ] = "cp/sp do not divide the sequence",
 	[TPP_INV_BATCH] = "dp*mbs does not divide the global batch",
-	[TPP_INV_ZERO] = "zero=3 with pipelining",
+	[TPP_INV_ZERO] = "zero=2/3 with pipelining",
 	[TPP_INV_PRECISION] = "no peak for the precision on this GPU",
 	[TPP_INV_CP_ATTN] = "context parallelism needs flash attention (--attention flash)",
 	[TPP_INV_RECOMPUTE] = "recompute_layers needs recompute=full and at most the layers of a model chunk",
@@ -763,7 +763,14 @@ enum tpp_invalid tpp_layout_invalid(const struct tpp_model *m,
 	enum tpp_invalid why = tpp_layout_invalid_outer(m, c, l);
 	if (why != TPP_INV_NONE)
 		return why;
-	if (l->zero == 3 && l->pp > 1)
+	/* Sharded gradients (ZeRO-2) and parameters (ZeRO-3) with pipeline
+	 * parallelism: DeepSpeed's PipelineEngine asserts ZeRO stage < 2
+	 * ("ZeRO-2 and ZeRO-3 are incompatible with pipeline parallelism",
+	 * deepspeed/runtime/pipe/engine.py); Megatron shards the optimizer
+	 * alone (distributed optimizer, ZeRO-1) under pipelining.  With
+	 * the many micro-batches a pipeline needs, sharded gradients would
+	 * have to be reduce-scattered after every one of them. */
+	if (l->zero >= 2 && l->pp > 1)
 		return TPP_INV_ZERO;
 	if (o && c && c->gpu.peak_flops[o->prec] <= 0)
 		return TPP_INV_PRECISION;
@@ -2025,6 +2032,28 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 			}
 			e.dp_grad_s = t_grad;
 			e.dp_param_s = t_param;
+			/*
+			 * ZeRO-2 keeps only its shard of the gradients
+			 * (memory: 4/d bytes per parameter), so every
+			 * micro-batch's gradients are reduce-scattered as its
+			 * backward produces them, not once per step
+			 * (DeepSpeed stage 2 reduces each backward's buckets
+			 * into the partition; ZeRO paper Sec. 5.2: the same
+			 * volume as an all-reduce per accumulation).  The
+			 * last micro-batch's reduction is the bucketed one
+			 * below (and the simulator's); the m - 1 before it
+			 * each expose what their backward does not cover, or
+			 * one layer's bucket -- all of it without overlap.
+			 * pp = 1 here (tpp_layout_invalid).
+			 */
+			if (l->zero == 2 && mb > 1) {
+				double layers_r = (double)m->layers / l->pp;
+				double bwd_mb = layers_r * (lc->bwd_s + lc->recomp_s + lc->tp_bwd_s);
+				double x = t_grad;
+				if (o->dp_overlap)
+					x = fmax(t_grad - bwd_mb, t_grad / layers_r);
+				e.dp_accum_exposed_s = (mb - 1) * x;
+			}
 			if (o->dp_overlap) {
 				/* Buckets are reduced while the last
 				 * micro-batch's backward runs; parameters are
@@ -2038,10 +2067,10 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 				double ex_g = t_grad - last_bwd, ex_p = t_param - first_fwd;
 				e.dp_param_exposed_s = t_param > 0 ? (ex_p > bucket_p ? ex_p : bucket_p) : 0;
 				e.t.dp_comm_s = (ex_g > bucket_g ? ex_g : bucket_g) +
-						e.dp_param_exposed_s;
+						e.dp_param_exposed_s + e.dp_accum_exposed_s;
 			} else {
 				e.dp_param_exposed_s = t_param;
-				e.t.dp_comm_s = t_grad + t_param;
+				e.t.dp_comm_s = t_grad + t_param + e.dp_accum_exposed_s;
 			}
 		}
 	}
@@ -2064,7 +2093,8 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 	}
 	/* the simulator adds ZeRO-3 traffic and the exposed parameter gather
 	 * as they are here, then the optimizer */
-	e.bound_s += e.t.optimizer_s + (l->zero == 3 ? e.t.dp_comm_s : e.dp_param_exposed_s);
+	e.bound_s += e.t.optimizer_s + (l->zero == 3 ? e.t.dp_comm_s
+						      : e.dp_param_exposed_s + e.dp_accum_exposed_s);
 
 	e.step_s = 0;
 	for (j = 0; j < TPP_TIME_PARTS; j++)

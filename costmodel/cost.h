@@ -187,6 +187,9 @@ struct tpp_eval {
 	/* Exposed part of the ZeRO-1/2 parameter all-gather (s), included
 	 * in t.dp_comm_s. */
 	double dp_param_exposed_s;
+	/* ZeRO-2: exposed gradient reduce-scatters of the micro-batches
+	 * before the last (s), included in t.dp_comm_s. */
+	double dp_accum_exposed_s;
 	int simulated;                  /* step_s comes from the simulator */
 };
 
@@ -212,7 +215,7 @@ enum tpp_invalid {
 	TPP_INV_SP,        /* sequence parallelism needs tp >= 2 */
 	TPP_INV_SEQ,       /* cp / sp do not divide the sequence */
 	TPP_INV_BATCH,     /* dp*mbs does not divide the global batch */
-	TPP_INV_ZERO,      /* zero=3 combined with pipelining */
+	TPP_INV_ZERO,      /* zero=2/3 combined with pipelining */
 	TPP_INV_PRECISION, /* the GPU has no peak for the precision */
 	TPP_INV_CP_ATTN,   /* context parallelism with unfused attention */
 	TPP_INV_RECOMPUTE, /* recompute_layers without recompute full, or

@@ -664,13 +664,15 @@ int tpp_sim_run(const struct tpp_model *m, const struct tpp_cluster *c,
 	 * groups leave the innermost domain. */
 	in.share_nic = e->pp_tier > 0 && e->dp_tier > 0;
 	/* ZeRO-3 (pp = 1) keeps the analytic per-micro-batch traffic; ZeRO-1/2
-	 * add the exposed parameter gather after the reduction. */
+	 * add the exposed parameter gather after the reduction, and ZeRO-2
+	 * (pp = 1) the exposed reductions of the micro-batches before the
+	 * last (which, with one stage, delay the step wherever they fall). */
 	if (l->zero == 3) {
 		in.dp_grad_s = 0;
 		in.dp_tail_s = e->t.dp_comm_s;
 	} else {
 		in.dp_grad_s = e->dp_grad_s;
-		in.dp_tail_s = e->dp_param_exposed_s;
+		in.dp_tail_s = e->dp_param_exposed_s + e->dp_accum_exposed_s;
 	}
 	in.optimizer_s = e->t.optimizer_s;
 	rc = tpp_sim_stages(&in, out, events, cap, err);

@@ -312,7 +312,7 @@ if expect counts 0 out '"simulated_best_per_degree"' \
 	jcheck counts "$OUT" '.feasible == .simulated + .too_long_to_simulate + .pruned_by_bound and .simulated_best_per_degree >= 0'
 fi
 # ZeRO-3 across nodes: the plan says the model is optimistic there (the
-# SC21 DeepSpeed rows); not for the default 175B plan (ZeRO-2)
+# SC21 DeepSpeed rows); not for the default 175B plan (ZeRO-1)
 if expect zero3-caution 0 out "Caution: the best layout uses ZeRO-3" \
 	"$BIN" --model 175b --cluster dgx-a100 --gpus 1536 --global-batch 1536 --layout zero=3; then
 	run "$BIN" --model 175b --cluster dgx-a100 --gpus 1536 --global-batch 1536 --layout zero=3 --json
@@ -320,7 +320,11 @@ if expect zero3-caution 0 out "Caution: the best layout uses ZeRO-3" \
 	run "$BIN" --model 175b --cluster dgx.yaml --json
 	jcheck zero3-caution "$OUT" '.cautions == [] and .layouts[0].layout.zero != 3'
 fi
-expect counts-analytic 0 out "57990 valid and fit in memory, all ranked by the analytic model (--analytic)" \
+# sharded gradients (ZeRO-2) are not pipelined, as ZeRO-3 is not
+# (DeepSpeed's PipelineEngine refuses both): every such layout is rejected
+expect zero2-pipeline 1 err "layouts rejected: zero=2/3 with pipelining" \
+	"$BIN" --model 22b --cluster dgx-a100 --gpus 16 --layout zero=2,pp=2
+expect counts-analytic 0 out "38730 valid and fit in memory, all ranked by the analytic model (--analytic)" \
 	"$BIN" --model 13b --cluster dgx-a100 --gpus 64 --analytic
 expect part-node 0 out "4 GPUs (part of one node of 8 A100" "$BIN" --model 125m --cluster dgx --gpus 4
 expect one-node 0 out "8 GPUs (1 node x 8 A100" "$BIN" --model 125m --cluster dgx --gpus 8

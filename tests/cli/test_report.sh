@@ -288,8 +288,9 @@ grep -q "^| overlap | gradient reduction with the backward: no (--no-dp-overlap)
 	grep -q "sigma 5.0%" "$D/report.md" ||
 	fail "options all: the Inputs table does not state the options"
 # the Megatron-LM arguments carry the overlaps the prediction assumes
-grep -q -- "--use-distributed-optimizer --overlap-grad-reduce --overlap-param-gather --overlap-p2p-communication" \
-	"$TMP/no-plots/report.md" && ! grep -q -- "--overlap-grad-reduce" "$TMP/opt-attn-dp/report.md" &&
+grep -q -- "--use-distributed-optimizer[a-z_ -]* --overlap-grad-reduce --overlap-param-gather" "$TMP/no-plots/report.md" &&
+	grep -q -- "--overlap-p2p-communication" "$TMP/no-plots/report.md" &&
+	! grep -q -- "--overlap-grad-reduce" "$TMP/opt-attn-dp/report.md" &&
 	grep -q -- "--overlap-p2p-communication" "$TMP/opt-attn-dp/report.md" &&
 	! grep -q -- "--overlap-p2p-communication" "$TMP/opt-all/report.md" ||
 	fail "options: the Megatron-LM arguments do not follow --no-dp-overlap / --no-p2p-overlap"
@@ -335,8 +336,9 @@ else
 		grep -q "datasheet / published figures" "$D/report.md" || fail "full: provenance not stated"
 		grep -q -- "--tensor-model-parallel-size" "$D/report.md" || fail "full: no Megatron-LM arguments"
 		if grep -q 'zero=[23]' "$TMP/want"; then
-			grep -q "ZeRO-[23] (sharded gradients" "$D/index.html" ||
-				fail "full: zero=2/3 layouts lack the no-Megatron-flag note"
+			grep -q "ZeRO-[23] (sharded gradients[a-z ]*) runs as Megatron-FSDP" "$D/index.html" &&
+				grep -q -- "--use-megatron-fsdp --data-parallel-sharding-strategy optim_grads" "$D/report.md" ||
+				fail "full: zero=2/3 layouts lack the Megatron-FSDP arguments and note"
 		fi
 		# the scripts redraw as the report says
 		(cd "$D" && rm -f memory.png && gnuplot memory.gp 2>/dev/null && [ -s memory.png ]) ||
