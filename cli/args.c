@@ -499,6 +499,28 @@ int tpp_cli_problem_search(const struct tpp_cli_problem *p,
 		fprintf(stderr, "tpplan: %s\n", err.msg);
 		return TPP_E_USAGE;
 	}
+	if (p->layout_arg) {
+		/* the stated degrees must tile the GPUs: say so here rather
+		 * than as an empty search */
+		const int deg[4] = {s->tp, s->pp, s->dp, s->cp};
+		long long prod = 1;
+		int i, nfixed = 0;
+		for (i = 0; i < 4; i++)
+			if (deg[i] != TPP_FREE) {
+				prod *= deg[i];
+				nfixed++;
+			}
+		if (nfixed == 4 && prod != gpus) {
+			fprintf(stderr, "tpplan: --layout %s: tp*pp*dp*cp = %lld, not the %d GPUs planned for\n",
+				p->layout_arg, prod, gpus);
+			return TPP_E_USAGE;
+		}
+		if (nfixed && gpus % prod) {
+			fprintf(stderr, "tpplan: --layout %s: the stated degrees multiply to %lld, which does not divide the %d GPUs planned for\n",
+				p->layout_arg, prod, gpus);
+			return TPP_E_USAGE;
+		}
+	}
 	return TPP_OK;
 }
 

@@ -320,6 +320,14 @@ if expect zero3-caution 0 out "Caution: the best layout uses ZeRO-3" \
 	run "$BIN" --model 175b --cluster dgx.yaml --json
 	jcheck zero3-caution "$OUT" '.cautions == [] and .layouts[0].layout.zero != 3'
 fi
+# stated degrees that cannot tile the GPUs are a usage error naming the
+# product, not an empty search
+expect layout-product 2 err "tp*pp*dp*cp = 256, not the 1024 GPUs" \
+	"$BIN" --model 175b --cluster dgx-a100 --gpus 1024 --layout tp=4,pp=4,dp=4,cp=4
+expect layout-divide 2 err "multiply to 2048, which does not divide the 1024 GPUs" \
+	"$BIN" --model 175b --cluster dgx-a100 --gpus 1024 --layout tp=8,pp=8,dp=32
+expect layout-divide-report 2 err "multiply to 3, which does not divide the 64 GPUs" \
+	"$BIN" report --model 22b --cluster dgx-a100 --gpus 64 --layout tp=3 -o "$TMP/rep-tp3"
 # sharded gradients (ZeRO-2) are not pipelined, as ZeRO-3 is not
 # (DeepSpeed's PipelineEngine refuses both): every such layout is rejected
 expect zero2-pipeline 1 err "layouts rejected: zero=2/3 with pipelining" \
