@@ -3,6 +3,7 @@
  */
 #include "tpp_common.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,6 +25,34 @@ int tpp_has_control_char(const char *s)
 		if ((unsigned char)*s < 0x20 || *s == 0x7f)
 			return 1;
 	return 0;
+}
+
+int tpp_name_distance(const char *a, const char *b)
+{
+	int row[64], i, j, la = (int)strlen(a), lb = (int)strlen(b);
+	if (la >= 64 || lb >= 64)
+		return 1000;
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		int diag = row[0];
+		row[0] = i;
+		for (j = 1; j <= lb; j++) {
+			int up = row[j];
+			int sub = diag + (tolower((unsigned char)a[i - 1]) !=
+					  tolower((unsigned char)b[j - 1]));
+			int best = up + 1 < row[j - 1] + 1 ? up + 1 : row[j - 1] + 1;
+			row[j] = sub < best ? sub : best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+int tpp_name_close(const char *guess, const char *name)
+{
+	int d = tpp_name_distance(guess, name);
+	return d == 0 || (d <= 2 && strlen(guess) > 3 && strlen(name) > 3);
 }
 
 void tpp_strlcpy(char *dst, const char *src, size_t dst_size)

@@ -69,6 +69,13 @@ void tpp_strlcpy(char *dst, const char *src, size_t dst_size);
  * that must stay on one line (a newline would break --timeline's comment
  * line and every table heading). */
 int tpp_has_control_char(const char *s);
+/* Case-insensitive edit distance (insertions, deletions, substitutions)
+ * between two names, for "did you mean" suggestions; names of 64
+ * characters or more are 1000 apart. */
+int tpp_name_distance(const char *a, const char *b);
+/* Whether `guess` is close enough to `name` to suggest it: equal but for
+ * case, or at most 2 edits apart while both have more than 3 characters. */
+int tpp_name_close(const char *guess, const char *name);
 
 /* Unit helpers: names carry units, these make conversions explicit. */
 #define TPP_GiB (1024.0 * 1024.0 * 1024.0)

@@ -13,6 +13,7 @@
 
 #include "cluster.h"
 
+#include <dirent.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -113,13 +114,54 @@ static int try_candidate(const char *cand, char *path, size_t size,
 	return TPP_OK;
 }
 
+/* The preset in `dirs` whose name is nearest the name part of `name`
+ * (its last path component without .yaml / .yml), when one is near
+ * (tpp_name_close); "" if none. */
+static void nearest_preset(const char *name, const char *const *dirs, int ndirs,
+			   char *out, size_t size)
+{
+	char stem[256];
+	const char *base = strrchr(name, '/');
+	int i, best = 3;
+	size_t n;
+
+	out[0] = '\0';
+	tpp_strlcpy(stem, base ? base + 1 : name, sizeof(stem));
+	n = strlen(stem);
+	if (ends_with(stem, ".yaml"))
+		stem[n - 5] = '\0';
+	else if (ends_with(stem, ".yml"))
+		stem[n - 4] = '\0';
+	for (i = 0; i < ndirs; i++) {
+		DIR *d = opendir(dirs[i]);
+		struct dirent *e;
+		if (!d)
+			continue;
+		while ((e = readdir(d))) {
+			char cand[256];
+			size_t k = strlen(e->d_name);
+			int dist;
+			if (k <= 5 || k >= sizeof(cand) || !ends_with(e->d_name, ".yaml"))
+				continue;
+			memcpy(cand, e->d_name, k - 5);
+			cand[k - 5] = '\0';
+			dist = tpp_name_distance(stem, cand);
+			if (tpp_name_close(stem, cand) && dist < best && strcmp(cand, name)) {
+				best = dist;
+				tpp_strlcpy(out, cand, size);
+			}
+		}
+		closedir(d);
+	}
+}
+
 int tpp_cluster_resolve(const char *name_or_path, const char *topodir,
 			char *path, size_t size, struct tpp_err *err)
 {
 	const char *dirs[2];
 	char tried[800] = "";
 	char cand[1024];
-	int ndirs, i, rc;
+	int ndirs, npresets, i, rc;
 
 	TPP_ASSERT(path && size > 0);
 	if (!name_or_path || !*name_or_path)
@@ -137,6 +179,7 @@ int tpp_cluster_resolve(const char *name_or_path, const char *topodir,
 		dirs[1] = "./topologies";
 		ndirs = strcmp(dirs[0], dirs[1]) ? 2 : 1;
 	}
+	npresets = ndirs;
 	/* An absolute path names one file; do not look for it in preset dirs. */
 	if (name_or_path[0] == '/')
 		ndirs = 0;
@@ -154,11 +197,16 @@ int tpp_cluster_resolve(const char *name_or_path, const char *topodir,
 		if (rc >= 0)
 			return rc;
 	}
-	return tpp_err_set(err, TPP_E_INPUT, NULL, 0, 0,
-			   "cluster '%s' not found; tried: %s (give a preset "
-			   "name from the topologies directory or a path to a "
-			   "cluster YAML file)",
-			   name_or_path, tried);
+	{
+		char near[256];
+		nearest_preset(name_or_path, dirs, npresets, near, sizeof(near));
+		return tpp_err_set(err, TPP_E_INPUT, NULL, 0, 0,
+				   "cluster '%s' not found; tried: %s (give a preset "
+				   "name from the topologies directory or a path to a "
+				   "cluster YAML file)%s%s%s",
+				   name_or_path, tried, near[0] ? "; did you mean '" : "",
+				   near, near[0] ? "'?" : "");
+	}
 }
 
 /* ---- YAML helpers ---------------------------------------------------------- */

@@ -476,11 +476,22 @@ int tpp_model_load(const char *name_or_path, struct tpp_model *out,
 		return TPP_OK;
 	}
 	if (stat(name_or_path, &st) != 0) {
-		if (errno == ENOENT || errno == ENOTDIR)
+		if (errno == ENOENT || errno == ENOTDIR) {
+			/* the nearest preset name, if one is near */
+			const char *near = NULL;
+			int i, best = 3;
+			for (i = 0; i < tpp_model_preset_count(); i++) {
+				const char *n = tpp_model_preset_at(i)->name;
+				int d = tpp_name_distance(name_or_path, n);
+				if (tpp_name_close(name_or_path, n) && d < best)
+					best = d, near = n;
+			}
 			return tpp_err_set(err, TPP_E_INPUT, NULL, 0, 0,
 					   "unknown model '%s': not a preset "
-					   "(see `tpplan models`) and no such file",
-					   name_or_path);
+					   "(see `tpplan models`) and no such file%s%s%s",
+					   name_or_path, near ? "; did you mean '" : "",
+					   near ? near : "", near ? "'?" : "");
+		}
 		return tpp_err_set(err, TPP_E_INPUT, name_or_path, 0, 0,
 				   "cannot read model file: %s",
 				   strerror(errno));

@@ -82,6 +82,17 @@ int main(void)
 	CHECK(tpp_has_control_char("a\nb") && tpp_has_control_char("a\tb") &&
 	      tpp_has_control_char("\x7f"));
 
+	/* edit distance for "did you mean": case does not count */
+	CHECK(tpp_name_distance("llama3-70B", "llama3-70b") == 0);
+	CHECK(tpp_name_distance("dgx-a10", "dgx-a100") == 1);
+	CHECK(tpp_name_distance("dgx-h100", "dgx-a100") == 1);
+	CHECK(tpp_name_distance("", "abc") == 3 && tpp_name_distance("abc", "") == 3);
+	CHECK(tpp_name_distance("kitten", "sitting") == 3);
+	CHECK(tpp_name_close("175B", "175b") && tpp_name_close("llama3-70", "llama3-70b"));
+	/* short names are too ambiguous to guess at unless equal but for case */
+	CHECK(!tpp_name_close("17b", "13b") && tpp_name_close("13B", "13b"));
+	CHECK(!tpp_name_close("kitten", "sitting"));
+
 	CHECK(parse("n: [1, 2\n", &t, &err) == TPP_E_INPUT);
 	CHECK_STR_CONTAINS(err.msg, "YAML syntax error");
 	CHECK(err.line >= 1);

@@ -94,6 +94,10 @@ expect unknown-model 3 err "unknown model" "$BIN" --model no-such-model --cluste
 expect cluster-not-found 3 err "not found; tried:" \
 	"$BIN" --model 175b --cluster no-such-cluster
 has cluster-not-found err "topologies/no-such-cluster.yaml"
+# a near miss is named
+expect model-did-you-mean 3 err "did you mean 'llama3-70b'?" "$BIN" --model llama3-70B --cluster dgx-a100
+expect cluster-did-you-mean 3 err "did you mean 'dgx-h100'?" \
+	"$BIN" --model 175b --cluster topologies/dgx-h100.yml
 
 bad=$ROOT/tests/data/bad/cluster-negative-bw.yaml
 where=$(sed -n '1s/^# expect: \([0-9]*:[0-9]*\):.*/\1/p' "$bad")
