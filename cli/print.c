@@ -248,13 +248,24 @@ size_t tpp_print_caution(char *buf, size_t size, const struct tpp_plan *p)
 	return w > 0 ? (size_t)w : 0;
 }
 
-/* How sure the ranking is: the ties, and a caution where one applies. */
+size_t tpp_print_accuracy(char *buf, size_t size)
+{
+	int w = snprintf(buf, size, "How sure: on %d published runs (A100 to GB200; Megatron-LM, Megatron-Bridge, MosaicML) this model, without a calibration, predicted steps from %.0f%% shorter to %.0f%% longer than measured, median %.0f%% shorter (costmodel/README.md, Accuracy); `tpplan calibrate` replaces its datasheet figures with this cluster's.",
+			 TPP_ACC_RUNS, -100 * TPP_ACC_ERR_MIN, 100 * TPP_ACC_ERR_MAX,
+			 -100 * TPP_ACC_ERR_MEDIAN);
+	return w > 0 ? (size_t)w : 0;
+}
+
+/* How sure the ranking is: the ties, a caution where one applies, and
+ * the model's error on published runs. */
 static void print_how_sure(FILE *f, const struct tpp_plan *p)
 {
 	char buf[512];
 	if (tpp_print_ties(buf, sizeof(buf), p))
 		fprintf(f, "  %s\n", buf);
 	if (tpp_print_caution(buf, sizeof(buf), p))
+		fprintf(f, "  %s\n", buf);
+	if (tpp_print_accuracy(buf, sizeof(buf)))
 		fprintf(f, "  %s\n", buf);
 }
 
@@ -450,6 +461,8 @@ void tpp_print_plan_json(FILE *f, const struct tpp_plan_ctx *x,
 			tpp_json_str(f, buf);
 		fputc(']', f);
 	}
+	fprintf(f, ",\n  \"accuracy\": {\"published_runs\": %d, \"error_min\": %.4f, \"error_median\": %.4f, \"error_max\": %.4f}",
+		TPP_ACC_RUNS, TPP_ACC_ERR_MIN, TPP_ACC_ERR_MEDIAN, TPP_ACC_ERR_MAX);
 	fprintf(f, ",\n  \"considered\": %llu,\n  \"feasible\": %llu,\n  \"simulated\": %llu,\n  \"too_long_to_simulate\": %llu,\n  \"pruned_by_bound\": %llu,\n  \"simulated_best_per_degree\": %llu,\n  \"rejected\": {",
 		p->considered, p->feasible, p->simulated, p->too_long, p->pruned,
 		p->simulated_picks);

@@ -1043,6 +1043,8 @@ static void write_doc(struct doc *d, const struct tpp_report *r,
 		d_p(d, "%s", note);
 	if (tpp_print_caution(note, sizeof(note), p))
 		d_p(d, "%s", note);
+	if (tpp_print_accuracy(note, sizeof(note)))
+		d_p(d, "%s", note);
 
 	/* 2. breakdown */
 	d_h(d, 2, "Step-time breakdown");

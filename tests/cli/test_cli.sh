@@ -543,6 +543,40 @@ if [ -f "$ROOT/../shared/validation/published-runs.tsv" ]; then
 else
 	echo "skip: validate-published (../shared/validation/published-runs.tsv not found)"
 fi
+# The accuracy every plan states (cli.h TPP_ACC_*, JSON .accuracy) is the
+# model's error on the published runs: recomputed here, so that a change to
+# the model that moves it fails until the statement is updated.
+cases=$((cases + 1))
+"$BIN" --model 125m --cluster dgx-a100 --gpus 8 --json >"$TMP/acc-plan.json" 2>"$ERR"
+(cd "$ROOT" && "$BIN" validate tests/data/runs/bridge-25.11.tsv --json >"$TMP/acc-1.json" 2>"$ERR" &&
+	"$BIN" validate tests/data/runs/mosaic-mpt-a100.tsv --stack modern --json >"$TMP/acc-2.json" 2>"$ERR")
+rc=$?
+acc_files="$TMP/acc-1.json $TMP/acc-2.json"
+if [ -f "$ROOT/../shared/validation/published-runs.tsv" ]; then
+	(cd "$ROOT" && "$BIN" validate ../shared/validation/published-runs.tsv --json >"$TMP/acc-0.json" 2>"$ERR") ||
+		rc=$?
+	acc_files="$TMP/acc-0.json $acc_files"
+	# the whole set: count, extremes and median as stated
+	acc_test='($e | length) == $a.published_runs and
+		(($e | min) - $a.error_min | fabs) < 0.0005 and
+		(($e | max) - $a.error_max | fabs) < 0.0005 and
+		(($e | sort | .[(length - 1) / 2 | floor]) - $a.error_median | fabs) < 0.0005'
+else
+	# without the shared corpus: the rows here lie within the stated range
+	acc_test='($e | min) >= $a.error_min - 0.0005 and ($e | max) <= $a.error_max + 0.0005'
+fi
+# shellcheck disable=SC2086
+if [ "$rc" -ne 0 ]; then
+	fail "accuracy: validate or plan failed (exit $rc): $(head -n 2 "$ERR")"
+elif jq -n -e --slurpfile a "$TMP/acc-plan.json" \
+	"[inputs | .rows[] | select(.error != null and (.id | test(\"^A1[1-6]\$\") | not)) | .error] as \$e |
+	 \$a[0].accuracy as \$a | $acc_test" $acc_files >/dev/null; then
+	echo "ok: accuracy (the plan's stated error matches validate)"
+else
+	fail "accuracy: the stated error (cli.h TPP_ACC_*: $(jq -c .accuracy "$TMP/acc-plan.json")) no longer matches validate: $(jq -n -c \
+		"[inputs | .rows[] | select(.error != null and (.id | test(\"^A1[1-6]\$\") | not)) | .error] |
+		 {n: length, min: min, max: max, median: (sort | .[(length - 1) / 2 | floor])}" $acc_files)"
+fi
 if expect validate-small 0 out "cannot predict" \
 	"$BIN" validate "$ROOT/tests/data/runs/one-good-one-bad.tsv"; then
 	grep -q '^T01 .*tp=1,pp=1,dp=32' "$OUT" || fail "validate-small: T01 not predicted"
