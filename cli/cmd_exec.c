@@ -28,7 +28,7 @@ enum {
 	O_MODEL = 1000, O_CLUSTER, O_CALIBRATION, O_LAYOUT, O_PLAN, O_LAYERS,
 	O_MICRO, O_SCALE, O_HIDDEN, O_HEADS, O_FFN, O_SEQ, O_PREC, O_BACKEND,
 	O_ITERS, O_WARMUP, O_TIMEOUT, O_JSON, O_WRONG, O_NO_CHECK, O_SEED,
-	O_SCHEDULE,
+	O_SCHEDULE, O_BARRIER,
 };
 
 static const struct tpp_optdoc opts[] = {
@@ -52,6 +52,7 @@ static const struct tpp_optdoc opts[] = {
 	{{"timeout", required_argument, 0, O_TIMEOUT}, "S", "end the whole run when a step stalls longer than S s (default 120, 0 = never)"},
 	{{"json", no_argument, 0, O_JSON}, NULL, "print the result as JSON (schema tpplan.exec/v1)"},
 	{{"no-check", no_argument, 0, O_NO_CHECK}, NULL, "skip the comparison with the fp64 reference (large shapes)"},
+	{{"barrier", no_argument, 0, O_BARRIER}, NULL, "barrier the TP group before each TP collective and time it apart (\"tp wait\"), so that the collectives' times leave out waiting for the slowest rank; the step includes the barriers"},
 	{{"seed", required_argument, 0, O_SEED}, "N", "seed of weights and inputs (default 1)"},
 	{{"wrong-shard", no_argument, 0, O_WRONG}, NULL, NULL}, /* test hook: the check must fail */
 	{{"help", no_argument, 0, O_HELP}, NULL, "this help"},
@@ -214,7 +215,7 @@ int tpp_cmd_exec(int argc, char **argv)
 	const char *model_arg = NULL, *cluster_arg = NULL, *cal_arg = NULL;
 	const char *layout_arg = NULL, *plan_arg = NULL, *backend = "cpu";
 	int layers = 2, micro = 2, hidden = 0, heads = 0, ffn = 0, seq = 0;
-	int prec = -1, iters = 5, warmup = 2, timeout = 120, json = 0, wrong = 0;
+	int prec = -1, iters = 5, warmup = 2, timeout = 120, json = 0, wrong = 0, barrier = 0;
 	int check = 1, seed = 1, sched = 0, scale_given = 0, ch, rc = TPP_OK;
 	double scale = 1;
 	struct plan_in plan;
@@ -272,6 +273,7 @@ int tpp_cmd_exec(int argc, char **argv)
 		case O_JSON: json = 1; break;
 		case O_WRONG: wrong = 1; break;
 		case O_NO_CHECK: check = 0; break;
+		case O_BARRIER: barrier = 1; break;
 		case O_SEED: rc = tpp_cli_int("--seed", optarg, 0, 1 << 30, &seed); break;
 		case O_SCHEDULE:
 			if (!strcmp(optarg, "1f1b")) {
@@ -470,6 +472,7 @@ int tpp_cmd_exec(int argc, char **argv)
 		o.timeout_s = timeout;
 		o.check = check;
 		o.wrong_shard = wrong;
+		o.barrier = barrier;
 		o.seed = (unsigned long long)seed;
 
 		cluster = malloc(sizeof(*cluster));
@@ -596,6 +599,19 @@ int tpp_cmd_exec(int argc, char **argv)
 				}
 				if (note[0])
 					printf("note: %s\n", note);
+				{
+					/* measured communication well above its
+					 * prediction: say what else it holds */
+					int slow_tp = 0;
+					for (p = TPP_PH_TP_AR; p <= TPP_PH_TP_RS; p++)
+						slow_tp |= res.count[p] && pred[p] > 0 &&
+							   res.measured_s[p] > 3 * pred[p];
+					if (slow_tp && !barrier)
+						printf("note: a TP collective's time includes waiting for the slowest rank of its group; --barrier times that wait apart\n");
+					if (res.count[TPP_PH_PP_P2P] && pred[TPP_PH_PP_P2P] > 0 &&
+					    res.measured_s[TPP_PH_PP_P2P] > 3 * pred[TPP_PH_PP_P2P])
+						printf("note: pp send/recv includes waiting for the neighbouring stage (the pipeline's fill and drain), which its prediction (the transfers) leaves out\n");
+				}
 				if (res.checked)
 					printf("\nnumerics vs fp64 reference (max |err| / max |ref|, tolerance %.1e): output %.2e, input grad %.2e, weight grads %.2e: %s\n",
 					       res.tol, res.err_out, res.err_dx, res.err_dw,

@@ -50,6 +50,8 @@ struct tpp_exec_opts {
 	int timeout_s;           /* abort the job when a step stalls; 0 never */
 	int check;               /* compare with the fp64 reference */
 	int wrong_shard;         /* test hook: shard fc1 wrongly (must fail) */
+	int barrier;             /* barrier the TP group before each TP
+				    collective, timed apart (TPP_PH_TP_WAIT) */
 	unsigned long long seed;
 	/* For the memory check's advice: the model's shape before
 	 * --scale-down (heads 0: no model, no factor is suggested), the
@@ -104,6 +106,7 @@ enum tpp_exec_phase {
 	TPP_PH_TP_AR,      /* TP all-reduces (2 forward + 2 backward per layer) */
 	TPP_PH_TP_AG,      /* sequence parallel: TP all-gathers */
 	TPP_PH_TP_RS,      /* sequence parallel: TP reduce-scatters */
+	TPP_PH_TP_WAIT,    /* --barrier: the TP group's barriers before them */
 	TPP_PH_PP_P2P,     /* stage-to-stage sends and receives */
 	TPP_PH_DP_AR,      /* DP gradient all-reduce */
 	TPP_PH_LAYER_FWD,  /* whole layer forward */

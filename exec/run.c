@@ -40,6 +40,7 @@ const char *const tpp_exec_phase_names[TPP_PH__COUNT] = {
 	[TPP_PH_TP_AR] = "tp all_reduce",
 	[TPP_PH_TP_AG] = "tp all_gather",
 	[TPP_PH_TP_RS] = "tp reduce_scatter",
+	[TPP_PH_TP_WAIT] = "tp wait (--barrier)",
 	[TPP_PH_PP_P2P] = "pp send/recv",
 	[TPP_PH_DP_AR] = "dp all_reduce",
 	[TPP_PH_LAYER_FWD] = "layer fwd",
@@ -187,6 +188,17 @@ static int mm(struct ex *E, int ta, int tb, int M, int N, int K, float alpha,
 
 #define MM(E, ph, ...) OP(E, ph, mm(E, __VA_ARGS__))
 
+/* A TP collective; with --barrier a barrier over the TP group first, timed
+ * apart as TPP_PH_TP_WAIT, so that the collective's own time leaves out
+ * the wait for the group's slowest rank (as Megatron's
+ * --barrier-with-L1-time does for its timers). */
+#define TPC(E, ph, op, send, recv, count)                                     \
+	do {                                                                   \
+		if ((E)->o->barrier)                                           \
+			OP(E, TPP_PH_TP_WAIT, tpp_backend_barrier((E)->b, (E)->tpc, (E)->err)); \
+		OP(E, ph, tpp_backend_coll((E)->b, (E)->tpc, op, send, recv, count, (E)->err)); \
+	} while (0)
+
 /* Row-parallel output: partial [T,h] in src -> dst ([Tl,h]); tp 1: copy. */
 static int tp_reduce(struct ex *E, const float *src, float *dst)
 {
@@ -194,9 +206,9 @@ static int tp_reduce(struct ex *E, const float *src, float *dst)
 	if (E->o->tp == 1) {
 		OP(E, TPP_PH_ELEMWISE, tpp_backend_axpby(E->b, (size_t)E->T * E->h, 1, src, 0, dst, E->err));
 	} else if (E->o->sp) {
-		OP(E, TPP_PH_TP_RS, tpp_backend_coll(E->b, E->tpc, TPP_COLL_REDUCE_SCATTER, src, dst, (size_t)E->Tl * E->h, E->err));
+		TPC(E, TPP_PH_TP_RS, TPP_COLL_REDUCE_SCATTER, src, dst, (size_t)E->Tl * E->h);
 	} else {
-		OP(E, TPP_PH_TP_AR, tpp_backend_coll(E->b, E->tpc, TPP_COLL_ALL_REDUCE, src, dst, (size_t)E->T * E->h, E->err));
+		TPC(E, TPP_PH_TP_AR, TPP_COLL_ALL_REDUCE, src, dst, (size_t)E->T * E->h);
 	}
 	return TPP_OK;
 }
@@ -210,7 +222,7 @@ static int sp_gather(struct ex *E, const float *local, float *buf, const float *
 		*full = local;
 		return TPP_OK;
 	}
-	OP(E, TPP_PH_TP_AG, tpp_backend_coll(E->b, E->tpc, TPP_COLL_ALL_GATHER, local, buf, (size_t)E->Tl * E->h, E->err));
+	TPC(E, TPP_PH_TP_AG, TPP_COLL_ALL_GATHER, local, buf, (size_t)E->Tl * E->h);
 	*full = buf;
 	return TPP_OK;
 }
@@ -228,7 +240,7 @@ static int layer_fwd(struct ex *E, int li, const float *x, float *out, struct lc
 
 	if (E->o->sp) {
 		OP(E, TPP_PH_ELEMWISE, tpp_backend_layernorm_fwd(E->b, Tl, h, x, E->tL, c->mu1, c->rs1, E->err));
-		OP(E, TPP_PH_TP_AG, tpp_backend_coll(E->b, E->tpc, TPP_COLL_ALL_GATHER, E->tL, c->ln1, nl, E->err));
+		TPC(E, TPP_PH_TP_AG, TPP_COLL_ALL_GATHER, E->tL, c->ln1, nl);
 	} else {
 		OP(E, TPP_PH_ELEMWISE, tpp_backend_layernorm_fwd(E->b, T, h, x, c->ln1, c->mu1, c->rs1, E->err));
 	}
@@ -250,7 +262,7 @@ static int layer_fwd(struct ex *E, int li, const float *x, float *out, struct lc
 	/* MLP */
 	if (E->o->sp) {
 		OP(E, TPP_PH_ELEMWISE, tpp_backend_layernorm_fwd(E->b, Tl, h, c->x2, E->tL, c->mu2, c->rs2, E->err));
-		OP(E, TPP_PH_TP_AG, tpp_backend_coll(E->b, E->tpc, TPP_COLL_ALL_GATHER, E->tL, c->ln2, nl, E->err));
+		TPC(E, TPP_PH_TP_AG, TPP_COLL_ALL_GATHER, E->tL, c->ln2, nl);
 	} else {
 		OP(E, TPP_PH_ELEMWISE, tpp_backend_layernorm_fwd(E->b, T, h, c->x2, c->ln2, c->mu2, c->rs2, E->err));
 	}

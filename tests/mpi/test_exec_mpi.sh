@@ -271,6 +271,19 @@ if timeout 120 mpiexec $mpiflags -np 2 "$tpplan" calibrate --quick \
 	else
 		bad "--json: $(head -c 300 "$dir/json.txt" | tr '\n' ' ')"
 	fi
+	# --barrier: one TP barrier, timed apart, before each TP collective
+	# (2 forward + 2 backward all-reduces per layer and micro-batch);
+	# none without it
+	run 2 barrier --layout tp=2 --calibration "$dir/cal.yaml" --json --barrier
+	nar=$(sed -n 's/.*"phase": "tp all_reduce", "count": \([0-9]*\),.*/\1/p' "$dir/barrier.txt")
+	nw=$(sed -n 's/.*"phase": "tp wait (--barrier)", "count": \([0-9]*\),.*"predicted_s": null.*/\1/p' "$dir/barrier.txt")
+	nw0=$(sed -n 's/.*"phase": "tp wait (--barrier)", "count": \([0-9]*\),.*/\1/p' "$dir/json.txt")
+	if [ "$rc" -eq 0 ] && grep -q '"pass": true' "$dir/barrier.txt" && [ -n "$nar" ] &&
+		[ "$nar" -gt 0 ] && [ "$nw" = "$nar" ] && [ "$nw0" = 0 ]; then
+		ok "--barrier: a timed TP barrier before each of the $nar all-reduces"
+	else
+		bad "--barrier: exit $rc, all-reduces '$nar', barriers '$nw', without --barrier '$nw0'"
+	fi
 else
 	bad "calibrate for the predictions failed ($(tail -n 2 "$dir/cal.txt" | tr '\n' ' '))"
 fi
