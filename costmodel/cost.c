@@ -376,6 +376,27 @@ double tpp_gemm_time_sms(const struct tpp_gpu *g, enum tpp_prec p, double M,
 	return gemm_time_sms(g, p, M, N, K, 1, reserve);
 }
 
+int tpp_gemm_table_spans(const struct tpp_gpu *g, enum tpp_prec p, double M,
+			 double N, double K)
+{
+	const struct tpp_gemm_table *t = &g->gemm_table[p];
+	double lo[3] = {1e300, 1e300, 1e300}, hi[3] = {0, 0, 0}, x[3] = {M, N, K};
+	int i, j;
+	if (t->n < 1)
+		return 1;
+	for (i = 0; i < t->n; i++) {
+		const double v[3] = {t->m[i], t->nn[i], t->k[i]};
+		for (j = 0; j < 3; j++) {
+			lo[j] = fmin(lo[j], v[j]);
+			hi[j] = fmax(hi[j], v[j]);
+		}
+	}
+	for (j = 0; j < 3; j++)
+		if (x[j] < lo[j] || x[j] > hi[j])
+			return 0;
+	return 1;
+}
+
 /* Forward + dgrad + wgrad of a linear layer Y[M,N] = X[M,K] W[K,N]. */
 static double linear_fwd(const struct tpp_gpu *g, enum tpp_prec p, double M,
 			 double N, double K)

@@ -343,6 +343,11 @@ double tpp_gemm_time(const struct tpp_gpu *g, enum tpp_prec p, double M,
  * beside it); without an SM count the rate drops by the Calculon share. */
 double tpp_gemm_time_sms(const struct tpp_gpu *g, enum tpp_prec p, double M,
 			 double N, double K, int reserve);
+/* Whether the GEMM table of g (a calibration's) spans the shape: M, N and
+ * K each within the smallest and largest measured along it.  1 without a
+ * table (the figure then is the ceiling, not a measurement of shapes). */
+int tpp_gemm_table_spans(const struct tpp_gpu *g, enum tpp_prec p, double M,
+			 double N, double K);
 
 /* Time (s) of a memory-bound pass moving `bytes` through HBM: Calculon's
  * efficiency steps (calibration.md 5.3), never less time for more bytes. */

@@ -63,6 +63,24 @@ void tpp_exec_predict(const struct tpp_exec_opts *o, const struct tpp_cluster *c
 			(tpp_gemm_time(g, p, S, S, d) + tpp_gemm_time(g, p, S, d, S));
 		pred[TPP_PH_ATTN_BWD] = r->count[TPP_PH_LAYER_BWD] * s->mbs * al *
 			(tpp_gemm_time(g, p, S, S, d) + 3 * tpp_gemm_time(g, p, S, d, S));
+		/* shapes the calibration's GEMM table does not span are
+		 * extrapolated from its nearest shapes: say which */
+		{
+			int out_lin = 0, out_attn;
+			for (i = 0; i < 4; i++)
+				out_lin |= !tpp_gemm_table_spans(g, p, fw[i][0], fw[i][1], fw[i][2]) ||
+					   !tpp_gemm_table_spans(g, p, fw[i][0], fw[i][2], fw[i][1]) ||
+					   !tpp_gemm_table_spans(g, p, fw[i][2], fw[i][1], fw[i][0]);
+			out_attn = !tpp_gemm_table_spans(g, p, S, S, d) ||
+				   !tpp_gemm_table_spans(g, p, S, d, S);
+			if (out_attn)
+				snprintf(note, note_size,
+					 "%sthe attention core's GEMMs (%g x %g x %g and %g x %g x %g) lie outside the calibration's GEMM shapes, so their predictions are extrapolated from the nearest measured shapes",
+					 out_lin ? "the linear layers' GEMMs and " : "", S, S, d, S, d, S);
+			else if (out_lin)
+				snprintf(note, note_size,
+					 "the linear layers' GEMMs lie outside the calibration's GEMM shapes, so their predictions are extrapolated from the nearest measured shapes");
+		}
 	} else {
 		snprintf(note, note_size,
 			 "%s has no %s GEMM figure (give a calibration of this machine, --calibration FILE); compute phases are not predicted",
