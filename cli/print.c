@@ -269,9 +269,25 @@ static void print_how_sure(FILE *f, const struct tpp_plan *p)
 		fprintf(f, "  %s\n", buf);
 }
 
+/* What the global batch leaves data parallelism: dp divides both the
+ * batch and the GPU count, so at most their greatest common divisor. */
+static const char *batch_hint(char *buf, size_t size, const struct tpp_plan_ctx *x)
+{
+	int a = x->search->gbs, b = x->search->gpus;
+	while (b) {
+		int t = a % b;
+		a = b;
+		b = t;
+	}
+	snprintf(buf, size, " (dp divides both the global batch %d and the %d GPUs: at most their gcd, %d)",
+		 x->search->gbs, x->search->gpus, a);
+	return buf;
+}
+
 void tpp_print_plan_text(FILE *f, const struct tpp_plan_ctx *x,
 			 const struct tpp_plan *p)
 {
+	char hint[160];
 	const struct tpp_model *m = x->model;
 	const struct tpp_cluster *c = x->cluster;
 	const struct tpp_eval *best = &p->top[0];
@@ -316,8 +332,8 @@ void tpp_print_plan_text(FILE *f, const struct tpp_plan_ctx *x,
 	}
 	for (i = 1; i < TPP_REJ__COUNT; i++)
 		if (p->rejected[i])
-			fprintf(f, "  %llu rejected: %s\n", p->rejected[i],
-				tpp_reject_name(i));
+			fprintf(f, "  %llu rejected: %s%s\n", p->rejected[i],
+				tpp_reject_name(i), i == TPP_REJ_BATCH ? batch_hint(hint, sizeof(hint), x) : "");
 	fprintf(f, "  best layout per tensor-parallel degree:\n");
 	for (i = 0; i < p->n_best_tp; i++) {
 		const struct tpp_eval *e = &p->best_tp[i].e;

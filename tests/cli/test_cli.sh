@@ -332,6 +332,10 @@ expect layout-divide 2 err "multiply to 2048, which does not divide the 1024 GPU
 	"$BIN" --model 175b --cluster dgx-a100 --gpus 1024 --layout tp=8,pp=8,dp=32
 expect layout-divide-report 2 err "multiply to 3, which does not divide the 64 GPUs" \
 	"$BIN" report --model 22b --cluster dgx-a100 --gpus 64 --layout tp=3 -o "$TMP/rep-tp3"
+# a global batch that shares no factor with the GPU count leaves dp = 1:
+# the batch rejection says why
+expect batch-gcd 0 out "dp divides both the global batch 1537 and the 1024 GPUs: at most their gcd, 1)" \
+	"$BIN" --model 175b --cluster dgx-a100 --gpus 1024 --global-batch 1537 --top 1
 # sharded gradients (ZeRO-2) are not pipelined, as ZeRO-3 is not
 # (DeepSpeed's PipelineEngine refuses both): every such layout is rejected
 expect zero2-pipeline 1 err "layouts rejected: zero=2/3 with pipelining" \
