@@ -505,11 +505,25 @@ int tpp_cli_problem_search(const struct tpp_cli_problem *p,
 		const int deg[4] = {s->tp, s->pp, s->dp, s->cp};
 		long long prod = 1;
 		int i, nfixed = 0;
+		int over = 0;
 		for (i = 0; i < 4; i++)
 			if (deg[i] != TPP_FREE) {
-				prod *= deg[i];
+				/* stop once past the GPU count: prod <= gpus
+				 * < 2^31 times a degree < 2^25 cannot overflow */
+				if (prod > gpus)
+					over = 1;
+				else
+					prod *= deg[i];
 				nfixed++;
 			}
+		if (over || prod > gpus) {
+			char n[32] = "";
+			if (!over)
+				snprintf(n, sizeof(n), " %lld,", prod);
+			fprintf(stderr, "tpplan: --layout %s: the stated degrees multiply to%s more than the %d GPUs planned for\n",
+				p->layout_arg, n, gpus);
+			return TPP_E_USAGE;
+		}
 		if (nfixed == 4 && prod != gpus) {
 			fprintf(stderr, "tpplan: --layout %s: tp*pp*dp*cp = %lld, not the %d GPUs planned for\n",
 				p->layout_arg, prod, gpus);

@@ -328,8 +328,11 @@ fi
 # product, not an empty search
 expect layout-product 2 err "tp*pp*dp*cp = 256, not the 1024 GPUs" \
 	"$BIN" --model 175b --cluster dgx-a100 --gpus 1024 --layout tp=4,pp=4,dp=4,cp=4
-expect layout-divide 2 err "multiply to 2048, which does not divide the 1024 GPUs" \
+expect layout-divide 2 err "multiply to 2048, more than the 1024 GPUs" \
 	"$BIN" --model 175b --cluster dgx-a100 --gpus 1024 --layout tp=8,pp=8,dp=32
+# degrees whose product would overflow 64 bits (it crashed with SIGFPE)
+expect layout-overflow 2 err "multiply to more than the 1024 GPUs" \
+	"$BIN" --model 125m --cluster dgx-a100 --gpus 1024 --layout tp=1048576,pp=1048576,dp=16777216
 expect layout-divide-report 2 err "multiply to 3, which does not divide the 64 GPUs" \
 	"$BIN" report --model 22b --cluster dgx-a100 --gpus 64 --layout tp=3 -o "$TMP/rep-tp3"
 # a global batch that shares no factor with the GPU count leaves dp = 1:
