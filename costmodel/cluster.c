@@ -114,45 +114,80 @@ static int try_candidate(const char *cand, char *path, size_t size,
 	return TPP_OK;
 }
 
-/* The preset in `dirs` whose name is nearest the name part of `name`
- * (its last path component without .yaml / .yml), when one is near
- * (tpp_name_close); "" if none. */
-static void nearest_preset(const char *name, const char *const *dirs, int ndirs,
+/* The length of `file` without a .yaml / .yml suffix (any case); 0 when
+ * it has neither. */
+static size_t yaml_stem_len(const char *file)
+{
+	size_t n = strlen(file);
+	if (n > 5 && !strcasecmp(file + n - 5, ".yaml"))
+		return n - 5;
+	if (n > 4 && !strcasecmp(file + n - 4, ".yml"))
+		return n - 4;
+	return 0;
+}
+
+/* Among the YAML files of `dir`, the one whose name (without the suffix)
+ * is nearest `stem` (tpp_name_close, fewer edits than *best), other than
+ * `given` itself: into out as `prefix` + its stem (preset names) or
+ * `prefix` + its file name (paths, with_suffix). */
+static void nearest_in_dir(const char *dir, const char *stem, const char *given,
+			   const char *prefix, int with_suffix, int *best,
 			   char *out, size_t size)
 {
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		char cand[256], sugg[1024];
+		size_t k = yaml_stem_len(e->d_name);
+		int dist;
+		if (!k || k >= sizeof(cand))
+			continue;
+		memcpy(cand, e->d_name, k);
+		cand[k] = '\0';
+		dist = tpp_name_distance(stem, cand);
+		snprintf(sugg, sizeof(sugg), "%s%s", prefix, with_suffix ? e->d_name : cand);
+		if (tpp_name_close(stem, cand) && dist < *best && strcmp(sugg, given)) {
+			*best = dist;
+			tpp_strlcpy(out, sugg, size);
+		}
+	}
+	closedir(d);
+}
+
+/* A near miss to suggest for a cluster not found: for a bare name the
+ * nearest preset of `dirs`; for a path the nearest YAML file in its own
+ * directory, as a path.  "" if none is near. */
+static void nearest_cluster(const char *name, const char *const *dirs, int ndirs,
+			    char *out, size_t size)
+{
+	const char *slash = strrchr(name, '/');
 	char stem[256];
-	const char *base = strrchr(name, '/');
 	int i, best = 3;
-	size_t n;
+	size_t k;
 
 	out[0] = '\0';
-	tpp_strlcpy(stem, base ? base + 1 : name, sizeof(stem));
-	n = strlen(stem);
-	if (ends_with(stem, ".yaml"))
-		stem[n - 5] = '\0';
-	else if (ends_with(stem, ".yml"))
-		stem[n - 4] = '\0';
-	for (i = 0; i < ndirs; i++) {
-		DIR *d = opendir(dirs[i]);
-		struct dirent *e;
-		if (!d)
-			continue;
-		while ((e = readdir(d))) {
-			char cand[256];
-			size_t k = strlen(e->d_name);
-			int dist;
-			if (k <= 5 || k >= sizeof(cand) || !ends_with(e->d_name, ".yaml"))
-				continue;
-			memcpy(cand, e->d_name, k - 5);
-			cand[k - 5] = '\0';
-			dist = tpp_name_distance(stem, cand);
-			if (tpp_name_close(stem, cand) && dist < best && strcmp(cand, name)) {
-				best = dist;
-				tpp_strlcpy(out, cand, size);
-			}
+	tpp_strlcpy(stem, slash ? slash + 1 : name, sizeof(stem));
+	k = yaml_stem_len(stem);
+	if (k)
+		stem[k] = '\0';
+	if (slash) {
+		char dir[1024];
+		size_t n = (size_t)(slash - name);
+		if (n + 2 > sizeof(dir))
+			return;
+		memcpy(dir, name, n ? n : 1); /* "/x.yaml": the root */
+		dir[n ? n : 1] = '\0';
+		{
+			char prefix[1040];
+			snprintf(prefix, sizeof(prefix), "%.*s/", (int)n, name);
+			nearest_in_dir(dir, stem, name, prefix, 1, &best, out, size);
 		}
-		closedir(d);
+		return;
 	}
+	for (i = 0; i < ndirs; i++)
+		nearest_in_dir(dirs[i], stem, name, "", 0, &best, out, size);
 }
 
 int tpp_cluster_resolve(const char *name_or_path, const char *topodir,
@@ -198,14 +233,14 @@ int tpp_cluster_resolve(const char *name_or_path, const char *topodir,
 			return rc;
 	}
 	{
-		char near[256];
-		nearest_preset(name_or_path, dirs, npresets, near, sizeof(near));
+		char near[512];
+		nearest_cluster(name_or_path, dirs, npresets, near, sizeof(near));
 		return tpp_err_set(err, TPP_E_INPUT, NULL, 0, 0,
-				   "cluster '%s' not found; tried: %s (give a preset "
+				   "cluster '%s' not found%s%s%s; tried: %s (give a preset "
 				   "name from the topologies directory or a path to a "
-				   "cluster YAML file)%s%s%s",
-				   name_or_path, tried, near[0] ? "; did you mean '" : "",
-				   near, near[0] ? "'?" : "");
+				   "cluster YAML file)",
+				   name_or_path, near[0] ? " (did you mean '" : "",
+				   near, near[0] ? "'?)" : "", tried);
 	}
 }
 

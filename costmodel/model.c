@@ -477,20 +477,30 @@ int tpp_model_load(const char *name_or_path, struct tpp_model *out,
 	}
 	if (stat(name_or_path, &st) != 0) {
 		if (errno == ENOENT || errno == ENOTDIR) {
-			/* the nearest preset name, if one is near */
-			const char *near = NULL;
-			int i, best = 3;
+			/* the nearest preset names, if any is near (all
+			 * of them at the least distance, up to three) */
+			char near[160] = "";
+			int i, best = 3, nn = 0;
 			for (i = 0; i < tpp_model_preset_count(); i++) {
 				const char *n = tpp_model_preset_at(i)->name;
 				int d = tpp_name_distance(name_or_path, n);
 				if (tpp_name_close(name_or_path, n) && d < best)
-					best = d, near = n;
+					best = d;
+			}
+			for (i = 0; best < 3 && i < tpp_model_preset_count() && nn < 3; i++) {
+				const char *n = tpp_model_preset_at(i)->name;
+				size_t k = strlen(near);
+				if (!tpp_name_close(name_or_path, n) ||
+				    tpp_name_distance(name_or_path, n) != best)
+					continue;
+				snprintf(near + k, sizeof(near) - k, "%s'%.40s'", nn ? " or " : "", n);
+				nn++;
 			}
 			return tpp_err_set(err, TPP_E_INPUT, NULL, 0, 0,
 					   "unknown model '%s': not a preset "
 					   "(see `tpplan models`) and no such file%s%s%s",
-					   name_or_path, near ? "; did you mean '" : "",
-					   near ? near : "", near ? "'?" : "");
+					   name_or_path, near[0] ? "; did you mean " : "",
+					   near, near[0] ? "?" : "");
 		}
 		return tpp_err_set(err, TPP_E_INPUT, name_or_path, 0, 0,
 				   "cannot read model file: %s",

@@ -97,7 +97,11 @@ has cluster-not-found err "topologies/no-such-cluster.yaml"
 # a near miss is named
 expect model-did-you-mean 3 err "did you mean 'llama3-70b'?" "$BIN" --model llama3-70B --cluster dgx-a100
 expect cluster-did-you-mean 3 err "did you mean 'dgx-h100'?" \
-	"$BIN" --model 175b --cluster topologies/dgx-h100.yml
+	"$BIN" --model 175b --cluster dgx-h10
+# a path: the nearest file of its own directory, as a path
+mkdir -p "$TMP/mycl" && cp "$ROOT/topologies/dgx-h100.yaml" "$TMP/mycl/my-h100.yaml"
+expect cluster-did-you-mean-path 3 err "did you mean '$TMP/mycl/my-h100.yaml'?" \
+	"$BIN" --model 175b --cluster "$TMP/mycl/my-h100.yml"
 
 bad=$ROOT/tests/data/bad/cluster-negative-bw.yaml
 where=$(sed -n '1s/^# expect: \([0-9]*:[0-9]*\):.*/\1/p' "$bad")
