@@ -615,6 +615,21 @@ int tpp_sim_stages(const struct tpp_sim_input *in, struct tpp_sim_result *out,
 			}
 			nev++;
 		}
+	/* what the step adds after the pipeline and its buckets (the ZeRO
+	 * traffic priced analytically, the exposed parameter gather): one
+	 * data-parallel span over all ranks, so the timeline has no gap */
+	if (in->dp_tail_s > 0) {
+		if (events && nev < cap) {
+			struct tpp_sim_event *ev = &events[nev];
+			ev->rank = -1;
+			ev->chunk = -1;
+			ev->mb = -1;
+			ev->kind = TPP_EV_DP;
+			ev->start_s = step_end - in->dp_tail_s;
+			ev->end_s = step_end;
+		}
+		nev++;
+	}
 	if (events && nev < cap) {
 		struct tpp_sim_event *ev = &events[nev];
 		ev->rank = -1;

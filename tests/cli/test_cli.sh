@@ -382,6 +382,17 @@ if expect timeline 0 out "best layouts" "$BIN" --model 22b --cluster dgx-a100 \
 		fail "timeline: temporary file left behind"
 	fi
 fi
+# the traffic the step adds after the pipeline (here ZeRO-2's reductions of
+# the earlier micro-batches, not overlapped) is a DP span on rank -1 that
+# ends where the optimizer starts: no gap, and it is the step's dp_comm
+TL2=$TMP/timeline-zero2.tsv
+if expect timeline-tail 0 out "best layouts" "$BIN" --model 13b --cluster dgx-a100 --gpus 128 \
+	--layout tp=2,pp=1,dp=64,cp=1,mbs=1,zero=2,recompute=none,sp=1,tp_overlap=0 \
+	--no-dp-overlap --global-batch 1024 --timeline "$TL2"; then
+	awk -F'\t' '$1 == -1 && $4 == "DP" {dp_end = $6; n++} $4 == "OPT" {opt = $5}
+		END {exit !(n == 1 && dp_end == opt)}' "$TL2" ||
+		fail "timeline-tail: no rank -1 DP span ending where OPT starts"
+fi
 expect timeline-bad-path 4 err "--timeline" "$BIN" --model 22b --cluster dgx-a100 \
 	--gpus 8 --global-batch 8 --timeline "$TMP/no/such/dir/t.tsv"
 
