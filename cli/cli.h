@@ -219,6 +219,10 @@ size_t tpp_print_caution(char *buf, size_t size, const struct tpp_plan *p);
 #define TPP_ACC_ERR_MIN (-0.2025)
 #define TPP_ACC_ERR_MEDIAN (-0.0775)
 #define TPP_ACC_ERR_MAX 0.1313
+/* What the global batch leaves data parallelism, for the batch
+ * rejection: " (dp divides both the global batch B and the N GPUs: at most
+ * their gcd, G)" into buf; returns buf. */
+const char *tpp_print_batch_hint(char *buf, size_t size, const struct tpp_search *s);
 /* The sentence stating that error, into buf. */
 size_t tpp_print_accuracy(char *buf, size_t size);
 /* "81.3 GiB of 80.0 GiB": a memory need against the capacity, in GiB, with

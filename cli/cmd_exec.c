@@ -382,11 +382,16 @@ int tpp_cmd_exec(int argc, char **argv)
 				 "tpplan: exec: note: %s not run by exec; running and predicting the layout without\n",
 				 off);
 	}
+	if (barrier && (s.tp == TPP_FREE || s.tp == 1)) {
+		size_t k = strlen(notes);
+		snprintf(notes + k, sizeof(notes) - k,
+			 "tpplan: exec: note: --barrier times the barriers before TP collectives; with tp = 1 there are none\n");
+	}
 #ifndef TPP_HAVE_EXEC
 	(void)model_arg; (void)cluster_arg; (void)cal_arg; (void)layers; (void)micro;
 	(void)scale; (void)hidden; (void)heads; (void)ffn; (void)seq; (void)iters;
 	(void)warmup; (void)timeout; (void)json; (void)wrong; (void)check; (void)seed;
-	(void)sched;
+	(void)sched; (void)barrier;
 	fputs(notes, stderr);
 	fprintf(stderr, "tpplan was built without MPI; exec is not available\n");
 	return TPP_E_SYSTEM;

@@ -109,14 +109,16 @@ int tpp_cmd_plan(int argc, char **argv)
 				s.mbs != TPP_FREE && s.vp != TPP_FREE &&
 				s.sp != TPP_FREE && s.recompute != TPP_FREE &&
 				s.zero != TPP_FREE;
+		char hint[160];
 		fprintf(stderr, "tpplan: %s\n", err.msg);
 		/* a search stopped by its time limit found feasible layouts
 		 * (or had not looked at all yet): what it rejected so far and
 		 * the closest miss do not explain anything */
 		for (i = 1; i < TPP_REJ__COUNT && !plan->timed_out; i++)
 			if (plan->rejected[i])
-				fprintf(stderr, "  %llu layouts rejected: %s\n",
-					plan->rejected[i], tpp_reject_name(i));
+				fprintf(stderr, "  %llu layouts rejected: %s%s\n",
+					plan->rejected[i], tpp_reject_name(i),
+					i == TPP_REJ_BATCH ? tpp_print_batch_hint(hint, sizeof(hint), &s) : "");
 		if (plan->have_min_mem && !plan->timed_out) {
 			char lb[160], gib[160];
 			tpp_layout_format(&plan->min_mem.layout, lb, sizeof(lb));

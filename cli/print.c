@@ -250,9 +250,12 @@ size_t tpp_print_caution(char *buf, size_t size, const struct tpp_plan *p)
 
 size_t tpp_print_accuracy(char *buf, size_t size)
 {
-	int w = snprintf(buf, size, "How sure: on %d published runs (A100 to GB200; Megatron-LM, Megatron-Bridge, MosaicML) this model, without a calibration, predicted steps from %.0f%% shorter to %.0f%% longer than measured, median %.0f%% shorter (costmodel/README.md, Accuracy); `tpplan calibrate` replaces its datasheet figures with this cluster's.",
-			 TPP_ACC_RUNS, -100 * TPP_ACC_ERR_MIN, 100 * TPP_ACC_ERR_MAX,
-			 -100 * TPP_ACC_ERR_MEDIAN);
+	/* the words follow the signs, should the figures change */
+#define ACC_PCT(e) fabs(100 * (e)), (e) < 0 ? "shorter" : "longer"
+	int w = snprintf(buf, size, "How sure: on %d published runs (A100 to GB200; Megatron-LM, Megatron-Bridge, MosaicML; leaving out the 6 DeepSpeed ZeRO-3 runs across nodes, which have their own caution) this model, without a calibration, predicted steps from %.0f%% %s to %.0f%% %s than measured, median %.0f%% %s (costmodel/README.md, Accuracy); `tpplan calibrate` replaces its datasheet figures with this cluster's.",
+			 TPP_ACC_RUNS, ACC_PCT(TPP_ACC_ERR_MIN), ACC_PCT(TPP_ACC_ERR_MAX),
+			 ACC_PCT(TPP_ACC_ERR_MEDIAN));
+#undef ACC_PCT
 	return w > 0 ? (size_t)w : 0;
 }
 
@@ -269,18 +272,16 @@ static void print_how_sure(FILE *f, const struct tpp_plan *p)
 		fprintf(f, "  %s\n", buf);
 }
 
-/* What the global batch leaves data parallelism: dp divides both the
- * batch and the GPU count, so at most their greatest common divisor. */
-static const char *batch_hint(char *buf, size_t size, const struct tpp_plan_ctx *x)
+const char *tpp_print_batch_hint(char *buf, size_t size, const struct tpp_search *s)
 {
-	int a = x->search->gbs, b = x->search->gpus;
+	int a = s->gbs, b = s->gpus;
 	while (b) {
 		int t = a % b;
 		a = b;
 		b = t;
 	}
 	snprintf(buf, size, " (dp divides both the global batch %d and the %d GPUs: at most their gcd, %d)",
-		 x->search->gbs, x->search->gpus, a);
+		 s->gbs, s->gpus, a);
 	return buf;
 }
 
@@ -333,7 +334,7 @@ void tpp_print_plan_text(FILE *f, const struct tpp_plan_ctx *x,
 	for (i = 1; i < TPP_REJ__COUNT; i++)
 		if (p->rejected[i])
 			fprintf(f, "  %llu rejected: %s%s\n", p->rejected[i],
-				tpp_reject_name(i), i == TPP_REJ_BATCH ? batch_hint(hint, sizeof(hint), x) : "");
+				tpp_reject_name(i), i == TPP_REJ_BATCH ? tpp_print_batch_hint(hint, sizeof(hint), x->search) : "");
 	fprintf(f, "  best layout per tensor-parallel degree:\n");
 	for (i = 0; i < p->n_best_tp; i++) {
 		const struct tpp_eval *e = &p->best_tp[i].e;

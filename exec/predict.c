@@ -135,8 +135,10 @@ void tpp_exec_predict(const struct tpp_exec_opts *o, const struct tpp_cluster *c
 			pred[TPP_PH_LAYER_FWD] = r->count[TPP_PH_LAYER_FWD] * e.layer_fwd_s;
 			pred[TPP_PH_LAYER_BWD] = r->count[TPP_PH_LAYER_BWD] * e.layer_bwd_s;
 			pred[TPP_PH_STEP] = e.step_s - e.t.optimizer_s;
-		} else if (note_size && !note[0]) {
-			snprintf(note, note_size, "the cost model rejects the executed layout: %s", err.msg);
+		} else if (note_size) {
+			size_t k = strlen(note);
+			snprintf(note + k, note_size - k, "%sthe cost model rejects the executed layout: %s",
+				 k ? "; " : "", err.msg);
 		}
 	}
 	free(cc);
