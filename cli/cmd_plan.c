@@ -67,6 +67,11 @@ int tpp_cmd_plan(int argc, char **argv)
 		fprintf(stderr, "tpplan: --model and --cluster are required (try `tpplan plan --help`)\n");
 		return TPP_E_USAGE;
 	}
+	if (timeline && !*timeline) {
+		/* checked before the search, as the other file flags are */
+		fprintf(stderr, "tpplan: --timeline: the file name is empty\n");
+		return TPP_E_USAGE;
+	}
 	if (timeline && pb.analytic) {
 		/* the timeline is simulated: its step would not be the printed one */
 		fprintf(stderr, "tpplan: --timeline writes the simulated schedule; it does not go with --analytic\n");

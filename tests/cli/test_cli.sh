@@ -519,6 +519,12 @@ expect layout-twice 2 err "--layout is given twice" "$BIN" --model 125m \
 	--cluster dgx-a100 --gpus 8 --layout tp=2 --layout pp=2
 expect timeline-analytic 2 err "does not go with --analytic" "$BIN" --model 125m \
 	--cluster dgx-a100 --gpus 8 --analytic --timeline "$TMP/tl-analytic.tsv"
+# an empty file name is a usage error before the search, as for the other
+# file flags (not a system error after the plan is printed)
+if expect timeline-empty 2 err "--timeline: the file name is empty" "$BIN" --model 125m \
+	--cluster dgx-a100 --gpus 8 --timeline ''; then
+	[ -s "$OUT" ] && fail "timeline-empty: the plan was printed"
+fi
 # a layout too large to play out: the plan stands, the timeline is a
 # usage error (not "no feasible layout")
 expect timeline-too-large 2 err "exceed" "$BIN" --model 125m --cluster dgx-a100 \
