@@ -621,6 +621,13 @@ int tpp_cmd_validate(int argc, char **argv)
 				snprintf(r->reason, sizeof(r->reason),
 					 "bad step_time_s '%s' (a number of seconds in [%g, %g])",
 					 fv[col[C_STEP]], STEP_MIN_S, STEP_MAX_S);
+			/* a required column left blank in the row: its blank
+			 * value (0) is no shape, GPU count or cluster */
+			for (k = 0; k < (int)TPP_ARRAY_LEN(required_cols) && !r->reason[0]; k++)
+				if (!*fv[col[required_cols[k]]])
+					snprintf(r->reason, sizeof(r->reason),
+						 "column '%s' is blank (it may not be)",
+						 col_names[required_cols[k]]);
 			if (r->reason[0])
 				continue;
 			r->ok = predict_row(fv, col, dir, &co, attn_given, stack, r, &model, cluster, plan) == 0;

@@ -688,7 +688,7 @@ expect validate-duplicate-column 3 err "duphdr.tsv:1:11: error: column 'id' appe
 printf 'id\tlayers\n' >"$TMP/shorthdr.tsv"
 expect validate-missing-column 3 err "shorthdr.tsv:1:10: error: missing column 'hidden'" \
 	"$BIN" validate "$TMP/shorthdr.tsv"
-if expect validate-bad-rows 1 out "not predicted: 6 of 6" \
+if expect validate-bad-rows 1 out "not predicted: 8 of 8" \
 	"$BIN" validate "$ROOT/tests/data/runs/bad-rows.tsv"; then
 	grep -q "^R01 .*their product 16 is not the 8 GPUs" "$OUT" || fail "validate-bad-rows: R01 reason"
 	grep -q "^R02 .*hidden 4096 is not a multiple of heads 30" "$OUT" || fail "validate-bad-rows: R02 reason"
@@ -696,11 +696,13 @@ if expect validate-bad-rows 1 out "not predicted: 6 of 6" \
 	grep -q "^R04 .*has no fp8 peak" "$OUT" || fail "validate-bad-rows: R04 reason"
 	grep -q "^R05 .*bad step_time_s 'fast'" "$OUT" || fail "validate-bad-rows: R05 reason"
 	grep -q "^R06 .*unknown mlp 'relu'" "$OUT" || fail "validate-bad-rows: R06 reason"
+	grep -q "^R07 .*column 'heads' is blank" "$OUT" || fail "validate-bad-rows: R07 reason"
+	grep -q "^R08 .*column 'gpus' is blank" "$OUT" || fail "validate-bad-rows: R08 reason"
 	grep -q "^no row predicted: no error statistics" "$OUT" || fail "validate-bad-rows: a MAPE printed without a predicted row"
 fi
 # JSON: no statistics without a predicted row; an unpredicted row keeps
 # its measured time
-if expect validate-bad-rows-json 1 out '"unpredicted": 6' \
+if expect validate-bad-rows-json 1 out '"unpredicted": 8' \
 	"$BIN" validate --json "$ROOT/tests/data/runs/bad-rows.tsv"; then
 	jcheck validate-bad-rows-json "$OUT" '.summary.mape == null and .summary.worst == null and ([.rows[] | select(.measured_s != null)] | length) >= 1'
 fi
