@@ -1480,8 +1480,15 @@ int tpp_report_read_exec(const char *path, struct tpp_report *r)
 			rc = tpp_y_err(&d, ph_node, &err, "phases[%d]: no \"phase\"", i);
 			goto out;
 		}
-		if ((rc = tpp_y_str(&d, v, ph->name, sizeof(ph->name), &err)) ||
-		    (rc = exec_num(&d, ph_node, "measured_s", -1, 1e-9, 1e6, &ph->measured_s, &err)) ||
+		if ((rc = tpp_y_str(&d, v, ph->name, sizeof(ph->name), &err)))
+			goto out;
+		/* a tab or newline would split the phase's row of exec.dat
+		 * and of the Markdown table */
+		if (tpp_has_control_char(ph->name)) {
+			rc = tpp_y_err(&d, v, &err, "phases[%d].phase: must not contain control characters (newline, tab)", i);
+			goto out;
+		}
+		if ((rc = exec_num(&d, ph_node, "measured_s", -1, 1e-9, 1e6, &ph->measured_s, &err)) ||
 		    (rc = exec_num(&d, ph_node, "predicted_s", -1, 1e-9, 1e6, &ph->predicted_s, &err)) ||
 		    (rc = exec_num(&d, ph_node, "count", 0, 1, 1e9, &count, &err)))
 			goto out;

@@ -136,6 +136,12 @@ bad_exec bad-exec-range "$TMP/bad-exec3.json" \
 sed 's/-5}/1e-300}/' "$TMP/bad-exec3.json" >"$TMP/bad-exec4.json"
 bad_exec bad-exec-tiny "$TMP/bad-exec4.json" \
 	'bad-exec4.json:3:17: error: "measured_s" = 1e-300 is out of range' "1e-300 s --exec time"
+# a tab or newline in a phase name split its row of exec.dat (a phantom
+# phase in the figure) and of the Markdown table
+printf '{"schema": "tpplan.exec/v1",\n "phases": [{"phase": "gemm\\tqkv\\n12\\t5", "count": 1,\n  "measured_s": 0.01}]}\n' >"$TMP/bad-exec5.json"
+bad_exec bad-exec-phase-tab "$TMP/bad-exec5.json" \
+	'bad-exec5.json:2:23: error: phases\[0\].phase: must not contain control characters' \
+	"a tab in an --exec phase name"
 # -o naming a regular file (or a path through one): said so, before any
 # search (not "cannot create directory ...: File exists")
 : >"$TMP/afile"
