@@ -290,6 +290,20 @@ static const struct tpp_yfield gpu_measured_fields[] = {
 	 .size = TPP_SOURCE_LEN, .required = 1},
 };
 
+/* A name that tables, reports and plans print (cluster, GPU, tier): not
+ * empty, and on one line. */
+static int check_name(struct tpp_ydoc *d, yaml_node_t *node, const char *what,
+		      const char *name, struct tpp_err *err)
+{
+	if (!name[0])
+		return tpp_y_err(d, node, err, "%s: must not be empty", what);
+	if (tpp_has_control_char(name))
+		return tpp_y_err(d, node, err,
+				 "%s: must not contain control characters (newline, tab)",
+				 what);
+	return TPP_OK;
+}
+
 struct gpu_in {
 	struct tpp_gpu g;
 	yaml_node_t *peak, *measured;
@@ -323,6 +337,9 @@ static int parse_gpu(struct tpp_ydoc *d, yaml_node_t *node,
 	memset(&in, 0, sizeof(in));
 	if ((rc = tpp_ymap_parse(d, node, gpu_fields, TPP_ARRAY_LEN(gpu_fields),
 				 &in, "gpu", err)))
+		return rc;
+	if ((rc = check_name(d, tpp_y_map_get(d, node, "name"), "gpu.name",
+			     in.g.name, err)))
 		return rc;
 	if ((rc = tpp_ymap_parse(d, in.peak, prec_fields, TPP_PREC__COUNT,
 				 in.g.peak_flops, "gpu.peak_tflops", err)))
@@ -623,6 +640,13 @@ static int parse_tier(struct tpp_ydoc *d, yaml_node_t *node, int i,
 	if ((rc = tpp_ymap_parse(d, node, tier_fields, TPP_ARRAY_LEN(tier_fields),
 				 &in, what, err)))
 		return rc;
+	{
+		char nwhat[48];
+		snprintf(nwhat, sizeof(nwhat), "%s.name", what);
+		if ((rc = check_name(d, tpp_y_map_get(d, node, "name"), nwhat,
+				     t->name, err)))
+			return rc;
+	}
 	kind = tpp_tier_kind_names[t->kind];
 	nics = tpp_y_map_get(d, node, "nics_per_node");
 	nic = tpp_y_map_get(d, node, "nic_gbps");
@@ -887,11 +911,9 @@ static int parse_cluster(struct tpp_ydoc *d, struct tpp_cluster *out,
 			       TPP_CLUSTER_MAX_GPUS);
 		goto out;
 	}
-	if (tpp_has_control_char(in->c.name)) {
-		rc = tpp_y_err(d, tpp_y_map_get(d, root, "name"), err,
-			       "cluster.name: must not contain control characters (newline, tab)");
+	if ((rc = check_name(d, tpp_y_map_get(d, root, "name"), "cluster.name",
+			     in->c.name, err)))
 		goto out;
-	}
 	if (in->sources && (rc = parse_sources(d, in->sources, &in->c, err)))
 		goto out;
 	if ((rc = parse_gpu(d, in->gpu, &in->c.gpu, err)))
