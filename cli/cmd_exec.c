@@ -160,6 +160,19 @@ static int plan_read(const char *path, struct plan_in *p)
 		rc = tpp_y_str(&d, arg, p->layout, sizeof(p->layout), &err);
 	if (rc)
 		goto out;
+	{
+		/* checked here, to be reported at its place in the plan (not
+		 * as a --layout the user did not give) */
+		struct tpp_search chk;
+		char why[sizeof(err.msg)];
+		tpp_search_default(&chk, 1, 1);
+		if (tpp_cli_parse_layout(p->layout, &chk, &err)) {
+			tpp_strlcpy(why, strncmp(err.msg, "--layout: ", 10) ? err.msg : err.msg + 10,
+				    sizeof(why));
+			rc = tpp_y_err(&d, arg, &err, "--plan: \"layout_arg\": %s", why);
+			goto out;
+		}
+	}
 	if ((model = tpp_y_map_get(&d, root, "model"))) {
 		if (model->type != YAML_MAPPING_NODE) {
 			rc = tpp_y_err(&d, model, &err, "--plan: \"model\" must be a JSON object");

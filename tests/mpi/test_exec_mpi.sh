@@ -141,6 +141,10 @@ plan_error badmodel '{"schema": "tpplan.plan/v1",
  "layouts": [{"layout_arg": "tp=1"}]}' 'badmodel.json:2:35: error: --plan: model "hidden" must be a JSON number'
 plan_error nocluster '{"schema": "tpplan.plan/v1", "cluster": {"gpus": 2},
  "layouts": [{"layout_arg": "tp=1"}]}' 'nocluster.json:1:41: error: --plan: "cluster" has no "name" or "path"'
+# a bad layout_arg is the plan's error at its place (exit 3), not a
+# --layout the user did not give (exit 2)
+plan_error badlayout '{"schema": "tpplan.plan/v1",
+ "layouts": [{"layout_arg": "tp=0"}]}' 'badlayout.json:2:29: error: --plan: "layout_arg": tp=0: expected an integer'
 
 # ---- the plan's model and cluster ------------------------------------------------------
 # plan_exec NAME ARGS...: exec on 2 ranks without the small-shape flags
