@@ -91,6 +91,72 @@ static void offset_line_col(const char *text, size_t n, size_t off, int *line, i
 	}
 }
 
+/* qsort order of a mapping's keys: by text, then by place in the file */
+struct key_at {
+	const char *text;
+	const yaml_node_t *node;
+};
+
+static int cmp_key_at(const void *a, const void *b)
+{
+	const struct key_at *x = a, *y = b;
+	int c = strcmp(x->text, y->text);
+	if (c)
+		return c;
+	return (x->node > y->node) - (x->node < y->node);
+}
+
+/*
+ * JSON readers look members up by name (tpp_y_map_get), which takes the
+ * first of a repeated key where other JSON tools take the last: a repeated
+ * key is an error, at its second occurrence (the first in the file when
+ * there are several).  Sorted, so a huge object stays n log n.
+ */
+static int check_json_keys(struct tpp_ydoc *d, struct tpp_err *err)
+{
+	const yaml_node_t *nd, *dup = NULL;
+	struct key_at *keys = NULL;
+	size_t cap = 0;
+	int rc = TPP_OK;
+
+	for (nd = d->doc.nodes.start; nd < d->doc.nodes.top; nd++) {
+		const yaml_node_pair_t *pr;
+		size_t n = 0, i;
+		if (nd->type != YAML_MAPPING_NODE)
+			continue;
+		for (pr = nd->data.mapping.pairs.start; pr < nd->data.mapping.pairs.top; pr++) {
+			const yaml_node_t *k = yaml_document_get_node(&d->doc, pr->key);
+			if (!k || k->type != YAML_SCALAR_NODE)
+				continue;
+			if (n == cap) {
+				size_t nc = cap ? 2 * cap : 16;
+				struct key_at *nk = realloc(keys, nc * sizeof(*keys));
+				if (!nk) {
+					free(keys);
+					return tpp_err_set(err, TPP_E_SYSTEM, d->path, 0, 0,
+							   "out of memory");
+				}
+				keys = nk;
+				cap = nc;
+			}
+			keys[n].text = (const char *)k->data.scalar.value;
+			keys[n++].node = k;
+		}
+		if (n < 2)
+			continue;
+		qsort(keys, n, sizeof(*keys), cmp_key_at);
+		for (i = 1; i < n; i++)
+			if (!strcmp(keys[i].text, keys[i - 1].text) &&
+			    (!dup || keys[i].node < dup))
+				dup = keys[i].node;
+	}
+	if (dup)
+		rc = tpp_y_err(d, dup, err, "duplicate key '%s'",
+			       (const char *)dup->data.scalar.value);
+	free(keys);
+	return rc;
+}
+
 static int finish_load(struct tpp_ydoc *d, yaml_parser_t *p, const char *text,
 		       size_t n, const char *syntax, struct tpp_err *err)
 {
@@ -150,6 +216,13 @@ static int finish_load(struct tpp_ydoc *d, yaml_parser_t *p, const char *text,
 				tpp_ydoc_free(d);
 				return rc;
 			}
+	}
+	if (!strcmp(syntax, "JSON")) {
+		int rc = check_json_keys(d, err);
+		if (rc) {
+			tpp_ydoc_free(d);
+			return rc;
+		}
 	}
 	return TPP_OK;
 }

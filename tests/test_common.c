@@ -100,6 +100,21 @@ int main(void)
 	CHECK(parse("- 1\n- 2\n", &t, &err) == TPP_E_INPUT);
 	CHECK_STR_CONTAINS(err.msg, "expected a mapping");
 
+	/* JSON members are looked up by name: a repeated key (which other
+	 * JSON tools read as its last value, tpp_y_map_get as its first) is
+	 * an error at its second occurrence, in nested objects too */
+	{
+		struct tpp_ydoc d;
+		CHECK(tpp_ydoc_load_json_string(&d, "mem.json",
+			"{\"a\": 1, \"b\": {\"c\": 2,\n \"d\": 3, \"c\": 4}, \"a\": 5}",
+			&err) == TPP_E_INPUT);
+		CHECK_STR_CONTAINS(err.msg, "duplicate key 'c'");
+		CHECK(err.line == 2 && err.col == 10);
+		CHECK(tpp_ydoc_load_json_string(&d, "mem.json",
+			"{\"a\": {\"a\": 1}, \"b\": [{\"a\": 2}, {\"a\": 3}]}", &err) == TPP_OK);
+		tpp_ydoc_free(&d);
+	}
+
 	/* errors print with location */
 	tpp_err_set(&err, TPP_E_INPUT, NULL, 0, 0, "plain %d", 3);
 	CHECK(!strcmp(err.msg, "plain 3"));
