@@ -425,6 +425,25 @@ static int bars_height(int n, size_t longest, int *angle, int *bmargin)
 	return 500 + 14 * (*bmargin - 5);
 }
 
+/*
+ * s inside a gnuplot single-quoted string ('' for '), where nothing else is
+ * special: in a double-quoted one a `command` in backquotes runs (gnuplot
+ * substitutes them anywhere but in single quotes), and a '"' ends the
+ * string, so a GPU or tier name from a cluster file could run commands
+ * when the script is drawn.  Returns buf (cut short, never mid-quote).
+ */
+static const char *gp_sq(const char *s, char *buf, size_t size)
+{
+	size_t n = 0;
+	for (; *s && n + 2 < size; s++) {
+		if (*s == '\'')
+			buf[n++] = '\'';
+		buf[n++] = *s;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
 /* The head of a bar chart's script with the canvas and labels of
  * bars_height. */
 static void gp_bars(FILE *f, const char *name, const char *what, int n,
@@ -602,6 +621,7 @@ static int fig_memory(const char *dir, const struct tpp_report *r)
 	double cap = r->x->cluster->gpu.hbm_bytes / GIB, top = cap;
 	struct afile a;
 	char lb[TPP_TOP_MAX][LABEL_LEN];
+	char gname[2 * TPP_NAME_LEN];
 	size_t longest = bar_labels(p, lb);
 	int i, rc;
 	if ((rc = af_open(&a, dir, "memory.dat")))
@@ -620,13 +640,13 @@ static int fig_memory(const char *dir, const struct tpp_report *r)
 	gp_bars(a.f, "memory", "memory per GPU of the top layouts against the GPU's capacity",
 		p->n_top, longest);
 	fprintf(a.f, "cap = %.6f\n"
-		"set title \"Memory per GPU (most-loaded stage), %s\"\n"
+		"set title 'Memory per GPU (most-loaded stage), %s'\n"
 		"set ylabel \"GiB\"\nset yrange [0:%.3f]\n"
 		"set style data histograms\nset style histogram rowstacked\n"
 		"set style fill solid 0.85 border -1\nset boxwidth 0.6\n"
 		"plot for [i=2:7] \"memory.dat\" using i:xtic(1) title columnheader(i), \\\n"
 		"     cap with lines lw 2 dt 2 lc rgb \"#d62728\" title sprintf(\"capacity %%.0f GiB\", cap)\n",
-		cap, r->x->cluster->gpu.name, top * 1.12);
+		cap, gp_sq(r->x->cluster->gpu.name, gname, sizeof(gname)), top * 1.12);
 	return af_close(&a);
 }
 
@@ -822,8 +842,10 @@ static int fig_cal(const char *dir, const struct tpp_report *r)
 	for (i = 0; i < n; i++) {
 		const struct tpp_cal_coll *t = &cal->coll[idx[i]];
 		const char *tier = t->tier >= 0 && t->tier < c->ntiers ? c->tiers[t->tier].name : "?";
-		fprintf(a.f, "%s\"calibration.dat\" index %d using 1:2:3:4 with yerrorbars pt 7 lc %d title \"%s, %s, %d ranks\"",
-			i ? ", \\\n     " : "", i, i + 1, tpp_coll_names[t->op], tier, t->group);
+		char tname[2 * TPP_NAME_LEN];
+		fprintf(a.f, "%s\"calibration.dat\" index %d using 1:2:3:4 with yerrorbars pt 7 lc %d title '%s, %s, %d ranks'",
+			i ? ", \\\n     " : "", i, i + 1, tpp_coll_names[t->op],
+			gp_sq(tier, tname, sizeof(tname)), t->group);
 		if (t->fit.valid && t->fit.busbw_Bps > 0) {
 			double fct = tpp_cal_bus_factor(t->op, t->group);
 			fprintf(a.f, ", \\\n     (x*%.9g/(%.9g + x*%.9g/%.9g))/1e9 with lines lw 2 lc %d title \"fit: alpha %.3g us, busbw %.1f GB/s\"",

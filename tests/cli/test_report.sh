@@ -392,6 +392,26 @@ EOF
 	else
 		fail "cal: exit $?"; sed 's/^/    /' "$TMP/err" >&2
 	fi
+
+	# ---- names from the cluster file in the gnuplot scripts ----------------------------
+	# a GPU or tier name with a `command` or a '"' ran the command when
+	# gnuplot drew the figure (backquotes are substituted in double quotes)
+	D=$TMP/names
+	sed -e "s|^  name: A100-SXM4-80GB|  name: 'A100 \`touch $TMP/ran-gpu\` \"x'|" \
+	    -e "s|^  - name: nvlink3|  - name: 'nvlink3 \`touch $TMP/ran-tier\` it''s \"'|" \
+		"$ROOT/topologies/dgx-a100.yaml" >"$TMP/names.yaml"
+	if "$BIN" report --model 125m --cluster "$TMP/names.yaml" --gpus 8 \
+		--calibration "$TMP/cal.yaml" -o "$D" >/dev/null 2>"$TMP/err"; then
+		if [ -e "$TMP/ran-gpu" ] || [ -e "$TMP/ran-tier" ]; then
+			fail "names: gnuplot ran a command from a GPU or tier name"
+		elif [ ! -s "$D/memory.png" ] || [ ! -s "$D/calibration.png" ]; then
+			fail "names: memory.png or calibration.png not drawn"
+		else
+			ok "names in gnuplot scripts"
+		fi
+	else
+		fail "names: exit $?"; sed 's/^/    /' "$TMP/err" >&2
+	fi
 fi
 
 if [ $fails -ne 0 ]; then
