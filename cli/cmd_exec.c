@@ -188,6 +188,13 @@ static int plan_read(const char *path, struct plan_in *p)
 		    (rc = plan_model_int(&d, model, "head_dim", 0, &p->head_dim, &err)) ||
 		    (rc = plan_str(&d, model, "model", "mlp", p->mlp, sizeof(p->mlp), &err)))
 			goto out;
+		if (p->mlp[0] && strcmp(p->mlp, tpp_mlp_names[TPP_MLP_GELU]) &&
+		    strcmp(p->mlp, tpp_mlp_names[TPP_MLP_SWIGLU])) {
+			rc = tpp_y_err(&d, tpp_y_map_get(&d, model, "mlp"), &err,
+				       "--plan: model \"mlp\" must be \"%s\" or \"%s\", not \"%s\"",
+				       tpp_mlp_names[TPP_MLP_GELU], tpp_mlp_names[TPP_MLP_SWIGLU], p->mlp);
+			goto out;
+		}
 		if (p->hidden % p->heads) {
 			rc = tpp_y_err(&d, model, &err, "--plan: model heads %d do not divide hidden %d",
 				       p->heads, p->hidden);

@@ -143,6 +143,11 @@ plan_error nocluster '{"schema": "tpplan.plan/v1", "cluster": {"gpus": 2},
  "layouts": [{"layout_arg": "tp=1"}]}' 'nocluster.json:1:41: error: --plan: "cluster" has no "name" or "path"'
 # a bad layout_arg is the plan's error at its place (exit 3), not a
 # --layout the user did not give (exit 2)
+# an MLP kind the planner has no such model of (it was named in a note as
+# "run as a GELU MLP")
+plan_error badmlp '{"schema": "tpplan.plan/v1",
+ "model": {"name": "m", "hidden": 64, "heads": 4, "ffn": 256, "seq": 32, "mlp": "relu"},
+ "layouts": [{"layout_arg": "tp=1"}]}' 'badmlp.json:2:81: error: --plan: model "mlp" must be "gelu" or "swiglu", not "relu"'
 plan_error badlayout '{"schema": "tpplan.plan/v1",
  "layouts": [{"layout_arg": "tp=0"}]}' 'badlayout.json:2:29: error: --plan: "layout_arg": tp=0: expected an integer'
 
