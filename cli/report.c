@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1443,6 +1444,26 @@ static int exec_num(struct tpp_ydoc *d, yaml_node_t *o, const char *key,
 	return TPP_OK;
 }
 
+/* A string member of mapping o into buf: absent or null, ""; else a JSON
+ * string on one line (it is printed in the report's text and tables). */
+static int exec_text(struct tpp_ydoc *d, yaml_node_t *o, const char *key,
+		     char *buf, size_t size, struct tpp_err *err)
+{
+	yaml_node_t *v = tpp_y_map_get(d, o, key);
+	int rc;
+	buf[0] = '\0';
+	if (tpp_yj_null(v))
+		return TPP_OK;
+	if (!tpp_yj_str(v))
+		return tpp_y_err(d, v, err, "\"%s\" must be a string", key);
+	if ((rc = tpp_y_str(d, v, buf, size, err)))
+		return rc;
+	if (tpp_has_control_char(buf))
+		return tpp_y_err(d, v, err, "\"%s\": must not contain control characters (newline, tab)",
+				 key);
+	return TPP_OK;
+}
+
 int tpp_report_read_exec(const char *path, struct tpp_report *r)
 {
 	struct tpp_ydoc d;
@@ -1455,29 +1476,38 @@ int tpp_report_read_exec(const char *path, struct tpp_report *r)
 	if ((rc = tpp_cli_json_load(&d, "--exec", path, "tpplan.exec/v1")))
 		return rc;
 	root = tpp_ydoc_root(&d);
-	if ((v = tpp_y_map_get(&d, root, "layout_arg")) &&
-	    (rc = tpp_y_str(&d, v, r->exec_layout, sizeof(r->exec_layout), &err)))
-		goto out;
 	/* what was run, to say it beside the report's problem (optional:
-	 * older results lack them) */
-	{
-		const char *s;
-		yaml_node_t *sh = tpp_y_map_get(&d, root, "shape");
-		if ((s = tpp_yj_str(tpp_y_map_get(&d, root, "model"))))
-			tpp_strlcpy(r->exec_model, s, sizeof(r->exec_model));
-		if ((s = tpp_yj_str(tpp_y_map_get(&d, root, "cluster"))))
-			tpp_strlcpy(r->exec_cluster, s, sizeof(r->exec_cluster));
-		if (sh && sh->type == YAML_MAPPING_NODE) {
-			double hd, hs, ff, sq, ly;
-			if (tpp_yj_num(tpp_y_map_get(&d, sh, "hidden"), &hd) &&
-			    tpp_yj_num(tpp_y_map_get(&d, sh, "heads"), &hs) &&
-			    tpp_yj_num(tpp_y_map_get(&d, sh, "ffn"), &ff) &&
-			    tpp_yj_num(tpp_y_map_get(&d, sh, "seq"), &sq) &&
-			    tpp_yj_num(tpp_y_map_get(&d, sh, "layers"), &ly))
-				snprintf(r->exec_shape, sizeof(r->exec_shape),
-					 "hidden %.0f, heads %.0f, ffn %.0f, seq %.0f, %.0f layers",
-					 hd, hs, ff, sq, ly);
+	 * older results lack them; when there, well-formed) */
+	if ((rc = exec_text(&d, root, "layout_arg", r->exec_layout, sizeof(r->exec_layout), &err)) ||
+	    (rc = exec_text(&d, root, "model", r->exec_model, sizeof(r->exec_model), &err)) ||
+	    (rc = exec_text(&d, root, "cluster", r->exec_cluster, sizeof(r->exec_cluster), &err)))
+		goto out;
+	if (!tpp_yj_null(v = tpp_y_map_get(&d, root, "shape"))) {
+		static const char *const keys[] = {"hidden", "heads", "ffn", "seq", "layers"};
+		double x[5];
+		if (v->type != YAML_MAPPING_NODE) {
+			rc = tpp_y_err(&d, v, &err, "\"shape\" must be an object");
+			goto out;
 		}
+		int all = 1;
+		for (i = 0; i < 5; i++) {
+			yaml_node_t *k = tpp_y_map_get(&d, v, keys[i]);
+			if (tpp_yj_null(k)) {
+				all = 0; /* an older exec's shape: not shown */
+				continue;
+			}
+			if (!tpp_yj_num(k, &x[i]) || x[i] != floor(x[i]) || x[i] < 1 ||
+			    x[i] > (1 << 24)) {
+				rc = tpp_y_err(&d, k, &err,
+					       "\"shape\": \"%s\" must be a whole number in [1, %d]",
+					       keys[i], 1 << 24);
+				goto out;
+			}
+		}
+		if (all)
+			snprintf(r->exec_shape, sizeof(r->exec_shape),
+				 "hidden %.0f, heads %.0f, ffn %.0f, seq %.0f, %.0f layers",
+				 x[0], x[1], x[2], x[3], x[4]);
 	}
 	phases = tpp_y_map_get(&d, root, "phases");
 	if (!phases) {

@@ -142,6 +142,14 @@ printf '{"schema": "tpplan.exec/v1",\n "phases": [{"phase": "gemm\\tqkv\\n12\\t5
 bad_exec bad-exec-phase-tab "$TMP/bad-exec5.json" \
 	'bad-exec5.json:2:23: error: phases\[0\].phase: must not contain control characters' \
 	"a tab in an --exec phase name"
+# what was run, when given, is well-formed: a shape of 1e308 was printed
+# as a 309-digit hidden size, a layout with a newline split its line
+printf '{"schema": "tpplan.exec/v1",\n "shape": {"hidden": 1e308, "heads": 4, "ffn": 256, "seq": 32, "layers": 2},\n "phases": [{"phase": "step", "count": 1, "measured_s": 0.01}]}\n' >"$TMP/bad-exec6.json"
+bad_exec bad-exec-shape "$TMP/bad-exec6.json" \
+	'bad-exec6.json:2:22: error: "shape": "hidden" must be a whole number' "an absurd --exec shape"
+printf '{"schema": "tpplan.exec/v1", "layout_arg": "tp=2\\npp=1",\n "phases": [{"phase": "step", "count": 1, "measured_s": 0.01}]}\n' >"$TMP/bad-exec7.json"
+bad_exec bad-exec-layout "$TMP/bad-exec7.json" \
+	'bad-exec7.json:1:44: error: "layout_arg": must not contain control characters' "a newline in the --exec layout"
 # -o naming a regular file (or a path through one): said so, before any
 # search (not "cannot create directory ...: File exists")
 : >"$TMP/afile"
