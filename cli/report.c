@@ -1549,10 +1549,8 @@ int tpp_report_read_exec(const char *path, struct tpp_report *r)
 			r->nphase++;
 	}
 	if (!r->nphase) {
-		fprintf(stderr, "tpplan: --exec %s: no phases with measured times\n", path);
-		rc = TPP_E_INPUT;
-		tpp_ydoc_free(&d);
-		return rc;
+		rc = tpp_y_err(&d, phases, &err, "--exec: no phases with measured times");
+		goto out;
 	}
 	rc = TPP_OK;
 out:

@@ -150,6 +150,10 @@ bad_exec bad-exec-shape "$TMP/bad-exec6.json" \
 printf '{"schema": "tpplan.exec/v1", "layout_arg": "tp=2\\npp=1",\n "phases": [{"phase": "step", "count": 1, "measured_s": 0.01}]}\n' >"$TMP/bad-exec7.json"
 bad_exec bad-exec-layout "$TMP/bad-exec7.json" \
 	'bad-exec7.json:1:44: error: "layout_arg": must not contain control characters' "a newline in the --exec layout"
+# no phase measured: said at the phases' place, as every other --exec error
+printf '{"schema": "tpplan.exec/v1",\n "phases": []}\n' >"$TMP/bad-exec8.json"
+bad_exec bad-exec-no-phases "$TMP/bad-exec8.json" \
+	'bad-exec8.json:2:12: error: --exec: no phases with measured times' "no --exec phases"
 # -o naming a regular file (or a path through one): said so, before any
 # search (not "cannot create directory ...: File exists")
 : >"$TMP/afile"
