@@ -150,9 +150,13 @@ static void nccl_code_str(long code, char *buf, size_t size)
 
 static int read_file(const char *path, char **out, struct tpp_err *err)
 {
-	FILE *f = fopen(path, "rb");
+	FILE *f;
 	char *buf = NULL;
 	size_t n = 0, cap = 0;
+	if (tpp_not_regular(path))
+		return tpp_err_set(err, TPP_E_INPUT, path, 0, 0,
+				   "not a regular file (a FIFO or device)");
+	f = fopen(path, "rb");
 	if (!f)
 		return tpp_err_set(err, TPP_E_INPUT, path, 0, 0, "cannot open: %s",
 				   strerror(errno));

@@ -502,6 +502,10 @@ int tpp_cmd_validate(int argc, char **argv)
 		fprintf(stderr, "tpplan validate: the runs file name is empty\n");
 		return TPP_E_USAGE;
 	}
+	if (tpp_not_regular(file)) {
+		fprintf(stderr, "%s: error: not a regular file (a FIFO or device)\n", file);
+		return TPP_E_INPUT;
+	}
 	f = fopen(file, "r");
 	if (!f) {
 		fprintf(stderr, "%s: error: cannot open: %s\n", file, strerror(errno));

@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #ifndef TPP_VERSION
 #define TPP_VERSION "0.0.0"
@@ -53,6 +54,12 @@ int tpp_name_close(const char *guess, const char *name)
 {
 	int d = tpp_name_distance(guess, name);
 	return d == 0 || (d <= 2 && strlen(guess) > 3 && strlen(name) > 3);
+}
+
+int tpp_not_regular(const char *path)
+{
+	struct stat st;
+	return !stat(path, &st) && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
 }
 
 void tpp_strlcpy(char *dst, const char *src, size_t dst_size)

@@ -76,6 +76,11 @@ int tpp_name_distance(const char *a, const char *b);
 /* Whether `guess` is close enough to `name` to suggest it: equal but for
  * case, or at most 2 edits apart while both have more than 3 characters. */
 int tpp_name_close(const char *guess, const char *name);
+/* Whether path names a FIFO, socket or device: opening or reading one
+ * (a FIFO nobody writes) could wait forever, so input files are refused
+ * before they are opened.  A directory, or a path that does not exist, is
+ * left to the open or read that reports it. */
+int tpp_not_regular(const char *path);
 
 /* Unit helpers: names carry units, these make conversions explicit. */
 #define TPP_GiB (1024.0 * 1024.0 * 1024.0)

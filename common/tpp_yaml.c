@@ -239,6 +239,9 @@ static int load_file(struct tpp_ydoc *d, const char *path, const char *syntax,
 
 	memset(d, 0, sizeof(*d));
 	tpp_strlcpy(d->path, path, sizeof(d->path));
+	if (tpp_not_regular(path))
+		return tpp_err_set(err, TPP_E_INPUT, path, 0, 0,
+				   "not a regular file (a FIFO or device)");
 	f = fopen(path, "rb");
 	if (!f)
 		return tpp_err_set(err, TPP_E_INPUT, path, 0, 0,

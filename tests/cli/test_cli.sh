@@ -647,6 +647,19 @@ expect validate-long-line 3 err "long.tsv:1:1: error: line too long" "$BIN" vali
 expect validate-empty-name 2 err "runs file name is empty" "$BIN" validate ""
 expect validate-stack-missing 2 err "--stack needs a value" "$BIN" validate "$TMP/nul.tsv" --stack
 expect validate-missing 3 err "cannot open" "$BIN" validate "$TMP/no-such-runs.tsv"
+# a FIFO nobody writes (or a device) as an input file: refused before it
+# is opened, as a model file is; opening it waited forever
+mkfifo "$TMP/fifo"
+expect fifo-validate 3 err "fifo: error: not a regular file" \
+	timeout 20 "$BIN" validate "$TMP/fifo"
+expect fifo-calibration 3 err "fifo: error: not a regular file" \
+	timeout 20 "$BIN" --model 125m --cluster dgx-a100 --gpus 8 --calibration "$TMP/fifo"
+expect fifo-import 3 err "fifo: error: not a regular file" \
+	timeout 20 "$BIN" calibrate --import "$TMP/fifo" --group 8 --out "$TMP/fifo-cal.yaml"
+expect fifo-plan 3 err "fifo: error: not a regular file" \
+	timeout 20 "$BIN" exec --plan "$TMP/fifo"
+expect fifo-exec 3 err "fifo: error: not a regular file" \
+	timeout 20 "$BIN" report --model 125m --cluster dgx-a100 --gpus 8 --exec "$TMP/fifo" -o "$TMP/fifo-report"
 if expect validate-stack-flag 0 out '"stack"' \
 	"$BIN" validate "$ROOT/tests/data/runs/era-attention.tsv" --json --stack legacy; then
 	jcheck validate-stack-flag "$OUT" '[.rows[0:3][] | .stack] == ["legacy", "legacy", "legacy"]'
