@@ -110,6 +110,13 @@ bad:
 	return TPP_E_USAGE;
 }
 
+/* strtok_r skips empty items: "a,,b", a leading or trailing comma (an
+ * unset shell variable in a list) are mistakes, as in --layout. */
+static int has_empty_item(const char *arg)
+{
+	return arg[0] == ',' || (arg[0] && arg[strlen(arg) - 1] == ',') || strstr(arg, ",,");
+}
+
 /* "all_reduce,send_recv" -> bit mask over enum tpp_coll; "none" -> 0. */
 static int parse_colls(const char *arg, unsigned *mask)
 {
@@ -120,7 +127,7 @@ static int parse_colls(const char *arg, unsigned *mask)
 		*mask = 0;
 		return TPP_OK;
 	}
-	if (strlen(arg) >= sizeof(buf) || !*arg)
+	if (strlen(arg) >= sizeof(buf) || !*arg || has_empty_item(arg))
 		goto bad;
 	tpp_strlcpy(buf, arg, sizeof(buf));
 	for (item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
@@ -147,7 +154,7 @@ static int parse_precs(const char *arg, unsigned *mask)
 {
 	char buf[128], *item, *save = NULL;
 	unsigned m = 0;
-	if (strlen(arg) >= sizeof(buf))
+	if (strlen(arg) >= sizeof(buf) || has_empty_item(arg))
 		goto bad;
 	tpp_strlcpy(buf, arg, sizeof(buf));
 	for (item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {

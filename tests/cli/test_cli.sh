@@ -436,6 +436,12 @@ if expect calibration-is-directory 3 err "caldir: error: read error" \
 	"$BIN" --model 125m --cluster "$TMP/calnamed.yaml" --gpus 8; then
 	has calibration-is-directory err "calnamed.yaml:$calline:14: note: the calibration file is named here"
 fi
+# a list with an empty item (an unset shell variable) is a mistake, as in
+# --layout: it was measured as the items that were there
+expect calibrate-collectives-empty-item 2 err "--collectives: expected a comma-separated list, got 'all_reduce,,all_gather'" \
+	"$BIN" calibrate --collectives all_reduce,,all_gather --out "$TMP/cal-list.yaml"
+expect calibrate-precisions-empty-item 2 err "--gemm-precisions: expected a comma-separated list, got 'bf16,'" \
+	"$BIN" calibrate --gemm-precisions bf16, --out "$TMP/cal-list.yaml"
 # calibrate --import: empty names and an --out that is the --import file
 # are usage errors; the measurement is left as it was
 expect calibrate-out-empty 2 err "--out: the file name is empty" "$BIN" calibrate \
