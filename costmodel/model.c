@@ -265,6 +265,12 @@ static int model_problem(const struct tpp_model *m, const char **key,
 		snprintf(msg, size, "name must not contain control characters (newline, tab)");
 		return 1;
 	}
+	/* printed in the plan's first line, which a newline would split */
+	if (tpp_has_control_char(m->desc)) {
+		*key = "description";
+		snprintf(msg, size, "description must not contain control characters (newline, tab)");
+		return 1;
+	}
 	for (i = 0; i < TPP_ARRAY_LEN(ranges); i++) {
 		int v = *(const int *)((const char *)m + ranges[i].off);
 		if (v < 1 || v > ranges[i].max) {
