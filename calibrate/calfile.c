@@ -44,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tpp_yaml.h"
@@ -278,19 +279,70 @@ static void write_all(struct writer *w, const struct tpp_calibration *c)
 int tpp_cal_write(const struct tpp_calibration *cal, const char *path,
 		  struct tpp_err *err)
 {
-	char tmp[1024];
+	return tpp_cal_write_keep(cal, path, NULL, 0, err);
+}
+
+/* A name for keeping the file at `path` (modified at `mtime`): path +
+ * ".YYYYmmddTHHMMSSZ.bak", with "-N" added while that exists; 0 on
+ * success. */
+static int backup_name(const char *path, time_t mtime, char *out, size_t size)
+{
+	struct tm tm;
+	char stamp[32];
+	int i, n;
+	if (!gmtime_r(&mtime, &tm) || !strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm))
+		return -1;
+	for (i = 0; i < 1000; i++) {
+		struct stat st;
+		n = i ? snprintf(out, size, "%s.%s-%d.bak", path, stamp, i)
+		      : snprintf(out, size, "%s.%s.bak", path, stamp);
+		if (n < 0 || (size_t)n >= size)
+			return -1;
+		if (lstat(out, &st) && errno == ENOENT)
+			return 0;
+	}
+	return -1;
+}
+
+int tpp_cal_write_keep(const struct tpp_calibration *cal, const char *path_arg,
+		       char *kept, size_t kept_size, struct tpp_err *err)
+{
+	char tmp[1024], target[1024], bak[1100] = "";
+	const char *path = path_arg;
 	struct writer w;
-	int fd, rc = TPP_OK, n, e;
+	int fd, rc = TPP_OK, n, e, existed = 0;
+	mode_t mode = 0644;
 	FILE *f;
 
-	TPP_ASSERT(cal && path);
+	TPP_ASSERT(cal && path_arg);
+	if (kept_size)
+		kept[0] = '\0';
 	{
 		/* the rename would replace whatever is there: only ever a
 		 * regular file (never a device, FIFO or directory) */
-		struct stat st;
+		struct stat st, lst;
 		if (!stat(path, &st) && !S_ISREG(st.st_mode))
 			return tpp_err_set(err, TPP_E_USAGE, path, 0, 0,
 					   "cannot write calibration: not a regular file");
+		/* a symbolic link keeps pointing at the new calibration:
+		 * write where it points */
+		if (!lstat(path, &lst) && S_ISLNK(lst.st_mode)) {
+			char *real = realpath(path, NULL);
+			if (real && strlen(real) < sizeof(target)) {
+				tpp_strlcpy(target, real, sizeof(target));
+				path = target;
+			}
+			free(real);
+		}
+		if (!stat(path, &st) && S_ISREG(st.st_mode)) {
+			/* never lose a measured calibration: the old file is
+			 * kept beside it, and keeps its permissions */
+			existed = 1;
+			mode = st.st_mode & 07777;
+			if (backup_name(path, st.st_mtime, bak, sizeof(bak)))
+				return tpp_err_set(err, TPP_E_SYSTEM, path, 0, 0,
+						   "cannot write calibration: no name to keep the existing file under");
+		}
 	}
 	n = snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path);
 	if (n < 0 || (size_t)n >= sizeof(tmp))
@@ -301,8 +353,9 @@ int tpp_cal_write(const struct tpp_calibration *cal, const char *path,
 		return tpp_err_set(err, TPP_E_SYSTEM, path, 0, 0,
 				   "cannot write calibration: cannot create a temporary file next to it: %s",
 				   strerror(errno));
-	/* mkstemp makes the file 0600; a calibration is not secret. */
-	(void)fchmod(fd, 0644);
+	/* mkstemp makes the file 0600; a calibration is not secret (a file
+	 * replaced keeps the mode it had). */
+	(void)fchmod(fd, mode);
 	f = fdopen(fd, "w");
 	if (!f) {
 		e = errno;
@@ -336,13 +389,26 @@ int tpp_cal_write(const struct tpp_calibration *cal, const char *path,
 		return tpp_err_set(err, TPP_E_SYSTEM, path, 0, 0,
 				   "cannot write calibration: %s", strerror(e));
 	}
+	/* the old file gets a second name first (a hard link: the path
+	 * never goes missing), then the new one takes its place */
+	if (existed && link(path, bak)) {
+		e = errno;
+		unlink(tmp);
+		return tpp_err_set(err, TPP_E_SYSTEM, path, 0, 0,
+				   "cannot write calibration: cannot keep the existing file as %s: %s",
+				   bak, strerror(e));
+	}
 	if (rename(tmp, path)) {
 		e = errno;
 		unlink(tmp);
+		if (existed)
+			unlink(bak);
 		return tpp_err_set(err, TPP_E_SYSTEM, path, 0, 0,
 				   "cannot write calibration: rename from %s: %s",
 				   tmp, strerror(e));
 	}
+	if (existed && kept_size)
+		tpp_strlcpy(kept, bak, kept_size);
 	/* Make the rename itself durable (best effort). */
 	{
 		char dir[1024];

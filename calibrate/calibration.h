@@ -122,6 +122,13 @@ int tpp_cal_fit_table(const struct tpp_cal_coll *t, struct tpp_cal_fit *out,
  * fsync, rename): a crash or kill leaves any previous file intact. */
 int tpp_cal_write(const struct tpp_calibration *cal, const char *path,
 		  struct tpp_err *err);
+/* The same, never losing a calibration already at `path`: the old file is
+ * kept as PATH.<its mtime, YYYYmmddTHHMMSSZ>.bak (hard link, made before
+ * the rename; "-N" added if taken), whose name goes to `kept` ("" when
+ * nothing was there); the new file keeps the old one's permissions; a
+ * symbolic link is followed, so that it points at the new file. */
+int tpp_cal_write_keep(const struct tpp_calibration *cal, const char *path,
+		       char *kept, size_t kept_size, struct tpp_err *err);
 /* Load a calibration YAML; located errors (file:line:col) on bad input. */
 int tpp_cal_load(const char *path, struct tpp_calibration *out,
 		 struct tpp_err *err);

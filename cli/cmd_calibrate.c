@@ -305,11 +305,14 @@ static int fit_write(struct tpp_calibration *cal, const char *out)
 		fprintf(stderr, "tpplan: calibrate: fitting failed, writing the raw tables only: ");
 		tpp_err_print(stderr, &err);
 	}
-	if ((wrc = tpp_cal_write(cal, out, &err))) {
+	char kept[1200];
+	if ((wrc = tpp_cal_write_keep(cal, out, kept, sizeof(kept), &err))) {
 		tpp_err_print(stderr, &err);
 		return wrc;
 	}
 	summary(stdout, cal, out);
+	if (kept[0])
+		printf("the calibration that was at %s is kept as %s\n", out, kept);
 	return rc;
 }
 

@@ -337,6 +337,28 @@ static int count_entries(const char *dir)
 	return n;
 }
 
+/* Remove the calibrations kept as *.bak in dir (tpp_cal_write_keep);
+ * returns how many there were. */
+static int remove_kept(const char *dir)
+{
+	DIR *dp = opendir(dir);
+	struct dirent *e;
+	char p[1024];
+	int n = 0;
+	if (!dp)
+		return -1;
+	while ((e = readdir(dp))) {
+		size_t k = strlen(e->d_name);
+		if (k > 4 && !strcmp(e->d_name + k - 4, ".bak")) {
+			snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+			if (!remove(p))
+				n++;
+		}
+	}
+	closedir(dp);
+	return n;
+}
+
 static int write_text(const char *path, const char *text)
 {
 	FILE *f = fopen(path, "w");
@@ -1353,6 +1375,7 @@ static void test_apply_latency_only(void)
 	}
 	remove(raw);
 	remove(path);
+	remove_kept(dir);
 	CHECK(rmdir(dir) == 0);
 }
 
@@ -1441,6 +1464,63 @@ static void test_apply_per_gpu(void)
 	}
 }
 
+/*
+ * Never lose a measured calibration: writing over one keeps the old file
+ * as PATH.<mtime>.bak with its content, the new file keeps the old one's
+ * permissions, and a symbolic link is written through (it still points
+ * at the calibration, now the new one).
+ */
+static void test_keep_existing(void)
+{
+	static struct tpp_calibration a, c, b;
+	static char old_text[1 << 20], kept_text[1 << 20];
+	char tmpl[] = "/tmp/tpp-cal-XXXXXX", path[512], link_path[512], kept[1200], kept2[1200];
+	struct tpp_err err;
+	struct stat st;
+	const char *dir = mkdtemp(tmpl);
+
+	CHECK(dir != NULL);
+	if (!dir)
+		return;
+	snprintf(path, sizeof(path), "%s/cal.yaml", dir);
+	fill_cal(&a);
+	c = a;
+	tpp_strlcpy(c.hosts, "node-c", sizeof(c.hosts));
+	/* nothing there: nothing kept */
+	CHECK(tpp_cal_write_keep(&a, path, kept, sizeof(kept), &err) == TPP_OK);
+	CHECK(kept[0] == '\0');
+	CHECK(read_all(path, old_text, sizeof(old_text)) > 0);
+	CHECK(chmod(path, 0600) == 0);
+	CHECK(tpp_cal_write_keep(&c, path, kept, sizeof(kept), &err) == TPP_OK);
+	CHECK(kept[0] != '\0');
+	CHECK(!strncmp(kept, path, strlen(path)));
+	CHECK_STR_CONTAINS(kept, ".bak");
+	CHECK(read_all(kept, kept_text, sizeof(kept_text)) > 0);
+	CHECK(!strcmp(kept_text, old_text));
+	CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == 0600);
+	CHECK(tpp_cal_load(path, &b, &err) == TPP_OK);
+	CHECK(!strcmp(b.hosts, "node-c"));
+	/* again, with the same old mtime second possible: another name */
+	CHECK(tpp_cal_write_keep(&a, path, kept2, sizeof(kept2), &err) == TPP_OK);
+	CHECK(kept2[0] != '\0' && strcmp(kept, kept2));
+	CHECK(count_entries(dir) == 3);
+
+	/* through a symbolic link */
+	snprintf(link_path, sizeof(link_path), "%s/current.yaml", dir);
+	CHECK(symlink("cal.yaml", link_path) == 0);
+	CHECK(tpp_cal_write_keep(&c, link_path, kept, sizeof(kept), &err) == TPP_OK);
+	CHECK(lstat(link_path, &st) == 0 && S_ISLNK(st.st_mode));
+	CHECK(tpp_cal_load(path, &b, &err) == TPP_OK);
+	CHECK(!strcmp(b.hosts, "node-c"));
+	CHECK_STR_CONTAINS(kept, "/cal.yaml.");
+	CHECK(count_entries(dir) == 5); /* cal.yaml, current.yaml, 3 kept */
+
+	CHECK(remove_kept(dir) == 3);
+	remove(link_path);
+	remove(path);
+	CHECK(rmdir(dir) == 0);
+}
+
 int main(void)
 {
 	test_model_shapes();
@@ -1448,6 +1528,7 @@ int main(void)
 	test_fit_table();
 	test_fit_joint();
 	test_roundtrip();
+	test_keep_existing();
 	test_import();
 	test_import_ranks();
 	test_import_op_named();

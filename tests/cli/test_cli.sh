@@ -454,6 +454,17 @@ if expect calibrate-out-is-import 2 err "is the --import file" "$BIN" calibrate 
 	cmp -s "$ROOT/tests/data/nccl-tests/all_reduce_perf.txt" "$TMP/raw.txt" ||
 		fail "calibrate-out-is-import: the measurement was changed"
 fi
+# a calibration written over another keeps the old one as PATH.<mtime>.bak
+# and says so (never lose a measured calibration)
+if expect calibrate-keep-first 0 out "written to" "$BIN" calibrate \
+	--import "$ROOT/tests/data/nccl-tests/all_reduce_perf.txt" --group 8 --out "$TMP/cal-keep.yaml" &&
+	cp "$TMP/cal-keep.yaml" "$TMP/cal-keep.first" &&
+	expect calibrate-keep-again 0 out "is kept as $TMP/cal-keep.yaml." "$BIN" calibrate \
+		--import "$ROOT/tests/data/nccl-tests/all_reduce_perf.txt" --group 8 --out "$TMP/cal-keep.yaml"; then
+	kept=$(sed -n "s/.* is kept as \(.*\)$/\1/p" "$OUT")
+	[ -f "$kept" ] && cmp -s "$kept" "$TMP/cal-keep.first" ||
+		fail "calibrate-keep: '$kept' is not the earlier calibration"
+fi
 # a calibration of another cluster: a table for a tier this cluster does
 # not have, or a GEMM faster than the GPU's peak, is an input error
 if expect calibrate-import-ok 0 out "written to" "$BIN" calibrate \
