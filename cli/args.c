@@ -437,7 +437,14 @@ int tpp_cli_problem_opt(struct tpp_cli_problem *p, int ch, char *const *argv,
 	case TPP_O_GBS: return tpp_cli_int("--global-batch", optarg, 1, 1 << 26, &p->gbs);
 	case TPP_O_SEQ: return tpp_cli_int("--seq", optarg, 1, 1 << 22, &p->seq);
 	case TPP_O_TOP: return tpp_cli_int("--top", optarg, 1, TPP_TOP_MAX, &p->top);
-	case TPP_O_CALIBRATION: p->calibration = optarg; return TPP_OK;
+	case TPP_O_CALIBRATION:
+		/* calibrations are not merged: a second would silently win */
+		if (p->calibration) {
+			fprintf(stderr, "tpplan: --calibration is given twice (one calibration file per plan)\n");
+			return TPP_E_USAGE;
+		}
+		p->calibration = optarg;
+		return TPP_OK;
 	case TPP_O_TIME_LIMIT:
 		return tpp_cli_double("--time-limit", optarg, 0, 1e6, &p->time_limit);
 	case TPP_O_PREC: return tpp_cli_train_precision(optarg, &p->co->prec);

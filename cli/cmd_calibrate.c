@@ -391,7 +391,15 @@ int tpp_cmd_calibrate(int argc, char **argv)
 		case O_MAX_TP: rc = tpp_cli_int("--max-tp", optarg, 1, 1024, &max_tp); measure_flag = 1; break;
 		case O_PROGRESS: progress = 1; measure_flag = 1; break;
 		case O_NO_PROGRESS: progress = 0; measure_flag = 1; break;
-		case O_IMPORT: import = optarg; break;
+		case O_IMPORT:
+			/* one nccl-tests file per import: a second would
+			 * silently win */
+			if (import) {
+				fprintf(stderr, "tpplan: calibrate: --import is given twice (import one nccl-tests file per calibration)\n");
+				rc = TPP_E_USAGE;
+			}
+			import = optarg;
+			break;
 		case O_OP: {
 			int i;
 			for (i = 0; i < TPP_COLL__COUNT; i++)

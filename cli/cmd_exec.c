@@ -255,7 +255,13 @@ int tpp_cmd_exec(int argc, char **argv)
 		switch (ch) {
 		case O_MODEL: model_arg = optarg; break;
 		case O_CLUSTER: cluster_arg = optarg; break;
-		case O_CALIBRATION: cal_arg = optarg; break;
+		case O_CALIBRATION:
+			if (cal_arg) {
+				fprintf(stderr, "tpplan: exec: --calibration is given twice\n");
+				rc = TPP_E_USAGE;
+			}
+			cal_arg = optarg;
+			break;
 		case O_LAYOUT:
 		case O_PLAN:
 			/* a second one would silently replace the first */

@@ -454,6 +454,12 @@ if expect calibrate-out-is-import 2 err "is the --import file" "$BIN" calibrate 
 	cmp -s "$ROOT/tests/data/nccl-tests/all_reduce_perf.txt" "$TMP/raw.txt" ||
 		fail "calibrate-out-is-import: the measurement was changed"
 fi
+# calibrations are not merged: a second --calibration or --import is a
+# usage error, not silently the one that counts
+expect calibration-twice 2 err "--calibration is given twice" \
+	"$BIN" --model 125m --cluster dgx-a100 --calibration a.yaml --calibration b.yaml
+expect import-twice 2 err "--import is given twice" \
+	"$BIN" calibrate --import a.txt --import b.txt --group 8 --out "$TMP/never.yaml"
 # a calibration written over another keeps the old one as PATH.<mtime>.bak
 # and says so (never lose a measured calibration)
 if expect calibrate-keep-first 0 out "written to" "$BIN" calibrate \
