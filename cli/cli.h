@@ -202,8 +202,13 @@ size_t tpp_print_ties(char *buf, size_t size, const struct tpp_plan *p);
  * per-degree bests simulated besides. */
 void tpp_print_counts(char *buf, size_t size, const struct tpp_plan *p,
 		      const struct tpp_search *s);
-/* A caution about the best layout where the validation shows the model
- * optimistic (ZeRO-3 across nodes); 0 and "" when none applies. */
+/* Whether e is of a kind the validation shows the model optimistic for:
+ * ZeRO-3 with its data-parallel group beyond the first tier. */
+int tpp_eval_optimistic(const struct tpp_eval *e);
+/* A caution about the layouts shown where the validation shows the model
+ * optimistic (ZeRO-3 across nodes): the best one, or the runners-up that
+ * are (which are then no tie for a best that is not); 0 and "" when none
+ * applies. */
 size_t tpp_print_caution(char *buf, size_t size, const struct tpp_plan *p);
 /*
  * The cost model's error on the published runs it is checked against,

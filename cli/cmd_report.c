@@ -228,6 +228,7 @@ int tpp_cmd_report(int argc, char **argv)
 			sc->step_s = e.step_s;
 			sc->tokens_per_s = e.tokens_per_s;
 			sc->mfu = e.mfu;
+			sc->optimistic = tpp_eval_optimistic(&e);
 			tpp_layout_format(&e.layout, sc->layout, sizeof(sc->layout));
 		}
 	}
@@ -257,6 +258,7 @@ int tpp_cmd_report(int argc, char **argv)
 			if ((se->ok = found == 1)) {
 				se->step_s = e.step_s;
 				se->tokens_per_s = e.tokens_per_s;
+				se->optimistic = tpp_eval_optimistic(&e);
 				tpp_layout_format(&e.layout, se->layout, sizeof(se->layout));
 			}
 		}

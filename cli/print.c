@@ -234,17 +234,33 @@ size_t tpp_print_ties(char *buf, size_t size, const struct tpp_plan *p)
  * predictions 26-65 % short), more so the more nodes (costmodel/README.md "Accuracy"); no sourced mechanism
  * explains it, so it is not in the model, and the user is told.
  */
+int tpp_eval_optimistic(const struct tpp_eval *e)
+{
+	return e->layout.zero == 3 && e->dp_tier >= 1;
+}
+
 size_t tpp_print_caution(char *buf, size_t size, const struct tpp_plan *p)
 {
-	const struct tpp_eval *e;
-	int w;
+	static const char why[] = "the published ZeRO-3 runs on 384-2240 GPUs (SC21 Table 2, DeepSpeed) took 1.3-2.8 times the step this model predicts, more so on more nodes (costmodel/README.md, Accuracy)";
+	char ranks[96] = "";
+	size_t k = 0;
+	int i, n = 0, w;
 	buf[0] = 0;
 	if (!p->n_top)
 		return 0;
-	e = &p->top[0];
-	if (e->layout.zero != 3 || e->dp_tier < 1)
+	if (tpp_eval_optimistic(&p->top[0])) {
+		w = snprintf(buf, size, "Caution: the best layout uses ZeRO-3 with its data-parallel group across nodes; %s, so treat its step time as optimistic and compare with the best layout without ZeRO-3 (--layout zero=1, which allows pipelining).", why);
+		return w > 0 ? (size_t)w : 0;
+	}
+	for (i = 1; i < p->n_top; i++)
+		if (tpp_eval_optimistic(&p->top[i]) && k < sizeof(ranks)) {
+			k += (size_t)snprintf(ranks + k, sizeof(ranks) - k, "%s%d", n ? ", " : "", i + 1);
+			n++;
+		}
+	if (!n)
 		return 0;
-	w = snprintf(buf, size, "Caution: the best layout uses ZeRO-3 with its data-parallel group across nodes; the published ZeRO-3 runs on 384-2240 GPUs (SC21 Table 2, DeepSpeed) took 1.3-2.8 times the step this model predicts, more so on more nodes (costmodel/README.md, Accuracy), so treat its step time as optimistic and compare with the best layout without ZeRO-3 (--layout zero=1, which allows pipelining).");
+	w = snprintf(buf, size, "Caution: rank%s %s use%s ZeRO-3 with the data-parallel group across nodes; %s, so %s no tie for the best.",
+		     n > 1 ? "s" : "", ranks, n > 1 ? "" : "s", why, n > 1 ? "they are" : "it is");
 	return w > 0 ? (size_t)w : 0;
 }
 

@@ -26,6 +26,7 @@ struct tpp_report_scale {
 	int unmatched;         /* not ok: no layout of this count matches --layout */
 	double step_s, tokens_per_s, mfu;
 	char layout[200];      /* its layout_arg */
+	int optimistic;        /* ZeRO-3 across nodes (tpp_eval_optimistic) */
 };
 
 /* One row of the bandwidth sensitivity table. */
@@ -35,6 +36,7 @@ struct tpp_report_sens {
 	int stopped;           /* not ok: the search ran out of its time limit */
 	double step_s, tokens_per_s;
 	char layout[200];
+	int optimistic;        /* ZeRO-3 across nodes (tpp_eval_optimistic) */
 };
 
 /* One phase of `tpplan exec --json` (schema tpplan.exec/v1). */

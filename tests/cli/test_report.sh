@@ -108,6 +108,23 @@ scale_rows() {
 	fi
 }
 scale_rows 2048 "8 32 128 256 512 1024 2048* 4096"
+# a scaling row whose best layout is ZeRO-3 across nodes says it is
+# optimistic, as the caution does for the layouts on top (175B on 1024
+# A100s: ZeRO-3 is the best at 256 and 512 GPUs, not at 1024)
+D=$TMP/scale175
+if "$BIN" report --model 175b --cluster dgx-a100 --gpus 1024 --no-plots -o "$D" >/dev/null 2>"$TMP/err"; then
+	rows=$(sed -n '/^## Scaling/,/^## Sensitivity/p' "$D/report.md" | grep "^| [0-9]")
+	z=$(printf '%s\n' "$rows" | grep -c "zero=3")
+	zm=$(printf '%s\n' "$rows" | grep "zero=3" | grep -c "(ZeRO-3 across nodes: the published runs took 1.3-2.8 times")
+	other=$(printf '%s\n' "$rows" | grep -v "zero=3" | grep -c "ZeRO-3 across nodes")
+	if [ "$z" -gt 0 ] && [ "$zm" -eq "$z" ] && [ "$other" -eq 0 ]; then
+		ok "scaling: the $z ZeRO-3-across-nodes rows are marked, the others not"
+	else
+		fail "scaling: $z ZeRO-3 rows, $zm marked, $other other rows marked"
+	fi
+else
+	fail "report 175b on 1024 GPUs: $(head -n 2 "$TMP/err")"
+fi
 scale_rows 3072 "8 32 128 512 1024 2048 3072* 6144"
 scale_rows 16 "8 16* 32"
 # fewer GPUs than a node (7 of 8): powers of two GPUs below it; 14 is not
