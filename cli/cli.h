@@ -228,8 +228,9 @@ size_t tpp_print_caution(char *buf, size_t size, const struct tpp_plan *p);
  * rejection: " (dp divides both the global batch B and the N GPUs: at most
  * their gcd, G)" into buf; returns buf. */
 const char *tpp_print_batch_hint(char *buf, size_t size, const struct tpp_search *s);
-/* The sentence stating that error, into buf. */
-size_t tpp_print_accuracy(char *buf, size_t size);
+/* The sentence stating that error, into buf; `calibrated`: the plan's
+ * figures come in part from a calibration file. */
+size_t tpp_print_accuracy(char *buf, size_t size, int calibrated);
 /* "81.3 GiB of 80.0 GiB": a memory need against the capacity, in GiB, with
  * enough digits that the two differ when they do (80.004 of 80.000). */
 void tpp_print_gib_pair(char *buf, size_t size, double need_bytes,

@@ -264,27 +264,29 @@ size_t tpp_print_caution(char *buf, size_t size, const struct tpp_plan *p)
 	return w > 0 ? (size_t)w : 0;
 }
 
-size_t tpp_print_accuracy(char *buf, size_t size)
+size_t tpp_print_accuracy(char *buf, size_t size, int calibrated)
 {
 	/* the words follow the signs, should the figures change */
 #define ACC_PCT(e) fabs(100 * (e)), (e) < 0 ? "shorter" : "longer"
-	int w = snprintf(buf, size, "How sure: on %d published runs (A100 to GB200; Megatron-LM, Megatron-Bridge, MosaicML; leaving out the 6 DeepSpeed ZeRO-3 runs across nodes, which have their own caution) this model, without a calibration, predicted steps from %.0f%% %s to %.0f%% %s than measured, median %.0f%% %s (costmodel/README.md, Accuracy); `tpplan calibrate` replaces its datasheet figures with this cluster's.",
+	int w = snprintf(buf, size, "How sure: on %d published runs (A100 to GB200; Megatron-LM, Megatron-Bridge, MosaicML; leaving out the 6 DeepSpeed ZeRO-3 runs across nodes, which have their own caution) this model, without a calibration, predicted steps from %.0f%% %s to %.0f%% %s than measured, median %.0f%% %s (costmodel/README.md, Accuracy); %s",
 			 TPP_ACC_RUNS, ACC_PCT(TPP_ACC_ERR_MIN), ACC_PCT(TPP_ACC_ERR_MAX),
-			 ACC_PCT(TPP_ACC_ERR_MEDIAN));
+			 ACC_PCT(TPP_ACC_ERR_MEDIAN),
+			 calibrated ? "this plan's figures come in part from a calibration, whose effect on that error those runs do not measure."
+				    : "`tpplan calibrate` replaces its datasheet figures with this cluster's.");
 #undef ACC_PCT
 	return w > 0 ? (size_t)w : 0;
 }
 
 /* How sure the ranking is: the ties, a caution where one applies, and
  * the model's error on published runs. */
-static void print_how_sure(FILE *f, const struct tpp_plan *p)
+static void print_how_sure(FILE *f, const struct tpp_plan_ctx *x, const struct tpp_plan *p)
 {
 	char buf[512];
 	if (tpp_print_ties(buf, sizeof(buf), p))
 		fprintf(f, "  %s\n", buf);
 	if (tpp_print_caution(buf, sizeof(buf), p))
 		fprintf(f, "  %s\n", buf);
-	if (tpp_print_accuracy(buf, sizeof(buf)))
+	if (tpp_print_accuracy(buf, sizeof(buf), x->cluster->calibration[0] != 0))
 		fprintf(f, "  %s\n", buf);
 }
 
@@ -332,7 +334,7 @@ void tpp_print_plan_text(FILE *f, const struct tpp_plan_ctx *x,
 	for (i = 0; i < p->n_top; i++)
 		print_layout_row(f, i + 1, &p->top[i]);
 	print_legend(f, p);
-	print_how_sure(f, p);
+	print_how_sure(f, x, p);
 	fprintf(f, "\nbest layout: ");
 	{
 		char lb[200];

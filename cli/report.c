@@ -1066,7 +1066,7 @@ static void write_doc(struct doc *d, const struct tpp_report *r,
 		d_p(d, "%s", note);
 	if (tpp_print_caution(note, sizeof(note), p))
 		d_p(d, "%s", note);
-	if (tpp_print_accuracy(note, sizeof(note)))
+	if (tpp_print_accuracy(note, sizeof(note), r->cal != NULL))
 		d_p(d, "%s", note);
 
 	/* 2. breakdown */
