@@ -412,6 +412,11 @@ static int text_row(const char *path, int lineno, const char *line,
 		return tpp_err_set(err, TPP_E_INPUT, path, lineno, tk[i + 3].col,
 				   "nccl-tests reported %.0f wrong elements at this size",
 				   wrong);
+	/* the in-place half's #wrong: the same run, equally wrong */
+	if (nt - i >= 8 && tok_num(&tk[i + 7], &wrong) && wrong > 0)
+		return tpp_err_set(err, TPP_E_INPUT, path, lineno, tk[i + 7].col,
+				   "nccl-tests reported %.0f wrong elements at this size (in place)",
+				   wrong);
 	if (size == 0)
 		return TPP_OK; /* -b 0: nothing to fit */
 	return add_point(path, lineno, tk[0].col, t, size, time_us / 1e6,
@@ -436,6 +441,12 @@ static int parse_text(const char *path, char *text, struct tpp_cal_coll *t,
 		while (*p == ' ' || *p == '\t')
 			p++;
 		if (*p == '#') {
+			/* nccl-tests' verdict on the whole run:
+			 * "# Out of bounds values : 10 FAILED" */
+			if (strstr(p, "Out of bounds values") && strstr(p, "FAILED"))
+				return tpp_err_set(err, TPP_E_INPUT, path, lineno,
+						   (int)(p - line) + 1,
+						   "nccl-tests reported out-of-bounds values: the run failed its check");
 			text_comment(p, lineno, (int)(p - line), m);
 			continue;
 		}
@@ -551,6 +562,19 @@ static int json_result(struct jdoc *j, yaml_node_t *r, struct tpp_cal_coll *t)
 		return tpp_y_err(&j->d, src, j->err,
 				 "JSON: nccl-tests reported %.0f wrong elements at size %.0f",
 				 wrong, size);
+	/* the other half of the row (in place when the times are the out-of-
+	 * place ones): the same run, equally wrong */
+	{
+		yaml_node_t *other = tpp_y_map_get(&j->d, r, src == oop && !in_place ? "in_place" : "out_of_place");
+		if (other && other->type == YAML_MAPPING_NODE && other != src) {
+			if ((rc = jnum(j, other, "nwrong", &wrong, 0, &found)))
+				return rc;
+			if (found && wrong > 0)
+				return tpp_y_err(&j->d, other, j->err,
+						 "JSON: nccl-tests reported %.0f wrong elements at size %.0f",
+						 wrong, size);
+		}
+	}
 	med = lo = hi = time_us;
 	per = tpp_y_map_get(&j->d, r, in_place ? "in_place_per_iter" : "out_of_place_per_iter");
 	if (!per)
@@ -627,6 +651,18 @@ static int parse_json(const char *path, const char *text, struct tpp_cal_coll *t
 	if ((s = tpp_yj_str(tpp_y_map_get(&j.d, root, "hostname"))))
 		add_host_to(m->hosts, sizeof(m->hosts), &m->nhosts, s);
 
+	/* nccl-tests' verdict on the whole run: {"count": N, "okay": "false"} */
+	{
+		yaml_node_t *oob = tpp_y_map_get(&j.d, root, "out_of_bounds");
+		double cnt = 0;
+		const char *okay = oob ? tpp_yj_str(tpp_y_map_get(&j.d, oob, "okay")) : NULL;
+		if (oob && ((okay && !strcmp(okay, "false")) ||
+			    (tpp_yj_num(tpp_y_map_get(&j.d, oob, "count"), &cnt) && cnt > 0))) {
+			rc = tpp_y_err(&j.d, oob, err,
+				       "JSON: nccl-tests reported out-of-bounds values: the run failed its check");
+			goto out;
+		}
+	}
 	res = tpp_y_map_get(&j.d, root, "results");
 	if (!res || res->type != YAML_SEQUENCE_NODE) {
 		if (res)

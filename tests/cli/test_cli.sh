@@ -459,6 +459,23 @@ if expect calibrate-out-is-import 2 err "is the --import file" "$BIN" calibrate 
 	cmp -s "$ROOT/tests/data/nccl-tests/all_reduce_perf.txt" "$TMP/raw.txt" ||
 		fail "calibrate-out-is-import: the measurement was changed"
 fi
+# results nccl-tests itself marked wrong are refused: the in-place #wrong
+# column, the "Out of bounds values ... FAILED" verdict, and their JSON forms
+NT=$ROOT/tests/data/nccl-tests
+awk 'NR == 30 {$NF = 3} {print}' "$NT/all_reduce_perf.txt" >"$TMP/ipw.txt"
+expect import-inplace-wrong 3 err "ipw.txt:30:57: error: nccl-tests reported 3 wrong elements at this size (in place)" \
+	"$BIN" calibrate --import "$TMP/ipw.txt" --group 8 --out "$TMP/never.yaml"
+sed 's/# Out of bounds values : 0 OK/# Out of bounds values : 10 FAILED/' "$NT/all_reduce_perf.txt" >"$TMP/oob.txt"
+expect import-oob-text 3 err "oob.txt:50:1: error: nccl-tests reported out-of-bounds values" \
+	"$BIN" calibrate --import "$TMP/oob.txt" --group 8 --out "$TMP/never.yaml"
+sed 's/"count": 0,/"count": 12,/' "$NT/reduce_scatter_perf.json" >"$TMP/oob.json"
+expect import-oob-json 3 err "oob.json:606:19: error: JSON: nccl-tests reported out-of-bounds values" \
+	"$BIN" calibrate --import "$TMP/oob.json" --group 8 --out "$TMP/never.yaml"
+awk '/"in_place": \{/ {ip = 1} ip && /"nwrong": 0.0/ {sub(/0.0/, "12.0"); ip = 0} {print}' \
+	"$NT/reduce_scatter_perf.json" >"$TMP/ipw.json"
+expect import-inplace-wrong-json 3 err "ipw.json:216:16: error: JSON: nccl-tests reported 12 wrong elements" \
+	"$BIN" calibrate --import "$TMP/ipw.json" --group 8 --out "$TMP/never.yaml"
+[ -e "$TMP/never.yaml" ] && fail "import of a failed run wrote a calibration"
 # calibrations are not merged: a second --calibration or --import is a
 # usage error, not silently the one that counts
 expect calibration-twice 2 err "--calibration is given twice" \
