@@ -335,6 +335,14 @@ static int cal_fits_cluster(const struct tpp_calibration *cal, const char *path,
 	return TPP_OK;
 }
 
+/* The warnings of the last calibration applied (tpp_cli_cal_warnings). */
+static char cal_warnings[2048];
+
+const char *tpp_cli_cal_warnings(void)
+{
+	return cal_warnings;
+}
+
 int tpp_cli_calibrate_cluster(struct tpp_cluster *c, const char *path,
 			      struct tpp_calibration **keep, FILE *warn)
 {
@@ -359,11 +367,27 @@ int tpp_cli_calibrate_cluster(struct tpp_cluster *c, const char *path,
 		return TPP_E_SYSTEM;
 	}
 	tpp_strlcpy(p, path, sizeof(p)); /* path may be c->calibration */
+	cal_warnings[0] = '\0';
 	if ((rc = tpp_cal_load(p, cal, &err)))
 		tpp_err_print(stderr, &err);
-	else if (!(rc = cal_fits_cluster(cal, p, c)) &&
-		 (rc = tpp_cal_check(cal, p, c, warn, &err)))
-		tpp_err_print(stderr, &err);
+	else if (!(rc = cal_fits_cluster(cal, p, c))) {
+		/* the warnings go where the caller says, and are kept for
+		 * the outputs that state the figures (plan JSON, report) */
+		char *text = NULL;
+		size_t len = 0;
+		FILE *mem = warn ? open_memstream(&text, &len) : NULL;
+		rc = tpp_cal_check(cal, p, c, mem ? mem : warn, &err);
+		if (mem) {
+			fclose(mem);
+			if (text) {
+				fputs(text, warn);
+				tpp_strlcpy(cal_warnings, text, sizeof(cal_warnings));
+			}
+			free(text);
+		}
+		if (rc)
+			tpp_err_print(stderr, &err);
+	}
 	if (rc) {
 		/* say which cluster file named it */
 		if (path == c->calibration && c->path[0] && c->calibration_line > 0)

@@ -228,6 +228,9 @@ size_t tpp_print_caution(char *buf, size_t size, const struct tpp_plan *p);
  * rejection: " (dp divides both the global batch B and the N GPUs: at most
  * their gcd, G)" into buf; returns buf. */
 const char *tpp_print_batch_hint(char *buf, size_t size, const struct tpp_search *s);
+/* The warnings (one per line) that applying the last calibration file
+ * printed, e.g. measured on another device; "" when none. */
+const char *tpp_cli_cal_warnings(void);
 /* The sentence stating that error, into buf; `calibrated`: the plan's
  * figures come in part from a calibration file. */
 size_t tpp_print_accuracy(char *buf, size_t size, int calibrated);

@@ -496,6 +496,28 @@ void tpp_print_plan_json(FILE *f, const struct tpp_plan_ctx *x,
 			tpp_json_str(f, buf);
 		fputc(']', f);
 	}
+	{
+		/* what applying the calibration warned about, a line each */
+		const char *w = tpp_cli_cal_warnings();
+		int firstw = 1;
+		fprintf(f, ",\n  \"warnings\": [");
+		while (*w) {
+			const char *e = strchr(w, '\n');
+			size_t n = e ? (size_t)(e - w) : strlen(w);
+			char line[1024];
+			if (n >= sizeof(line))
+				n = sizeof(line) - 1;
+			memcpy(line, w, n);
+			line[n] = '\0';
+			if (n) {
+				fputs(firstw ? "" : ", ", f);
+				tpp_json_str(f, line);
+				firstw = 0;
+			}
+			w = e ? e + 1 : w + n;
+		}
+		fputc(']', f);
+	}
 	fprintf(f, ",\n  \"accuracy\": {\"published_runs\": %d, \"error_min\": %.4f, \"error_median\": %.4f, \"error_max\": %.4f}",
 		TPP_ACC_RUNS, TPP_ACC_ERR_MIN, TPP_ACC_ERR_MEDIAN, TPP_ACC_ERR_MAX);
 	fprintf(f, ",\n  \"considered\": %llu,\n  \"feasible\": %llu,\n  \"simulated\": %llu,\n  \"too_long_to_simulate\": %llu,\n  \"pruned_by_bound\": %llu,\n  \"simulated_best_per_degree\": %llu,\n  \"rejected\": {",

@@ -950,6 +950,18 @@ static void write_doc(struct doc *d, const struct tpp_report *r,
 	    best->simulated ? "simulated event by event" : "from the analytic model",
 	    r->cal_path ? "priced with the measured calibration where it has a figure, datasheet / published figures elsewhere"
 			: "priced from datasheet and published figures (no calibration)");
+	if (r->cal_path) {
+		/* what applying the calibration warned about (tpp_cal_check):
+		 * stated here, not on stderr alone */
+		const char *w = tpp_cli_cal_warnings();
+		while (*w) {
+			const char *e = strchr(w, '\n');
+			int n = e ? (int)(e - w) : (int)strlen(w);
+			if (n > 0)
+				d_note(d, "Calibration warning: %.*s", n, w);
+			w = e ? e + 1 : w + n;
+		}
+	}
 	if (!fg->gnuplot[0] && r->plots)
 		d_note(d, "gnuplot was not found: this report has tables only. Install gnuplot (Debian: gnuplot-nox) and rerun, or run `gnuplot NAME.gp` in this directory.");
 	else if (!r->plots)

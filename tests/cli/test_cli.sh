@@ -499,6 +499,24 @@ if expect calibrate-import-ok 0 out "written to" "$BIN" calibrate \
 	--import "$ROOT/tests/data/nccl-tests/all_reduce_perf.txt" --group 8 \
 	--out "$TMP/cal-ar.yaml"; then
 	sed 's/^    tier: 0$/    tier: 3/' "$TMP/cal-ar.yaml" >"$TMP/cal-tier3.yaml"
+	# a calibration of another device: the warning is in the plan's JSON
+	# and the report, not on stderr alone
+	sed 's/^  device: .*/  device: "AMD EPYC, 2 cores"/' "$TMP/cal-ar.yaml" >"$TMP/cal-dev.yaml"
+	run "$BIN" --model 125m --cluster dgx-a100 --gpus 8 --calibration "$TMP/cal-dev.yaml" --json
+	if [ "$rc" -eq 0 ]; then
+		jcheck cal-warning-json "$OUT" '(.warnings | length) == 1 and (.warnings[0] | test("does not look like the A100"))'
+	else
+		fail "cal-warning-json: plan failed"
+	fi
+	run "$BIN" --model 125m --cluster dgx-a100 --gpus 8 --calibration "$TMP/cal-ar.yaml" --json
+	jcheck cal-no-warning-json "$OUT" '.warnings == []'
+	if "$BIN" report --model 125m --cluster dgx-a100 --gpus 8 --calibration "$TMP/cal-dev.yaml" \
+		--no-plots -o "$TMP/rep-dev" >/dev/null 2>&1; then
+		grep -q "Calibration warning: .*does not look like the A100" "$TMP/rep-dev/report.md" ||
+			fail "cal-warning-report: report.md does not state the calibration's warning"
+	else
+		fail "cal-warning-report: report failed"
+	fi
 	# the plan names the files it read by absolute path (exec --plan
 	# from another directory reads the same ones)
 	if (cd "$TMP" && "$BIN" --model 125m --cluster dgx-a100 --gpus 8 \
