@@ -625,6 +625,13 @@ int tpp_cmd_validate(int argc, char **argv)
 				snprintf(r->reason, sizeof(r->reason),
 					 "bad step_time_s '%s' (a number of seconds in [%g, %g])",
 					 fv[col[C_STEP]], STEP_MIN_S, STEP_MAX_S);
+			/* a repeated id would count one run twice in the
+			 * statistics (and make rows ambiguous by id) */
+			for (k = 0; k < nrows - 1 && !r->reason[0] && r->id[0]; k++)
+				if (!strcmp(rows[k].id, r->id))
+					snprintf(r->reason, sizeof(r->reason),
+						 "id '%s' is the id of an earlier row (the %d%s data row)",
+						 r->id, k + 1, k == 0 ? "st" : k == 1 ? "nd" : k == 2 ? "rd" : "th");
 			/* a required column left blank in the row: its blank
 			 * value (0) is no shape, GPU count or cluster */
 			for (k = 0; k < (int)TPP_ARRAY_LEN(required_cols) && !r->reason[0]; k++)

@@ -676,6 +676,13 @@ if expect validate-small 0 out "cannot predict" \
 	grep -q '^MAPE .* rows 1  (not predicted: 1 of 2)' "$OUT" ||
 		fail "validate-small: the unpredicted row is not counted"
 fi
+# a repeated id is not predicted (it would count one run twice)
+{ grep -v '^#' "$ROOT/tests/data/runs/one-good-one-bad.tsv" | head -n 2
+  grep -v '^#' "$ROOT/tests/data/runs/one-good-one-bad.tsv" | sed -n 2p; } >"$TMP/dup.tsv"
+if expect validate-dup-id 0 out "cannot predict: id 'T01' is the id of an earlier row (the 1st data row)" \
+	"$BIN" validate "$TMP/dup.tsv"; then
+	has validate-dup-id out "rows 1  (not predicted: 1 of 2)"
+fi
 # non-finite, denormal or absurdly small measured times are rejected per
 # row, and the JSON stays JSON; a runs file with a CRLF blank line and tf32
 # rows
