@@ -518,8 +518,8 @@ int tpp_cal_check(const struct tpp_calibration *cal, const char *path,
 			fprintf(warn, "%s%s: warning: collectives[%d]: %s fitted bus bandwidth %.1f GB/s",
 				path, where, i, tpp_coll_names[tab->op], bw / TPP_GB);
 		if (scale != 1)
-			fprintf(warn, " (%.1f GB/s per GPU over %d ranks)", bw * scale / TPP_GB,
-				tab->group);
+			fprintf(warn, " (%.1f GB/s per GPU: a ring across nodes runs at a node's NICs, busbw / %.0f GPUs per node of the %d ranks)",
+				bw * scale / TPP_GB, 1 / scale, tab->group);
 		fprintf(warn, " is more than tier %s of cluster %s carries (%.1f GB/s per GPU%s): "
 			"used as measured\n", c->tiers[tab->tier].name, c->name, cap / TPP_GB,
 			tab->op == TPP_COLL_ALL_REDUCE && (c->tiers[tab->tier].nvls ||
