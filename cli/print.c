@@ -121,7 +121,7 @@ static void print_sources(FILE *f, const struct tpp_cluster *c,
 	fprintf(f, "  %s %s peak %.1f TFLOP/s (datasheet)", g->name,
 		tpp_prec_names[o->prec], g->peak_flops[o->prec] / TPP_TFLOPS);
 	if (g->gemm_flops[o->prec] > 0)
-		fprintf(f, "; GEMM ceiling %.1f TFLOP/s (%s: %s)\n",
+		fprintf(f, "; GEMM ceiling %.4g TFLOP/s (%s: %s)\n",
 			g->gemm_flops[o->prec] / TPP_TFLOPS,
 			tpp_src_names[g->gemm_src[o->prec]],
 			g->gemm_src[o->prec] == TPP_SRC_CALIBRATION ? c->calibration : g->gemm_source);

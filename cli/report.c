@@ -1220,6 +1220,14 @@ static void write_doc(struct doc *d, const struct tpp_report *r,
 				d_td(d, "%s", s->stopped ? "search stopped by its time limit (--time-limit)" : "no layout fits");
 	}
 	d_end_table(d);
+	{
+		/* three equal rows need saying why */
+		int same = r->nsens > 1;
+		for (i = 0; i < r->nsens; i++)
+			same &= r->sens[i].ok && fabs(r->sens[i].step_s / r->sens[0].step_s - 1) < 1e-9;
+		if (same && c->ntiers >= 2)
+			d_note(d, "The step does not change: the best layout at each bandwidth waits on no transfer beyond the first tier (its groups stay inside a node, or what crosses nodes is hidden behind compute).");
+	}
 
 	/* 7. calibration */
 	if (r->cal) {

@@ -122,8 +122,19 @@ if "$BIN" report --model 175b --cluster dgx-a100 --gpus 1024 --no-plots -o "$D" 
 	else
 		fail "scaling: $z ZeRO-3 rows, $zm marked, $other other rows marked"
 	fi
+	# its step moves with the inter-node bandwidth: no "does not change"
+	grep -q "The step does not change" "$D/report.md" &&
+		fail "sensitivity: 175b on 1024 GPUs said to be insensitive"
 else
 	fail "report 175b on 1024 GPUs: $(head -n 2 "$TMP/err")"
+fi
+# one node: the three sensitivity rows are equal, and the report says why
+if "$BIN" report --model 125m --cluster dgx-a100 --gpus 8 --no-plots -o "$TMP/sens8" >/dev/null 2>"$TMP/err"; then
+	grep -q "The step does not change: the best layout at each bandwidth waits on no transfer beyond the first tier" \
+		"$TMP/sens8/report.md" && ok "sensitivity: equal rows explained" ||
+		fail "sensitivity: three equal rows without a word"
+else
+	fail "report 125m on 8 GPUs: $(head -n 2 "$TMP/err")"
 fi
 scale_rows 3072 "8 32 128 512 1024 2048 3072* 6144"
 scale_rows 16 "8 16* 32"
