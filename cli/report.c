@@ -844,13 +844,16 @@ static int fig_cal(const char *dir, const struct tpp_report *r)
 		const struct tpp_cal_coll *t = &cal->coll[idx[i]];
 		const char *tier = t->tier >= 0 && t->tier < c->ntiers ? c->tiers[t->tier].name : "?";
 		char tname[2 * TPP_NAME_LEN];
-		fprintf(a.f, "%s\"calibration.dat\" index %d using 1:2:3:4 with yerrorbars pt 7 lc %d title '%s, %s, %d ranks'",
-			i ? ", \\\n     " : "", i, i + 1, tpp_coll_names[t->op],
+		/* gnuplot cycles 8 colours: the point and dash types tell the
+		 * next eight apart */
+		static const int pts[3] = {7, 5, 9};
+		fprintf(a.f, "%s\"calibration.dat\" index %d using 1:2:3:4 with yerrorbars pt %d lc %d title '%s, %s, %d ranks'",
+			i ? ", \\\n     " : "", i, pts[(i / 8) % 3], i + 1, tpp_coll_names[t->op],
 			gp_sq(tier, tname, sizeof(tname)), t->group);
 		if (t->fit.valid && t->fit.busbw_Bps > 0) {
 			double fct = tpp_cal_bus_factor(t->op, t->group);
-			fprintf(a.f, ", \\\n     (x*%.9g/(%.9g + x*%.9g/%.9g))/1e9 with lines lw 2 lc %d title \"fit: alpha %.3g us, busbw %.1f GB/s\"",
-				fct, t->fit.alpha_s, fct, t->fit.busbw_Bps, i + 1,
+			fprintf(a.f, ", \\\n     (x*%.9g/(%.9g + x*%.9g/%.9g))/1e9 with lines lw 2 lc %d dt %d title \"fit: alpha %.3g us, busbw %.1f GB/s\"",
+				fct, t->fit.alpha_s, fct, t->fit.busbw_Bps, i + 1, 1 + (i / 8) % 3,
 				t->fit.alpha_s * 1e6, t->fit.busbw_Bps / 1e9);
 		}
 	}
