@@ -556,6 +556,20 @@ int tpp_cmd_exec(int argc, char **argv)
 			snprintf(lb, sizeof(lb), "tp=%d,pp=%d,dp=%d,sp=%d,mbs=%d", o.tp, o.pp,
 				 o.dp, o.sp, o.shape.mbs);
 			tpp_exec_predict(&o, cluster, &res, pred, note, sizeof(note));
+			/* measured communication well above its prediction: say
+			 * what else it holds */
+			const char *comm_notes[2] = {NULL, NULL};
+			{
+				int slow_tp = 0;
+				for (p = TPP_PH_TP_AR; p <= TPP_PH_TP_RS; p++)
+					slow_tp |= res.count[p] && pred[p] > 0 &&
+						   res.measured_s[p] > 3 * pred[p];
+				if (slow_tp && !barrier)
+					comm_notes[0] = "a TP collective's time includes waiting for the slowest rank of its group; --barrier times that wait apart";
+				if (res.count[TPP_PH_PP_P2P] && pred[TPP_PH_PP_P2P] > 0 &&
+				    res.measured_s[TPP_PH_PP_P2P] > 3 * pred[TPP_PH_PP_P2P])
+					comm_notes[1] = "pp send/recv includes waiting for the neighbouring stage (the pipeline's fill and drain), which its prediction (the transfers) leaves out";
+			}
 			if (json) {
 				printf("{\n  \"schema\": \"tpplan.exec/v1\",\n  \"status\": \"%s\",\n",
 				       rc ? "check_failed" : "ok");
@@ -575,10 +589,52 @@ int tpp_cmd_exec(int argc, char **argv)
 				printf("  \"cluster\": ");
 				tpp_json_str(stdout, cluster->name);
 				printf(",\n  \"calibration\": ");
-				if (cal_arg)
-					tpp_json_str(stdout, cal_arg);
-				else
+				if (cal_arg) {
+					/* absolute, as the plan's (report --exec
+					 * reads it from elsewhere) */
+					char *abs = realpath(cal_arg, NULL);
+					tpp_json_str(stdout, abs ? abs : cal_arg);
+					free(abs);
+				} else {
 					printf("null");
+				}
+				/* the notes the text prints, a sentence each:
+				 * exec's (stderr), the prediction's, the
+				 * communication's */
+				printf(",\n  \"notes\": [");
+				{
+					int first = 1;
+					const char *q = notes;
+					static const char pfx[] = "tpplan: exec: note: ";
+					while (*q) {
+						const char *e = strchr(q, '\n');
+						int len = e ? (int)(e - q) : (int)strlen(q);
+						char one[1024];
+						if (!strncmp(q, pfx, sizeof(pfx) - 1) && len >= (int)sizeof(pfx) - 1) {
+							q += sizeof(pfx) - 1;
+							len -= (int)sizeof(pfx) - 1;
+						}
+						snprintf(one, sizeof(one), "%.*s", len, q);
+						if (one[0]) {
+							printf("%s", first ? "" : ", ");
+							tpp_json_str(stdout, one);
+							first = 0;
+						}
+						q = e ? e + 1 : q + len;
+					}
+					if (note[0]) {
+						printf("%s", first ? "" : ", ");
+						tpp_json_str(stdout, note);
+						first = 0;
+					}
+					for (p = 0; p < 2; p++)
+						if (comm_notes[p]) {
+							printf("%s", first ? "" : ", ");
+							tpp_json_str(stdout, comm_notes[p]);
+							first = 0;
+						}
+				}
+				printf("]");
 				printf(",\n  \"iters\": %d,\n  \"warmup\": %d,\n  \"phases\": [\n", o.iters, o.warmup);
 				for (p = 0; p < TPP_PH__COUNT; p++) {
 					printf("    {\"phase\": \"%s\", \"count\": %d, \"measured_s\": %.6e, \"predicted_s\": ",
@@ -630,19 +686,9 @@ int tpp_cmd_exec(int argc, char **argv)
 				}
 				if (note[0])
 					printf("note: %s\n", note);
-				{
-					/* measured communication well above its
-					 * prediction: say what else it holds */
-					int slow_tp = 0;
-					for (p = TPP_PH_TP_AR; p <= TPP_PH_TP_RS; p++)
-						slow_tp |= res.count[p] && pred[p] > 0 &&
-							   res.measured_s[p] > 3 * pred[p];
-					if (slow_tp && !barrier)
-						printf("note: a TP collective's time includes waiting for the slowest rank of its group; --barrier times that wait apart\n");
-					if (res.count[TPP_PH_PP_P2P] && pred[TPP_PH_PP_P2P] > 0 &&
-					    res.measured_s[TPP_PH_PP_P2P] > 3 * pred[TPP_PH_PP_P2P])
-						printf("note: pp send/recv includes waiting for the neighbouring stage (the pipeline's fill and drain), which its prediction (the transfers) leaves out\n");
-				}
+				for (p = 0; p < 2; p++)
+					if (comm_notes[p])
+						printf("note: %s\n", comm_notes[p]);
 				if (res.checked)
 					printf("\nnumerics vs fp64 reference (max |err| / max |ref|, tolerance %.1e): output %.2e, input grad %.2e, weight grads %.2e: %s\n",
 					       res.tol, res.err_out, res.err_dx, res.err_dw,

@@ -1267,11 +1267,14 @@ static void write_doc(struct doc *d, const struct tpp_report *r,
 	/* 8. exec */
 	if (r->exec_path) {
 		d_h(d, 2, "Measured vs predicted (tpplan exec)");
-		d_p(d, "%s: layout %s; model %s%s%s%s, predicted for cluster %s; time per step on the slowest rank.",
+		d_p(d, "%s: layout %s; model %s%s%s%s, predicted for cluster %s%s%s; time per step on the slowest rank.",
 		    r->exec_path, r->exec_layout[0] ? r->exec_layout : "?",
 		    r->exec_model[0] ? r->exec_model : "(exec's own small shape)",
 		    r->exec_shape[0] ? " (" : "", r->exec_shape, r->exec_shape[0] ? ")" : "",
-		    r->exec_cluster[0] ? r->exec_cluster : "?");
+		    r->exec_cluster[0] ? r->exec_cluster : "?",
+		    r->exec_calibration[0] ? " with the calibration " : "", r->exec_calibration);
+		for (i = 0; i < r->nexec_notes; i++)
+			d_note(d, "exec: %s", r->exec_notes[i]);
 		/* results of another problem than the report's are shown all
 		 * the same, but not silently */
 		if ((r->exec_model[0] && strcmp(r->exec_model, x->model->name)) ||
@@ -1501,6 +1504,7 @@ int tpp_report_read_exec(const char *path, struct tpp_report *r)
 
 	r->nphase = 0;
 	r->exec_layout[0] = r->exec_model[0] = r->exec_cluster[0] = r->exec_shape[0] = '\0';
+	r->exec_calibration[0] = '\0';
 	if ((rc = tpp_cli_json_load(&d, "--exec", path, "tpplan.exec/v1")))
 		return rc;
 	root = tpp_ydoc_root(&d);
@@ -1508,8 +1512,32 @@ int tpp_report_read_exec(const char *path, struct tpp_report *r)
 	 * older results lack them; when there, well-formed) */
 	if ((rc = exec_text(&d, root, "layout_arg", r->exec_layout, sizeof(r->exec_layout), &err)) ||
 	    (rc = exec_text(&d, root, "model", r->exec_model, sizeof(r->exec_model), &err)) ||
-	    (rc = exec_text(&d, root, "cluster", r->exec_cluster, sizeof(r->exec_cluster), &err)))
+	    (rc = exec_text(&d, root, "cluster", r->exec_cluster, sizeof(r->exec_cluster), &err)) ||
+	    (rc = exec_text(&d, root, "calibration", r->exec_calibration, sizeof(r->exec_calibration), &err)))
 		goto out;
+	/* exec's notes (what it ran differently, what is not predicted) */
+	r->nexec_notes = 0;
+	if (!tpp_yj_null(v = tpp_y_map_get(&d, root, "notes"))) {
+		int nn;
+		if ((rc = tpp_y_seq(&d, v, "\"notes\"", &nn, &err)))
+			goto out;
+		for (i = 0; i < nn; i++) {
+			yaml_node_t *it = tpp_y_seq_item(&d, v, i);
+			char *dst = r->exec_notes[r->nexec_notes];
+			if (!tpp_yj_str(it)) {
+				rc = tpp_y_err(&d, it, &err, "\"notes\": expected strings");
+				goto out;
+			}
+			if (r->nexec_notes == (int)TPP_ARRAY_LEN(r->exec_notes))
+				continue;
+			tpp_strlcpy(dst, tpp_y_text(it), sizeof(r->exec_notes[0]));
+			if (tpp_has_control_char(dst)) {
+				rc = tpp_y_err(&d, it, &err, "\"notes\": must not contain control characters (newline, tab)");
+				goto out;
+			}
+			r->nexec_notes++;
+		}
+	}
 	if (!tpp_yj_null(v = tpp_y_map_get(&d, root, "shape"))) {
 		static const char *const keys[] = {"hidden", "heads", "ffn", "seq", "layers"};
 		double x[5];

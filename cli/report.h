@@ -59,6 +59,9 @@ struct tpp_report {
 	char exec_model[64];            /* "" when the results do not say */
 	char exec_cluster[128];
 	char exec_shape[160];           /* "hidden 96, heads 12, ..." or "" */
+	char exec_calibration[1024];    /* the calibration its predictions used, or "" */
+	int nexec_notes;                /* its notes (JSON "notes"), up to 8 */
+	char exec_notes[8][512];
 	int nphase;
 	struct tpp_report_phase phase[TPP_REPORT_PHASE_MAX];
 	int nscale;

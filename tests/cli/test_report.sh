@@ -407,6 +407,8 @@ else
   "model": "llama3-8b",
   "scale_down": 32,
   "cluster": "dgx-h100",
+  "calibration": "/somewhere/h100-cal.yaml",
+  "notes": ["llama3-8b's swiglu MLP runs as a GELU MLP of the same width", "pp send/recv includes waiting"],
   "phases": [
     {"phase": "gemm_qkv", "count": 4, "measured_s": 1.25e-03, "predicted_s": 1.10e-03, "error": -0.12},
     {"phase": "tp_allreduce", "count": 8, "measured_s": 3.5e-04, "predicted_s": null, "error": null},
@@ -424,8 +426,11 @@ EOF
 		grep -q "tp_allreduce" "$D/report.md" || fail "cal: exec phases not listed"
 		grep -q "cal.yaml" "$D/index.html" || fail "cal: calibration file not named"
 		# what the exec ran, and that it is another problem than the report's
-		grep -q "model llama3-8b (hidden 128, heads 32, ffn 448, seq 256, 2 layers), predicted for cluster dgx-h100" "$D/report.md" ||
-			fail "cal: the exec's model / shape / cluster not stated"
+		grep -q "model llama3-8b (hidden 128, heads 32, ffn 448, seq 256, 2 layers), predicted for cluster dgx-h100 with the calibration /somewhere/h100-cal.yaml" "$D/report.md" ||
+			fail "cal: the exec's model / shape / cluster / calibration not stated"
+		grep -q "^> exec: llama3-8b's swiglu MLP runs as a GELU MLP of the same width" "$D/report.md" &&
+			grep -q "^> exec: pp send/recv includes waiting" "$D/report.md" ||
+			fail "cal: the exec's notes not shown"
 		grep -q "Note: these exec results are of llama3-8b on dgx-h100, not of this report's" "$D/report.md" ||
 			fail "cal: exec results of another model not pointed out"
 		ok "calibration + exec"

@@ -276,8 +276,10 @@ if timeout 120 mpiexec $mpiflags -np 2 "$tpplan" calibrate --quick \
 	if [ "$rc" -eq 0 ] && grep -q '"schema": "tpplan.exec/v1"' "$dir/json.txt" &&
 		grep -q '"pass": true' "$dir/json.txt" &&
 		grep -q '"schedule": "1f1b"' "$dir/json.txt" &&
-		grep -q '"phase": "step", "count": 1, "measured_s": [0-9.e+-]*, "predicted_s": [0-9]' "$dir/json.txt"; then
-		ok "--json: schema, check and step prediction"
+		grep -q '"phase": "step", "count": 1, "measured_s": [0-9.e+-]*, "predicted_s": [0-9]' "$dir/json.txt" &&
+		grep -q '"calibration": "/.*/cal.yaml"' "$dir/json.txt" &&
+		grep -q "\"notes\": \[.*lie outside the calibration's GEMM shapes" "$dir/json.txt"; then
+		ok "--json: schema, check, step prediction, absolute calibration path and notes"
 	else
 		bad "--json: $(head -c 300 "$dir/json.txt" | tr '\n' ' ')"
 	fi
