@@ -221,7 +221,7 @@ void tpp_cal_apply(const struct tpp_calibration *cal, const char *path,
 		 cal->hosts[0] ? cal->hosts : "?");
 	for (ti = 0; ti < c->ntiers; ti++) {
 		struct tpp_tier *t = &c->tiers[ti];
-		char tsrc[sizeof(src) + 512];
+		char tsrc[sizeof(src) + 512 + TPP_SOURCE_LEN];
 		int any = 0;
 		tpp_strlcpy(tsrc, src, sizeof(tsrc));
 		for (op = 0; op < TPP_COLL__COUNT; op++) {
@@ -311,8 +311,20 @@ void tpp_cal_apply(const struct tpp_calibration *cal, const char *path,
 			t->busbw_src[op] = TPP_SRC_CALIBRATION;
 			any = 1;
 		}
-		if (any)
+		if (any) {
+			/* collectives the calibration did not measure keep
+			 * their published figures: keep their citation too */
+			int k, others = 0;
+			for (k = 0; k < TPP_COLL__COUNT; k++)
+				others |= t->busbw_src[k] != TPP_SRC_CALIBRATION &&
+					  (t->busbw_Bps[k] > 0 || t->curve_n[k] > 1);
+			if (others && t->measured_source[0]) {
+				size_t used = strlen(tsrc);
+				snprintf(tsrc + used, sizeof(tsrc) - used,
+					 "; the other collectives as before: %s", t->measured_source);
+			}
 			tpp_strlcpy(t->measured_source, tsrc, sizeof(t->measured_source));
+		}
 	}
 	for (p = 0; p < TPP_PREC__COUNT; p++) {
 		const struct tpp_cal_gemm *g = &cal->gemm[p];

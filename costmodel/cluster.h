@@ -102,7 +102,7 @@ struct tpp_tier {
 	int curve_n[TPP_COLL__COUNT];
 	double curve_bytes[TPP_COLL__COUNT][TPP_CURVE_MAX];
 	double curve_busbw_Bps[TPP_COLL__COUNT][TPP_CURVE_MAX];
-	char measured_source[TPP_SOURCE_LEN];
+	char measured_source[TPP_SOURCE_LEN * 3]; /* room for a calibration's and the published citation */
 };
 
 /* Measured GEMM rates over shapes (from a calibration), per precision. */

@@ -510,6 +510,10 @@ if expect calibrate-import-ok 0 out "written to" "$BIN" calibrate \
 	fi
 	run "$BIN" --model 125m --cluster dgx-a100 --gpus 8 --calibration "$TMP/cal-ar.yaml" --json
 	jcheck cal-no-warning-json "$OUT" '.warnings == []'
+	# an all-reduce calibration: the tier's all-gather and reduce-scatter
+	# stay published, and keep their citation beside the calibration's
+	expect cal-keeps-citation 0 out "the other collectives as before: 8xH100 SXM: AR ~480 NVLS" \
+		"$BIN" --model 125m --cluster dgx-h100 --gpus 8 --calibration "$TMP/cal-ar.yaml"
 	if "$BIN" report --model 125m --cluster dgx-a100 --gpus 8 --calibration "$TMP/cal-dev.yaml" \
 		--no-plots -o "$TMP/rep-dev" >/dev/null 2>&1; then
 		grep -q "Calibration warning: .*does not look like the A100" "$TMP/rep-dev/report.md" ||
