@@ -671,3 +671,32 @@ void tpp_cli_speak_again(void)
 	close(saved_stderr);
 	saved_stderr = -1;
 }
+
+void tpp_cli_print_first_fit(FILE *f, const struct tpp_model *m,
+			     const struct tpp_cluster *c, const struct tpp_cost_opts *co,
+			     const struct tpp_search *s, struct tpp_cluster *alt,
+			     struct tpp_plan *tmp)
+{
+	int i;
+	for (i = 1; i <= 6; i++) {
+		struct tpp_search s2 = *s;
+		struct tpp_err err;
+		int rc, n = s->gpus << i;
+		*alt = *c;
+		tpp_cluster_resize(alt, n);
+		s2.gpus = n;
+		s2.dp = TPP_FREE; /* --layout's dp is the request's */
+		s2.top_k = 1;
+		rc = tpp_plan_search(m, alt, co, &s2, tmp, &err);
+		if (rc == TPP_OK) {
+			char lb[200];
+			tpp_layout_format(&tmp->top[0].layout, lb, sizeof(lb));
+			fprintf(f, "  with %d GPUs (%dx) a layout fits: %s, %.3f s per step (--gpus %d)\n",
+				n, 1 << i, lb, tmp->top[0].step_s, n);
+			return;
+		}
+		if (rc != TPP_E_INFEASIBLE || tmp->timed_out)
+			return; /* an error, or out of time: nothing to say */
+	}
+	fprintf(f, "  nor does any with up to %d GPUs (%dx)\n", s->gpus << 6, 1 << 6);
+}

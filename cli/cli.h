@@ -228,6 +228,14 @@ size_t tpp_print_caution(char *buf, size_t size, const struct tpp_plan *p);
  * rejection: " (dp divides both the global batch B and the N GPUs: at most
  * their gcd, G)" into buf; returns buf. */
 const char *tpp_print_batch_hint(char *buf, size_t size, const struct tpp_search *s);
+/* For a problem with no feasible layout: the smallest count of 2x, 4x,
+ * ... 64x its GPUs at which a layout fits (searched with its options;
+ * alt and tmp are scratch), as "  with N GPUs (kx) a layout fits: ..." on
+ * f, or that none does; nothing when a search stops at its time limit. */
+void tpp_cli_print_first_fit(FILE *f, const struct tpp_model *m,
+			     const struct tpp_cluster *c, const struct tpp_cost_opts *co,
+			     const struct tpp_search *s, struct tpp_cluster *alt,
+			     struct tpp_plan *tmp);
 /* The warnings (one per line) that applying the last calibration file
  * printed, e.g. measured on another device; "" when none. */
 const char *tpp_cli_cal_warnings(void);

@@ -133,6 +133,15 @@ int tpp_cmd_plan(int argc, char **argv)
 			if (all_fixed && !json)
 				tpp_print_eval_text(stdout, &x, &plan->min_mem);
 		}
+		/* how many GPUs it would take */
+		if (!plan->timed_out && plan->considered && !json) {
+			struct tpp_cluster *alt = malloc(sizeof(*alt));
+			struct tpp_plan *tmp = malloc(sizeof(*tmp));
+			if (alt && tmp)
+				tpp_cli_print_first_fit(stderr, &model, cluster, &co, &s, alt, tmp);
+			free(alt);
+			free(tmp);
+		}
 		if (!plan->considered)
 			fprintf(stderr, "  no layout matches the constraints for %d GPUs "
 				"(--layout: tp*pp*dp*cp must equal the GPU count; vp > 1 and "

@@ -287,6 +287,11 @@ roundtrip roundtrip-fp16 --model 22b --cluster dgx-a100 --gpus 64 --precision fp
 # ---- infeasible ------------------------------------------------------------------
 expect infeasible 1 err "closest to fitting" "$BIN" --model 175b --cluster dgx-a100 --gpus 1
 has infeasible err "does not fit in GPU memory"
+# and from how many GPUs up something fits (2x ... 64x, searched)
+has infeasible err "with 64 GPUs (64x) a layout fits: tp="
+expect infeasible-report 1 err "with 256 GPUs (16x) a layout fits: tp=" \
+	"$BIN" report --model 1t --cluster dgx-a100 --gpus 16 --no-plots -o "$TMP/rep-infeasible"
+has infeasible-report err "closest to fitting: "
 expect infeasible-json 1 out '"closest_miss"' \
 	"$BIN" --model 175b --cluster dgx-a100 --gpus 1 --json &&
 	jcheck infeasible-json "$OUT" '.status == "infeasible" and (.layouts | length) == 0 and .closest_miss.fits == false'
