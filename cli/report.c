@@ -129,6 +129,10 @@ void tpp_report_megatron_args(const struct tpp_model *m,
 		    l->zero >= 1 ? " --overlap-param-gather" : "");
 	if (o->p2p_overlap && l->vp > 1)
 		APP(args, args_size, n, " --overlap-p2p-communication");
+	/* the attention kernel priced: Megatron-Core's default (auto) takes
+	 * Transformer Engine's fused / flash kernels; unfused is asked for */
+	if (o->attn == TPP_ATTN_UNFUSED)
+		APP(args, args_size, n, " --attention-backend unfused");
 	if (p == TPP_PREC_FP16)
 		APP(args, args_size, n, " --fp16");
 	else if (p == TPP_PREC_FP8)

@@ -340,6 +340,10 @@ grep -q -- "--use-distributed-optimizer[a-z_ -]* --overlap-grad-reduce --overlap
 	grep -q -- "--overlap-p2p-communication" "$TMP/opt-attn-dp/report.md" &&
 	! grep -q -- "--overlap-p2p-communication" "$TMP/opt-all/report.md" ||
 	fail "options: the Megatron-LM arguments do not follow --no-dp-overlap / --no-p2p-overlap"
+# and the attention kernel priced
+grep -q -- "--attention-backend unfused" "$TMP/opt-attn-dp/report.md" &&
+	! grep -q -- "--attention-backend" "$TMP/no-plots/report.md" ||
+	fail "options: --attention unfused is not --attention-backend unfused in the Megatron-LM arguments"
 grep -q "Ranked by the analytic model (--analytic)" "$TMP/opt-analytic/report.md" ||
 	fail "options analytic: the timeline does not say the ranking is analytic"
 # --layout holds for every count but its dp; a count no layout of which
