@@ -481,6 +481,14 @@ awk '/"in_place": \{/ {ip = 1} ip && /"nwrong": 0.0/ {sub(/0.0/, "12.0"); ip = 0
 expect import-inplace-wrong-json 3 err "ipw.json:216:16: error: JSON: nccl-tests reported 12 wrong elements" \
 	"$BIN" calibrate --import "$TMP/ipw.json" --group 8 --out "$TMP/never.yaml"
 [ -e "$TMP/never.yaml" ] && fail "import of a failed run wrote a calibration"
+# a text run cut short (no "# Avg bus bandwidth" summary) is imported
+# with a warning
+head -n 35 "$NT/all_reduce_perf.txt" >"$TMP/cut.txt"
+expect import-cut-short 0 err "cut.txt: warning: no \"# Avg bus bandwidth\" summary line" \
+	"$BIN" calibrate --import "$TMP/cut.txt" --group 8 --out "$TMP/cut.yaml"
+expect import-whole 0 out "written to" \
+	"$BIN" calibrate --import "$NT/all_reduce_perf.txt" --group 8 --out "$TMP/whole.yaml" &&
+	grep -q "cut short" "$ERR" && fail "import-whole: a whole run warned as cut short"
 # calibrations are not merged: a second --calibration or --import is a
 # usage error, not silently the one that counts
 expect calibration-twice 2 err "--calibration is given twice" \
