@@ -628,10 +628,14 @@ int tpp_cmd_validate(int argc, char **argv)
 			/* a repeated id would count one run twice in the
 			 * statistics (and make rows ambiguous by id) */
 			for (k = 0; k < nrows - 1 && !r->reason[0] && r->id[0]; k++)
-				if (!strcmp(rows[k].id, r->id))
+				if (!strcmp(rows[k].id, r->id)) {
+					int nth = k + 1, teen = nth % 100 >= 11 && nth % 100 <= 13;
 					snprintf(r->reason, sizeof(r->reason),
 						 "id '%s' is the id of an earlier row (the %d%s data row)",
-						 r->id, k + 1, k == 0 ? "st" : k == 1 ? "nd" : k == 2 ? "rd" : "th");
+						 r->id, nth,
+						 teen || nth % 10 > 3 || nth % 10 == 0 ? "th"
+						 : nth % 10 == 1 ? "st" : nth % 10 == 2 ? "nd" : "rd");
+				}
 			/* a required column left blank in the row: its blank
 			 * value (0) is no shape, GPU count or cluster */
 			for (k = 0; k < (int)TPP_ARRAY_LEN(required_cols) && !r->reason[0]; k++)

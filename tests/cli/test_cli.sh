@@ -700,6 +700,13 @@ if expect validate-dup-id 0 out "cannot predict: id 'T01' is the id of an earlie
 	"$BIN" validate "$TMP/dup.tsv"; then
 	has validate-dup-id out "rows 1  (not predicted: 1 of 2)"
 fi
+# the ordinal past the first few rows (it said "21th")
+{ grep -v '^#' "$ROOT/tests/data/runs/one-good-one-bad.tsv" | head -n 1
+  for i in 01 02 03 04 05 06 07 08 09 10 11 12 13 14 15 16 17 18 19 20 21 22 21; do
+	grep -v '^#' "$ROOT/tests/data/runs/one-good-one-bad.tsv" | sed -n 2p | sed "s/^T01/R$i/"
+  done; } >"$TMP/dup21.tsv"
+expect validate-dup-id-21 0 out "id 'R21' is the id of an earlier row (the 21st data row)" \
+	"$BIN" validate "$TMP/dup21.tsv"
 # non-finite, denormal or absurdly small measured times are rejected per
 # row, and the JSON stays JSON; a runs file with a CRLF blank line and tf32
 # rows
