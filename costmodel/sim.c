@@ -201,6 +201,17 @@ static double duration(const struct sim *s, const struct op *o)
 	}
 }
 
+/* One operation into the event list when it has room; *nev counts every
+ * one, so that a caller can tell the list was too short. */
+static void record(struct tpp_sim_event *ev, size_t cap, size_t *nev, int rank,
+		   int chunk, int mb, enum tpp_ev_kind kind, double start, double end)
+{
+	if (ev && *nev < cap)
+		ev[*nev] = (struct tpp_sim_event){.rank = rank, .chunk = chunk, .mb = mb,
+						  .kind = kind, .start_s = start, .end_s = end};
+	(*nev)++;
+}
+
 /*
  * Play every rank's list; returns 0, -1 on a schedule deadlock (a bug) or
  * -2 out of memory.  A worklist holds the ranks that may be able to move:
@@ -249,16 +260,7 @@ static int play(struct sim *s, struct tpp_sim_event *ev, size_t cap,
 			      o->chunk, o->mb) = end;
 			if (o->kind == TPP_EV_BW)
 				*slot(s, 2, o->chunk, o->mb) = end;
-			if (ev && *nev < cap) {
-				struct tpp_sim_event *e = &ev[*nev];
-				e->rank = r;
-				e->chunk = o->chunk;
-				e->mb = o->mb;
-				e->kind = (enum tpp_ev_kind)o->kind;
-				e->start_s = start;
-				e->end_s = end;
-			}
-			(*nev)++;
+			record(ev, cap, nev, r, o->chunk, o->mb, (enum tpp_ev_kind)o->kind, start, end);
 			s->ptr[r]++;
 			left--;
 			/* the consumer of this output may now move */
@@ -422,16 +424,7 @@ static int play_zb(struct sim *s, struct tpp_sim_event *ev, size_t cap,
 				nb[best_r]++;
 			else
 				nw[best_r]++;
-			if (ev && *nev < cap) {
-				struct tpp_sim_event *e = &ev[*nev];
-				e->rank = best_r;
-				e->chunk = best_r;
-				e->mb = o.mb;
-				e->kind = (enum tpp_ev_kind)o.kind;
-				e->start_s = start;
-				e->end_s = end;
-			}
-			(*nev)++;
+			record(ev, cap, nev, best_r, best_r, o.mb, (enum tpp_ev_kind)o.kind, start, end);
 			left--;
 		}
 		/* the rank, and the neighbour that consumes its output (a
@@ -601,45 +594,15 @@ int tpp_sim_stages(const struct tpp_sim_input *in, struct tpp_sim_result *out,
 	out->idle_s = pipe_end - busy_max;
 	step_end += in->dp_tail_s;
 	out->dp_exposed_s = step_end - pipe_end;
-	if (events)
-		for (r = 0; r < s.p; r++) {
-			if (dp_end[r] <= 0)
-				continue;
-			if (nev < cap) {
-				events[nev].rank = r;
-				events[nev].chunk = -1;
-				events[nev].mb = -1;
-				events[nev].kind = TPP_EV_DP;
-				events[nev].start_s = s.dp_lo[r];
-				events[nev].end_s = dp_end[r];
-			}
-			nev++;
-		}
+	for (r = 0; r < s.p; r++)
+		if (dp_end[r] > 0)
+			record(events, cap, &nev, r, -1, -1, TPP_EV_DP, s.dp_lo[r], dp_end[r]);
 	/* what the step adds after the pipeline and its buckets (the ZeRO
 	 * traffic priced analytically, the exposed parameter gather): one
 	 * data-parallel span over all ranks, so the timeline has no gap */
-	if (in->dp_tail_s > 0) {
-		if (events && nev < cap) {
-			struct tpp_sim_event *ev = &events[nev];
-			ev->rank = -1;
-			ev->chunk = -1;
-			ev->mb = -1;
-			ev->kind = TPP_EV_DP;
-			ev->start_s = step_end - in->dp_tail_s;
-			ev->end_s = step_end;
-		}
-		nev++;
-	}
-	if (events && nev < cap) {
-		struct tpp_sim_event *ev = &events[nev];
-		ev->rank = -1;
-		ev->chunk = -1;
-		ev->mb = -1;
-		ev->kind = TPP_EV_OPT;
-		ev->start_s = step_end;
-		ev->end_s = step_end + in->optimizer_s;
-	}
-	nev++;
+	if (in->dp_tail_s > 0)
+		record(events, cap, &nev, -1, -1, -1, TPP_EV_DP, step_end - in->dp_tail_s, step_end);
+	record(events, cap, &nev, -1, -1, -1, TPP_EV_OPT, step_end, step_end + in->optimizer_s);
 	out->step_s = step_end + in->optimizer_s;
 	out->nevents = nev;
 out:
