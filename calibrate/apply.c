@@ -287,27 +287,22 @@ void tpp_cal_apply(const struct tpp_calibration *cal, const char *path,
 			} else if (bw_measured) {
 				t->busbw_Bps[op] = table_last_bw;
 			} else {
-				size_t used = strlen(tsrc);
 				t->busbw_Bps[op] = beyond_Bps;
-				snprintf(tsrc + used, sizeof(tsrc) - used,
-					 "; %s: bandwidth not measured (%s, sizes to %.0f B), "
-					 "above them the %s %.1f GB/s%s",
-					 tpp_coll_names[op], tab->fit.valid ? "fit undetermined" : "no fit",
-					 table_top, tpp_src_names[beyond_src], beyond_Bps / TPP_GB,
-					 kept_hi ? " and its size curve" : "");
+				tpp_appendf(tsrc, sizeof(tsrc),
+					    "; %s: bandwidth not measured (%s, sizes to %.0f B), "
+					    "above them the %s %.1f GB/s%s",
+					    tpp_coll_names[op], tab->fit.valid ? "fit undetermined" : "no fit",
+					    table_top, tpp_src_names[beyond_src], beyond_Bps / TPP_GB,
+					    kept_hi ? " and its size curve" : "");
 			}
-			if (kept_lo) {
-				size_t used = strlen(tsrc);
-				snprintf(tsrc + used, sizeof(tsrc) - used,
-					 "; %s: below the smallest size measured, the %s size curve",
-					 tpp_coll_names[op], tpp_src_names[beyond_src]);
-			}
-			if (scale != 1) {
-				size_t used = strlen(tsrc);
-				snprintf(tsrc + used, sizeof(tsrc) - used,
-					 "; %s: per GPU, busbw / %.0f (the GPUs of a node in a ring across nodes)",
-					 tpp_coll_names[op], 1.0 / scale);
-			}
+			if (kept_lo)
+				tpp_appendf(tsrc, sizeof(tsrc),
+					    "; %s: below the smallest size measured, the %s size curve",
+					    tpp_coll_names[op], tpp_src_names[beyond_src]);
+			if (scale != 1)
+				tpp_appendf(tsrc, sizeof(tsrc),
+					    "; %s: per GPU, busbw / %.0f (the GPUs of a node in a ring across nodes)",
+					    tpp_coll_names[op], 1.0 / scale);
 			t->busbw_src[op] = TPP_SRC_CALIBRATION;
 			any = 1;
 		}
@@ -318,11 +313,9 @@ void tpp_cal_apply(const struct tpp_calibration *cal, const char *path,
 			for (k = 0; k < TPP_COLL__COUNT; k++)
 				others |= t->busbw_src[k] != TPP_SRC_CALIBRATION &&
 					  (t->busbw_Bps[k] > 0 || t->curve_n[k] > 1);
-			if (others && t->measured_source[0]) {
-				size_t used = strlen(tsrc);
-				snprintf(tsrc + used, sizeof(tsrc) - used,
-					 "; the other collectives as before: %s", t->measured_source);
-			}
+			if (others && t->measured_source[0])
+				tpp_appendf(tsrc, sizeof(tsrc),
+					    "; the other collectives as before: %s", t->measured_source);
 			tpp_strlcpy(t->measured_source, tsrc, sizeof(t->measured_source));
 		}
 	}

@@ -28,6 +28,17 @@ int tpp_has_control_char(const char *s)
 	return 0;
 }
 
+void tpp_appendf(char *buf, size_t size, const char *fmt, ...)
+{
+	size_t used = strnlen(buf, size);
+	va_list ap;
+	if (used + 1 >= size)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + used, size - used, fmt, ap);
+	va_end(ap);
+}
+
 int tpp_name_distance(const char *a, const char *b)
 {
 	int row[64], i, j, la = (int)strlen(a), lb = (int)strlen(b);
@@ -50,10 +61,10 @@ int tpp_name_distance(const char *a, const char *b)
 	return row[lb];
 }
 
-int tpp_name_close(const char *guess, const char *name)
+int tpp_name_near(const char *guess, const char *name)
 {
 	int d = tpp_name_distance(guess, name);
-	return d == 0 || (d <= 2 && strlen(guess) > 3 && strlen(name) > 3);
+	return d == 0 || (d <= 2 && strlen(guess) > 3 && strlen(name) > 3) ? d : -1;
 }
 
 int tpp_not_regular(const char *path)

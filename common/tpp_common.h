@@ -69,13 +69,18 @@ void tpp_strlcpy(char *dst, const char *src, size_t dst_size);
  * that must stay on one line (a newline would break --timeline's comment
  * line and every table heading). */
 int tpp_has_control_char(const char *s);
+/* Append printf-formatted text to the NUL-terminated string in buf (of
+ * size bytes in all), cut short where buf ends. */
+void tpp_appendf(char *buf, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* Case-insensitive edit distance (insertions, deletions, substitutions)
  * between two names, for "did you mean" suggestions; names of 64
  * characters or more are 1000 apart. */
 int tpp_name_distance(const char *a, const char *b);
-/* Whether `guess` is close enough to `name` to suggest it: equal but for
- * case, or at most 2 edits apart while both have more than 3 characters. */
-int tpp_name_close(const char *guess, const char *name);
+/* How near `guess` is to `name`, when near enough to suggest it: their
+ * distance when equal but for case, or at most 2 edits apart while both
+ * have more than 3 characters; -1 otherwise. */
+int tpp_name_near(const char *guess, const char *name);
 /* Whether path names a FIFO, socket or device: opening or reading one
  * (a FIFO nobody writes) could wait forever, so input files are refused
  * before they are opened.  A directory, or a path that does not exist, is

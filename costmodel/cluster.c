@@ -127,7 +127,7 @@ static size_t yaml_stem_len(const char *file)
 }
 
 /* Among the YAML files of `dir`, the one whose name (without the suffix)
- * is nearest `stem` (tpp_name_close, fewer edits than *best), other than
+ * is nearest `stem` (tpp_name_near, fewer edits than *best), other than
  * `given` itself: into out as `prefix` + its stem (preset names) or
  * `prefix` + its file name (paths, with_suffix). */
 static void nearest_in_dir(const char *dir, const char *stem, const char *given,
@@ -146,9 +146,9 @@ static void nearest_in_dir(const char *dir, const char *stem, const char *given,
 			continue;
 		memcpy(cand, e->d_name, k);
 		cand[k] = '\0';
-		dist = tpp_name_distance(stem, cand);
+		dist = tpp_name_near(stem, cand);
 		snprintf(sugg, sizeof(sugg), "%s%s", prefix, with_suffix ? e->d_name : cand);
-		if (tpp_name_close(stem, cand) && dist < *best && strcmp(sugg, given)) {
+		if (dist >= 0 && dist < *best && strcmp(sugg, given)) {
 			*best = dist;
 			tpp_strlcpy(out, sugg, size);
 		}

@@ -489,17 +489,15 @@ int tpp_model_load(const char *name_or_path, struct tpp_model *out,
 			int i, best = 3, nn = 0;
 			for (i = 0; i < tpp_model_preset_count(); i++) {
 				const char *n = tpp_model_preset_at(i)->name;
-				int d = tpp_name_distance(name_or_path, n);
-				if (tpp_name_close(name_or_path, n) && d < best)
+				int d = tpp_name_near(name_or_path, n);
+				if (d >= 0 && d < best)
 					best = d;
 			}
 			for (i = 0; best < 3 && i < tpp_model_preset_count() && nn < 3; i++) {
 				const char *n = tpp_model_preset_at(i)->name;
-				size_t k = strlen(near);
-				if (!tpp_name_close(name_or_path, n) ||
-				    tpp_name_distance(name_or_path, n) != best)
+				if (tpp_name_near(name_or_path, n) != best)
 					continue;
-				snprintf(near + k, sizeof(near) - k, "%s'%.40s'", nn ? " or " : "", n);
+				tpp_appendf(near, sizeof(near), "%s'%.40s'", nn ? " or " : "", n);
 				nn++;
 			}
 			return tpp_err_set(err, TPP_E_INPUT, NULL, 0, 0,

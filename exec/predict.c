@@ -73,13 +73,17 @@ void tpp_exec_predict(const struct tpp_exec_opts *o, const struct tpp_cluster *c
 					   !tpp_gemm_table_spans(g, p, fw[i][2], fw[i][1], fw[i][0]);
 			out_attn = !tpp_gemm_table_spans(g, p, S, S, d) ||
 				   !tpp_gemm_table_spans(g, p, S, d, S);
-			if (out_attn)
+			if (out_lin || out_attn) {
+				char attn[128] = "";
+				if (out_attn)
+					snprintf(attn, sizeof(attn),
+						 "the attention core's GEMMs (%g x %g x %g and %g x %g x %g)",
+						 S, S, d, S, d, S);
 				snprintf(note, note_size,
-					 "%sthe attention core's GEMMs (%g x %g x %g and %g x %g x %g) lie outside the calibration's GEMM shapes, so their predictions are extrapolated from the nearest measured shapes",
-					 out_lin ? "the linear layers' GEMMs and " : "", S, S, d, S, d, S);
-			else if (out_lin)
-				snprintf(note, note_size,
-					 "the linear layers' GEMMs lie outside the calibration's GEMM shapes, so their predictions are extrapolated from the nearest measured shapes");
+					 "%s%s%s lie outside the calibration's GEMM shapes, so their predictions are extrapolated from the nearest measured shapes",
+					 out_lin ? "the linear layers' GEMMs" : "",
+					 out_lin && out_attn ? " and " : "", attn);
+			}
 		}
 	} else {
 		snprintf(note, note_size,
@@ -136,9 +140,8 @@ void tpp_exec_predict(const struct tpp_exec_opts *o, const struct tpp_cluster *c
 			pred[TPP_PH_LAYER_BWD] = r->count[TPP_PH_LAYER_BWD] * e.layer_bwd_s;
 			pred[TPP_PH_STEP] = e.step_s - e.t.optimizer_s;
 		} else if (note_size) {
-			size_t k = strlen(note);
-			snprintf(note + k, note_size - k, "%sthe cost model rejects the executed layout: %s",
-				 k ? "; " : "", err.msg);
+			tpp_appendf(note, note_size, "%sthe cost model rejects the executed layout: %s",
+				    note[0] ? "; " : "", err.msg);
 		}
 	}
 	free(cc);

@@ -88,10 +88,10 @@ int main(void)
 	CHECK(tpp_name_distance("dgx-h100", "dgx-a100") == 1);
 	CHECK(tpp_name_distance("", "abc") == 3 && tpp_name_distance("abc", "") == 3);
 	CHECK(tpp_name_distance("kitten", "sitting") == 3);
-	CHECK(tpp_name_close("175B", "175b") && tpp_name_close("llama3-70", "llama3-70b"));
+	CHECK(tpp_name_near("175B", "175b") == 0 && tpp_name_near("llama3-70", "llama3-70b") == 1);
 	/* short names are too ambiguous to guess at unless equal but for case */
-	CHECK(!tpp_name_close("17b", "13b") && tpp_name_close("13B", "13b"));
-	CHECK(!tpp_name_close("kitten", "sitting"));
+	CHECK(tpp_name_near("17b", "13b") == -1 && tpp_name_near("13B", "13b") == 0);
+	CHECK(tpp_name_near("kitten", "sitting") == -1);
 
 	CHECK(parse("n: [1, 2\n", &t, &err) == TPP_E_INPUT);
 	CHECK_STR_CONTAINS(err.msg, "YAML syntax error");
