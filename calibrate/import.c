@@ -556,21 +556,19 @@ static int json_result(struct jdoc *j, yaml_node_t *r, struct tpp_cal_coll *t)
 		return rc;
 	if (!found && (rc = jnum(j, src, "cpu_time", &time_us, 1, &found)))
 		return rc;
-	if ((rc = jnum(j, src, "nwrong", &wrong, 0, &found)))
-		return rc;
-	if (found && wrong > 0)
-		return tpp_y_err(&j->d, src, j->err,
-				 "JSON: nccl-tests reported %.0f wrong elements at size %.0f",
-				 wrong, size);
-	/* the other half of the row (in place when the times are the out-of-
-	 * place ones): the same run, equally wrong */
+	/* nccl-tests' check: the half the times come from, then the row's
+	 * other half (the same run, equally wrong) */
 	{
-		yaml_node_t *other = tpp_y_map_get(&j->d, r, src == oop && !in_place ? "in_place" : "out_of_place");
-		if (other && other->type == YAML_MAPPING_NODE && other != src) {
-			if ((rc = jnum(j, other, "nwrong", &wrong, 0, &found)))
+		yaml_node_t *half[3] = {src, tpp_y_map_get(&j->d, r, "out_of_place"),
+					tpp_y_map_get(&j->d, r, "in_place")};
+		int k;
+		for (k = 0; k < 3; k++) {
+			if (k && (!half[k] || half[k]->type != YAML_MAPPING_NODE || half[k] == src))
+				continue;
+			if ((rc = jnum(j, half[k], "nwrong", &wrong, 0, &found)))
 				return rc;
 			if (found && wrong > 0)
-				return tpp_y_err(&j->d, other, j->err,
+				return tpp_y_err(&j->d, half[k], j->err,
 						 "JSON: nccl-tests reported %.0f wrong elements at size %.0f",
 						 wrong, size);
 		}

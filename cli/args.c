@@ -81,6 +81,17 @@ int tpp_cli_no_operands(int argc, char *const *argv)
 	return TPP_E_USAGE;
 }
 
+int tpp_cli_once(const char *cmd, const char *flag, const char *why,
+		 const char **slot, const char *arg)
+{
+	if (*slot) {
+		fprintf(stderr, "tpplan: %s%s is given twice%s\n", cmd, flag, why);
+		return TPP_E_USAGE;
+	}
+	*slot = arg;
+	return TPP_OK;
+}
+
 int tpp_cli_int(const char *flag, const char *arg, long lo, long hi, int *out)
 {
 	char *end;
@@ -461,28 +472,18 @@ int tpp_cli_problem_opt(struct tpp_cli_problem *p, int ch, char *const *argv,
 	case TPP_O_GBS: return tpp_cli_int("--global-batch", optarg, 1, 1 << 26, &p->gbs);
 	case TPP_O_SEQ: return tpp_cli_int("--seq", optarg, 1, 1 << 22, &p->seq);
 	case TPP_O_TOP: return tpp_cli_int("--top", optarg, 1, TPP_TOP_MAX, &p->top);
-	case TPP_O_CALIBRATION:
-		/* calibrations are not merged: a second would silently win */
-		if (p->calibration) {
-			fprintf(stderr, "tpplan: --calibration is given twice (one calibration file per plan)\n");
-			return TPP_E_USAGE;
-		}
-		p->calibration = optarg;
-		return TPP_OK;
+	case TPP_O_CALIBRATION: /* calibrations are not merged */
+		return tpp_cli_once("", "--calibration", " (one calibration file per plan)",
+				    &p->calibration, optarg);
 	case TPP_O_TIME_LIMIT:
 		return tpp_cli_double("--time-limit", optarg, 0, 1e6, &p->time_limit);
 	case TPP_O_PREC: return tpp_cli_train_precision(optarg, &p->co->prec);
 	case TPP_O_FP8_RECIPE:
 		p->fp8_recipe_given = 1;
 		return tpp_cli_fp8_recipe(optarg, &p->co->fp8_recipe);
-	case TPP_O_LAYOUT:
-		/* a second --layout would silently drop the first's keys */
-		if (p->layout_arg) {
-			fprintf(stderr, "tpplan: --layout is given twice (give every field in one --layout)\n");
-			return TPP_E_USAGE;
-		}
-		p->layout_arg = optarg;
-		return TPP_OK;
+	case TPP_O_LAYOUT: /* a second would drop the first's keys */
+		return tpp_cli_once("", "--layout", " (give every field in one --layout)",
+				    &p->layout_arg, optarg);
 	case TPP_O_RESERVE: {
 		double gib;
 		int rc = tpp_cli_double("--mem-reserve-gib", optarg, 0, 1e4, &gib);

@@ -123,6 +123,11 @@ int tpp_cli_bad_option(int ch, char *const *argv, const char *cmd);
 /* TPP_OK if getopt left no operands, else prints and returns TPP_E_USAGE. */
 int tpp_cli_no_operands(int argc, char *const *argv);
 
+/* A flag that takes one file or layout: the first value into *slot; a
+ * second is a usage error ("tpplan: <cmd>FLAG is given twice<why>"), not
+ * silently the one that counts.  cmd is "" or e.g. "exec: ". */
+int tpp_cli_once(const char *cmd, const char *flag, const char *why,
+		 const char **slot, const char *arg);
 /* Parse an integer flag value in [lo, hi]; prints a usage error naming the
  * flag and returns TPP_E_USAGE on failure. */
 int tpp_cli_int(const char *flag, const char *arg, long lo, long hi, int *out);
@@ -242,6 +247,11 @@ const char *tpp_cli_cal_warnings(void);
 /* The sentence stating that error, into buf; `calibrated`: the plan's
  * figures come in part from a calibration file. */
 size_t tpp_print_accuracy(char *buf, size_t size, int calibrated);
+/* Why a search found no layout, on f: each rejection reason with its
+ * count (the batch's with what it leaves dp, tpp_print_batch_hint), and
+ * the layout closest to fitting with its memory need. */
+void tpp_print_infeasible(FILE *f, const struct tpp_plan *p, const struct tpp_search *s,
+			  const struct tpp_cluster *c);
 /* "81.3 GiB of 80.0 GiB": a memory need against the capacity, in GiB, with
  * enough digits that the two differ when they do (80.004 of 80.000). */
 void tpp_print_gib_pair(char *buf, size_t size, double need_bytes,
@@ -269,6 +279,11 @@ int tpp_write_timeline(const char *path, const struct tpp_plan_ctx *x,
 
 /* Print a string as a JSON string literal. */
 void tpp_json_str(FILE *f, const char *s);
+/* The non-empty lines of text, each without a leading `strip` (when it
+ * starts so), as JSON strings separated by ", " (one before the first
+ * too unless `first`); returns whether nothing has been written yet, for
+ * the next call on the same array. */
+int tpp_json_lines(FILE *f, const char *text, const char *strip, int first);
 
 /* Subcommands. argv[0] is the subcommand name. */
 int tpp_cmd_plan(int argc, char **argv);

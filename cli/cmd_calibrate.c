@@ -414,13 +414,8 @@ int tpp_cmd_calibrate(int argc, char **argv)
 		case O_PROGRESS: progress = 1; measure_flag = 1; break;
 		case O_NO_PROGRESS: progress = 0; measure_flag = 1; break;
 		case O_IMPORT:
-			/* one nccl-tests file per import: a second would
-			 * silently win */
-			if (import) {
-				fprintf(stderr, "tpplan: calibrate: --import is given twice (import one nccl-tests file per calibration)\n");
-				rc = TPP_E_USAGE;
-			}
-			import = optarg;
+			rc = tpp_cli_once("calibrate: ", "--import",
+					  " (import one nccl-tests file per calibration)", &import, optarg);
 			break;
 		case O_OP: {
 			int i;

@@ -255,26 +255,9 @@ int tpp_cmd_exec(int argc, char **argv)
 		switch (ch) {
 		case O_MODEL: model_arg = optarg; break;
 		case O_CLUSTER: cluster_arg = optarg; break;
-		case O_CALIBRATION:
-			if (cal_arg) {
-				fprintf(stderr, "tpplan: exec: --calibration is given twice\n");
-				rc = TPP_E_USAGE;
-			}
-			cal_arg = optarg;
-			break;
-		case O_LAYOUT:
-		case O_PLAN:
-			/* a second one would silently replace the first */
-			if ((ch == O_LAYOUT ? layout_arg : plan_arg)) {
-				fprintf(stderr, "tpplan: exec: %s is given twice\n",
-					ch == O_LAYOUT ? "--layout" : "--plan");
-				rc = TPP_E_USAGE;
-			} else if (ch == O_LAYOUT) {
-				layout_arg = optarg;
-			} else {
-				plan_arg = optarg;
-			}
-			break;
+		case O_CALIBRATION: rc = tpp_cli_once("exec: ", "--calibration", "", &cal_arg, optarg); break;
+		case O_LAYOUT: rc = tpp_cli_once("exec: ", "--layout", "", &layout_arg, optarg); break;
+		case O_PLAN: rc = tpp_cli_once("exec: ", "--plan", "", &plan_arg, optarg); break;
 		case O_LAYERS: rc = tpp_cli_int("--layers", optarg, 1, 4096, &layers); break;
 		case O_MICRO: rc = tpp_cli_int("--microbatches", optarg, 1, 4096, &micro); break;
 		case O_SCALE:
@@ -381,38 +364,35 @@ int tpp_cmd_exec(int argc, char **argv)
 		 * without them, so measured and predicted describe the same
 		 * thing, and says so */
 		char off[160] = "";
-		size_t k = 0;
 		if (s.sched == TPP_SCHED_ZB_H1) {
-			k += (size_t)snprintf(off + k, sizeof(off) - k, "%sschedule=zb-h1", k ? ", " : "");
+			tpp_appendf(off, sizeof(off), "%sschedule=zb-h1", off[0] ? ", " : "");
 			s.sched = TPP_SCHED_1F1B;
 		}
 		/* interleaving: one model chunk per pipeline rank (1F1B) */
 		if (s.vp != TPP_FREE && s.vp > 1) {
-			k += (size_t)snprintf(off + k, sizeof(off) - k, "%svp=%d", k ? ", " : "", s.vp);
+			tpp_appendf(off, sizeof(off), "%svp=%d", off[0] ? ", " : "", s.vp);
 			s.vp = 1;
 			if (s.sched == TPP_SCHED_INTERLEAVED)
 				s.sched = TPP_SCHED_1F1B;
 		}
-		if (s.tp_overlap == 1 && k < sizeof(off))
-			k += (size_t)snprintf(off + k, sizeof(off) - k, "%stp_overlap=1", k ? ", " : "");
+		if (s.tp_overlap == 1)
+			tpp_appendf(off, sizeof(off), "%stp_overlap=1", off[0] ? ", " : "");
 		s.tp_overlap = 0;
-		if (s.recompute != TPP_FREE && s.recompute != TPP_RECOMPUTE_NONE && k < sizeof(off))
-			k += (size_t)snprintf(off + k, sizeof(off) - k, "%srecompute=%s", k ? ", " : "",
-					      tpp_recompute_names[s.recompute]);
+		if (s.recompute != TPP_FREE && s.recompute != TPP_RECOMPUTE_NONE)
+			tpp_appendf(off, sizeof(off), "%srecompute=%s", off[0] ? ", " : "",
+				    tpp_recompute_names[s.recompute]);
 		s.recompute = TPP_RECOMPUTE_NONE;
-		if (s.zero != TPP_FREE && s.zero > 0 && k < sizeof(off))
-			k += (size_t)snprintf(off + k, sizeof(off) - k, "%szero=%d", k ? ", " : "", s.zero);
+		if (s.zero != TPP_FREE && s.zero > 0)
+			tpp_appendf(off, sizeof(off), "%szero=%d", off[0] ? ", " : "", s.zero);
 		s.zero = 0;
-		if (k)
+		if (off[0])
 			snprintf(notes, sizeof(notes),
 				 "tpplan: exec: note: %s not run by exec; running and predicting the layout without\n",
 				 off);
 	}
-	if (barrier && (s.tp == TPP_FREE || s.tp == 1)) {
-		size_t k = strlen(notes);
-		snprintf(notes + k, sizeof(notes) - k,
-			 "tpplan: exec: note: --barrier times the barriers before TP collectives; with tp = 1 there are none\n");
-	}
+	if (barrier && (s.tp == TPP_FREE || s.tp == 1))
+		tpp_appendf(notes, sizeof(notes),
+			    "tpplan: exec: note: --barrier times the barriers before TP collectives; with tp = 1 there are none\n");
 #ifndef TPP_HAVE_EXEC
 	(void)model_arg; (void)cluster_arg; (void)cal_arg; (void)layers; (void)micro;
 	(void)scale; (void)hidden; (void)heads; (void)ffn; (void)seq; (void)iters;
@@ -456,30 +436,29 @@ int tpp_cmd_exec(int argc, char **argv)
 			 * not hidden): exec's attention uses hidden / heads */
 			int own_dh = plan.head_dim && o.model.heads &&
 				     (long long)plan.head_dim * o.model.heads != o.model.hidden;
-			size_t k = strlen(notes);
 			const char *name = plan.model_name[0] ? plan.model_name : "the model";
-			if (swiglu && k < sizeof(notes))
-				k += (size_t)snprintf(notes + k, sizeof(notes) - k,
-						      "tpplan: exec: note: %s's %s MLP runs as a GELU MLP of the same width",
-						      name, plan.mlp);
-			if (gqa && swiglu && k < sizeof(notes))
-				k += (size_t)snprintf(notes + k, sizeof(notes) - k,
-						      ", its %d KV heads as %d", plan.kv_heads,
-						      o.model.heads);
-			else if (gqa && k < sizeof(notes))
-				k += (size_t)snprintf(notes + k, sizeof(notes) - k,
-						      "tpplan: exec: note: %s's %d KV heads run as %d",
-						      name, plan.kv_heads, o.model.heads);
-			if (own_dh && k < sizeof(notes))
-				k += (size_t)snprintf(notes + k, sizeof(notes) - k,
-						      "%s%s%s head dimension %d %sas hidden / heads (%d at full size)",
-						      swiglu || gqa ? ", its" : "tpplan: exec: note: ",
-						      swiglu || gqa ? "" : name, swiglu || gqa ? "" : "'s",
-						      plan.head_dim, swiglu || gqa ? "" : "runs ",
-						      o.model.hidden / o.model.heads);
-			if ((swiglu || gqa || own_dh) && k < sizeof(notes))
-				snprintf(notes + k, sizeof(notes) - k,
-					 " (exec runs GPT blocks; predicted as run)\n");
+			/* one note: the first clause names the model, the
+			 * others go on with "its" */
+			if (swiglu)
+				tpp_appendf(notes, sizeof(notes),
+					    "tpplan: exec: note: %s's %s MLP runs as a GELU MLP of the same width",
+					    name, plan.mlp);
+			if (gqa && swiglu)
+				tpp_appendf(notes, sizeof(notes), ", its %d KV heads as %d",
+					    plan.kv_heads, o.model.heads);
+			else if (gqa)
+				tpp_appendf(notes, sizeof(notes), "tpplan: exec: note: %s's %d KV heads run as %d",
+					    name, plan.kv_heads, o.model.heads);
+			if (own_dh && (swiglu || gqa))
+				tpp_appendf(notes, sizeof(notes),
+					    ", its head dimension %d as hidden / heads (%d at full size)",
+					    plan.head_dim, o.model.hidden / o.model.heads);
+			else if (own_dh)
+				tpp_appendf(notes, sizeof(notes),
+					    "tpplan: exec: note: %s's head dimension %d runs as hidden / heads (%d at full size)",
+					    name, plan.head_dim, o.model.hidden / o.model.heads);
+			if (swiglu || gqa || own_dh)
+				tpp_appendf(notes, sizeof(notes), " (exec runs GPT blocks; predicted as run)\n");
 			o.scale = scale;
 			tpp_exec_shape_scale(&o.model, scale, &o.over, &o.shape);
 		} else {
@@ -603,36 +582,11 @@ int tpp_cmd_exec(int argc, char **argv)
 				 * communication's */
 				printf(",\n  \"notes\": [");
 				{
-					int first = 1;
-					const char *q = notes;
-					static const char pfx[] = "tpplan: exec: note: ";
-					while (*q) {
-						const char *e = strchr(q, '\n');
-						int len = e ? (int)(e - q) : (int)strlen(q);
-						char one[1024];
-						if (!strncmp(q, pfx, sizeof(pfx) - 1) && len >= (int)sizeof(pfx) - 1) {
-							q += sizeof(pfx) - 1;
-							len -= (int)sizeof(pfx) - 1;
-						}
-						snprintf(one, sizeof(one), "%.*s", len, q);
-						if (one[0]) {
-							printf("%s", first ? "" : ", ");
-							tpp_json_str(stdout, one);
-							first = 0;
-						}
-						q = e ? e + 1 : q + len;
-					}
-					if (note[0]) {
-						printf("%s", first ? "" : ", ");
-						tpp_json_str(stdout, note);
-						first = 0;
-					}
+					int first = tpp_json_lines(stdout, notes, "tpplan: exec: note: ", 1);
+					first = tpp_json_lines(stdout, note, "", first);
 					for (p = 0; p < 2; p++)
-						if (comm_notes[p]) {
-							printf("%s", first ? "" : ", ");
-							tpp_json_str(stdout, comm_notes[p]);
-							first = 0;
-						}
+						if (comm_notes[p])
+							first = tpp_json_lines(stdout, comm_notes[p], "", first);
 				}
 				printf("]");
 				printf(",\n  \"iters\": %d,\n  \"warmup\": %d,\n  \"phases\": [\n", o.iters, o.warmup);

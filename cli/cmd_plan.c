@@ -35,7 +35,7 @@ int tpp_cmd_plan(int argc, char **argv)
 {
 	struct option lo[TPP_ARRAY_LEN(opts) + 1];
 	const char *timeline = NULL;
-	int gpus = 0, json = 0, ch, rc, i;
+	int gpus = 0, json = 0, ch, rc;
 	struct tpp_model model;
 	struct tpp_cluster *cluster = NULL;
 	struct tpp_cost_opts co;
@@ -114,23 +114,13 @@ int tpp_cmd_plan(int argc, char **argv)
 				s.mbs != TPP_FREE && s.vp != TPP_FREE &&
 				s.sp != TPP_FREE && s.recompute != TPP_FREE &&
 				s.zero != TPP_FREE;
-		char hint[160];
 		fprintf(stderr, "tpplan: %s\n", err.msg);
 		/* a search stopped by its time limit found feasible layouts
 		 * (or had not looked at all yet): what it rejected so far and
 		 * the closest miss do not explain anything */
-		for (i = 1; i < TPP_REJ__COUNT && !plan->timed_out; i++)
-			if (plan->rejected[i])
-				fprintf(stderr, "  %llu layouts rejected: %s%s\n",
-					plan->rejected[i], tpp_reject_name(i),
-					i == TPP_REJ_BATCH ? tpp_print_batch_hint(hint, sizeof(hint), &s) : "");
-		if (plan->have_min_mem && !plan->timed_out) {
-			char lb[160], gib[160];
-			tpp_layout_format(&plan->min_mem.layout, lb, sizeof(lb));
-			tpp_print_gib_pair(gib, sizeof(gib), plan->min_mem.mem.total_bytes,
-					   cluster->gpu.hbm_bytes);
-			fprintf(stderr, "  closest to fitting: %s needs %s per GPU\n", lb, gib);
-			if (all_fixed && !json)
+		if (!plan->timed_out) {
+			tpp_print_infeasible(stderr, plan, &s, cluster);
+			if (plan->have_min_mem && all_fixed && !json)
 				tpp_print_eval_text(stdout, &x, &plan->min_mem);
 		}
 		/* how many GPUs it would take */

@@ -198,19 +198,7 @@ int tpp_cmd_report(int argc, char **argv)
 			/* what an infra team needs then: why nothing fits,
 			 * how close the nearest came, and from how many GPUs
 			 * up something does */
-			char hint[160];
-			for (i = 1; i < TPP_REJ__COUNT; i++)
-				if (plan->rejected[i])
-					fprintf(stderr, "  %llu layouts rejected: %s%s\n", plan->rejected[i],
-						tpp_reject_name(i),
-						i == TPP_REJ_BATCH ? tpp_print_batch_hint(hint, sizeof(hint), &s) : "");
-			if (plan->have_min_mem) {
-				char lb[160], gib[160];
-				tpp_layout_format(&plan->min_mem.layout, lb, sizeof(lb));
-				tpp_print_gib_pair(gib, sizeof(gib), plan->min_mem.mem.total_bytes,
-						   cluster->gpu.hbm_bytes);
-				fprintf(stderr, "  closest to fitting: %s needs %s per GPU\n", lb, gib);
-			}
+			tpp_print_infeasible(stderr, plan, &s, cluster);
 			tpp_cli_print_first_fit(stderr, &model, cluster, &co, &s, alt, tmp);
 			fprintf(stderr, "tpplan: report: no layout is feasible; nothing to report (see `tpplan plan`)\n");
 		}

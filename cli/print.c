@@ -290,6 +290,23 @@ static void print_how_sure(FILE *f, const struct tpp_plan_ctx *x, const struct t
 		fprintf(f, "  %s\n", buf);
 }
 
+void tpp_print_infeasible(FILE *f, const struct tpp_plan *p, const struct tpp_search *s,
+			  const struct tpp_cluster *c)
+{
+	char hint[160];
+	int i;
+	for (i = 1; i < TPP_REJ__COUNT; i++)
+		if (p->rejected[i])
+			fprintf(f, "  %llu layouts rejected: %s%s\n", p->rejected[i], tpp_reject_name(i),
+				i == TPP_REJ_BATCH ? tpp_print_batch_hint(hint, sizeof(hint), s) : "");
+	if (p->have_min_mem) {
+		char lb[160], gib[160];
+		tpp_layout_format(&p->min_mem.layout, lb, sizeof(lb));
+		tpp_print_gib_pair(gib, sizeof(gib), p->min_mem.mem.total_bytes, c->gpu.hbm_bytes);
+		fprintf(f, "  closest to fitting: %s needs %s per GPU\n", lb, gib);
+	}
+}
+
 const char *tpp_print_batch_hint(char *buf, size_t size, const struct tpp_search *s)
 {
 	int a = s->gbs, b = s->gpus;
@@ -381,6 +398,27 @@ static void json_path(FILE *f, const char *path)
 	char *abs = path[0] ? realpath(path, NULL) : NULL;
 	tpp_json_str(f, abs ? abs : path);
 	free(abs);
+}
+
+int tpp_json_lines(FILE *f, const char *text, const char *strip, int first)
+{
+	size_t ns = strlen(strip);
+	while (*text) {
+		const char *e = strchr(text, '\n');
+		size_t n = e ? (size_t)(e - text) : strlen(text);
+		char line[1024];
+		if (ns && n >= ns && !strncmp(text, strip, ns))
+			snprintf(line, sizeof(line), "%.*s", (int)(n - ns), text + ns);
+		else
+			snprintf(line, sizeof(line), "%.*s", (int)n, text);
+		if (line[0]) {
+			fputs(first ? "" : ", ", f);
+			tpp_json_str(f, line);
+			first = 0;
+		}
+		text += e ? n + 1 : n;
+	}
+	return first;
 }
 
 void tpp_json_str(FILE *f, const char *s)
@@ -496,28 +534,10 @@ void tpp_print_plan_json(FILE *f, const struct tpp_plan_ctx *x,
 			tpp_json_str(f, buf);
 		fputc(']', f);
 	}
-	{
-		/* what applying the calibration warned about, a line each */
-		const char *w = tpp_cli_cal_warnings();
-		int firstw = 1;
-		fprintf(f, ",\n  \"warnings\": [");
-		while (*w) {
-			const char *e = strchr(w, '\n');
-			size_t n = e ? (size_t)(e - w) : strlen(w);
-			char line[1024];
-			if (n >= sizeof(line))
-				n = sizeof(line) - 1;
-			memcpy(line, w, n);
-			line[n] = '\0';
-			if (n) {
-				fputs(firstw ? "" : ", ", f);
-				tpp_json_str(f, line);
-				firstw = 0;
-			}
-			w = e ? e + 1 : w + n;
-		}
-		fputc(']', f);
-	}
+	/* what applying the calibration warned about, a line each */
+	fprintf(f, ",\n  \"warnings\": [");
+	tpp_json_lines(f, tpp_cli_cal_warnings(), "", 1);
+	fputc(']', f);
 	fprintf(f, ",\n  \"accuracy\": {\"published_runs\": %d, \"error_min\": %.4f, \"error_median\": %.4f, \"error_max\": %.4f}",
 		TPP_ACC_RUNS, TPP_ACC_ERR_MIN, TPP_ACC_ERR_MEDIAN, TPP_ACC_ERR_MAX);
 	fprintf(f, ",\n  \"considered\": %llu,\n  \"feasible\": %llu,\n  \"simulated\": %llu,\n  \"too_long_to_simulate\": %llu,\n  \"pruned_by_bound\": %llu,\n  \"simulated_best_per_degree\": %llu,\n  \"rejected\": {",
