@@ -179,23 +179,21 @@ void tpp_print_gib_pair(char *buf, size_t size, double need_bytes,
 void tpp_print_counts(char *buf, size_t size, const struct tpp_plan *p,
 		      const struct tpp_search *s)
 {
-	size_t n;
-	n = (size_t)snprintf(buf, size, "%llu layouts considered, %llu valid and fit in memory",
-			     p->considered, p->feasible);
-#define TPP_CAT(...) (n += (size_t)snprintf(buf + (n < size ? n : size), n < size ? size - n : 0, __VA_ARGS__))
+	snprintf(buf, size, "%llu layouts considered, %llu valid and fit in memory",
+		 p->considered, p->feasible);
 	if (!s->simulate) {
-		TPP_CAT(", all ranked by the analytic model (--analytic)");
+		tpp_appendf(buf, size, ", all ranked by the analytic model (--analytic)");
 		return;
 	}
-	TPP_CAT(": %llu simulated", p->simulated);
+	tpp_appendf(buf, size, ": %llu simulated", p->simulated);
 	if (p->too_long)
-		TPP_CAT(", %llu priced by the analytic model (too long to simulate)", p->too_long);
-	TPP_CAT(", %llu discarded because their lower bound exceeds the top %d",
-		p->pruned, s->top_k);
+		tpp_appendf(buf, size, ", %llu priced by the analytic model (too long to simulate)",
+			    p->too_long);
+	tpp_appendf(buf, size, ", %llu discarded because their lower bound exceeds the top %d",
+		    p->pruned, s->top_k);
 	if (p->simulated_picks)
-		TPP_CAT("; %llu more simulated as the best of their TP or PP degree",
-			p->simulated_picks);
-#undef TPP_CAT
+		tpp_appendf(buf, size, "; %llu more simulated as the best of their TP or PP degree",
+			    p->simulated_picks);
 }
 
 size_t tpp_print_ties(char *buf, size_t size, const struct tpp_plan *p)
@@ -243,7 +241,6 @@ size_t tpp_print_caution(char *buf, size_t size, const struct tpp_plan *p)
 {
 	static const char why[] = "the published ZeRO-3 runs on 384-2240 GPUs (SC21 Table 2, DeepSpeed) took 1.3-2.8 times the step this model predicts, more so on more nodes (costmodel/README.md, Accuracy)";
 	char ranks[96] = "";
-	size_t k = 0;
 	int i, n = 0, w;
 	buf[0] = 0;
 	if (!p->n_top)
@@ -253,8 +250,8 @@ size_t tpp_print_caution(char *buf, size_t size, const struct tpp_plan *p)
 		return w > 0 ? (size_t)w : 0;
 	}
 	for (i = 1; i < p->n_top; i++)
-		if (tpp_eval_optimistic(&p->top[i]) && k < sizeof(ranks)) {
-			k += (size_t)snprintf(ranks + k, sizeof(ranks) - k, "%s%d", n ? ", " : "", i + 1);
+		if (tpp_eval_optimistic(&p->top[i])) {
+			tpp_appendf(ranks, sizeof(ranks), "%s%d", n ? ", " : "", i + 1);
 			n++;
 		}
 	if (!n)
