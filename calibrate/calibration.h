@@ -152,6 +152,10 @@ int tpp_cal_load(const char *path, struct tpp_calibration *out,
  */
 int tpp_cal_import(const char *path, enum tpp_coll op, int group, int tier,
 		   struct tpp_calibration *cal, struct tpp_err *err);
+/* The same, with warnings on `warn` (NULL: none): a text run without
+ * nccl-tests' closing summary line, cut short. */
+int tpp_cal_import_warn(const char *path, enum tpp_coll op, int group, int tier,
+			struct tpp_calibration *cal, FILE *warn, struct tpp_err *err);
 
 /* ---- shapes.c ------------------------------------------------------------- */
 

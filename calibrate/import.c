@@ -56,6 +56,7 @@ struct file_meta {
 	char group_hosts[TPP_CAL_STR];
 	int group_nhosts;
 	int ranks_line, ranks_col;
+	int summary;           /* text: nccl-tests' closing "# Avg bus bandwidth" seen */
 };
 
 /* ---- small helpers -------------------------------------------------------- */
@@ -329,6 +330,8 @@ static void text_comment(const char *line, int lineno, int col0,
 	}
 	if ((p = strstr(line, "Collective test starting:")))
 		m->op = op_from_name(p + 25);
+	if (strstr(line, "Avg bus bandwidth"))
+		m->summary = 1;
 	/* #  Rank  0 Group  0 Pid  1234 on  host device  0 [0x07] NVIDIA ...
 	 * (versions before NCCL_TESTS_SPLIT print no Group: one group) */
 	if ((p = strstr(line, "Rank ")) && strstr(p, " on ") &&
@@ -702,6 +705,12 @@ static void append_list(char *dst, size_t size, const char *sep, const char *s)
 int tpp_cal_import(const char *path, enum tpp_coll op, int group, int tier,
 		   struct tpp_calibration *cal, struct tpp_err *err)
 {
+	return tpp_cal_import_warn(path, op, group, tier, cal, NULL, err);
+}
+
+int tpp_cal_import_warn(const char *path, enum tpp_coll op, int group, int tier,
+			struct tpp_calibration *cal, FILE *warn, struct tpp_err *err)
+{
 	struct tpp_cal_coll *t;
 	struct file_meta m;
 	char *text = NULL, src[TPP_CAL_STR];
@@ -835,6 +844,11 @@ int tpp_cal_import(const char *path, enum tpp_coll op, int group, int tier,
 	else
 		snprintf(src, sizeof(src), "%.200s (nccl-tests)", base_name(path));
 	append_list(cal->source, sizeof(cal->source), "; ", src);
+	/* nccl-tests' text output ends with its summary; without it the run
+	 * was cut short, and the sizes it did not reach are missing */
+	if (warn && *p != '{' && !m.summary)
+		fprintf(warn, "%s: warning: no \"# Avg bus bandwidth\" summary line: the nccl-tests run looks cut short; imported the sizes it reached\n",
+			path);
 	rc = TPP_OK;
 out:
 	free(text);

@@ -328,32 +328,10 @@ static int run_import(const char *path, int op, int group, int tier,
 		fprintf(stderr, "tpplan: out of memory\n");
 		return TPP_E_SYSTEM;
 	}
-	if ((rc = tpp_cal_import(path, (enum tpp_coll)op, group, tier, cal, &err))) {
+	if ((rc = tpp_cal_import_warn(path, (enum tpp_coll)op, group, tier, cal, stderr, &err))) {
 		tpp_err_print(stderr, &err);
 		free(cal);
 		return rc;
-	}
-	{
-		/* nccl-tests' text output ends with its summary ("# Avg bus
-		 * bandwidth"); without it the run was cut short, and the
-		 * sizes it did not reach are missing */
-		FILE *f = fopen(path, "r");
-		char line[512];
-		int text = 0, summary = 0, first = 1;
-		while (f && fgets(line, sizeof(line), f)) {
-			const char *q = line;
-			while (*q == ' ' || *q == '\t')
-				q++;
-			if (first && *q && *q != '\n' && *q != '\r')
-				text = *q != '{', first = 0;
-			if (strstr(line, "Avg bus bandwidth"))
-				summary = 1;
-		}
-		if (f)
-			fclose(f);
-		if (text && !summary)
-			fprintf(stderr, "%s: warning: no \"# Avg bus bandwidth\" summary line: the nccl-tests run looks cut short; imported the sizes it reached\n",
-				path);
 	}
 	if (!cal->created_utc[0] && gmtime_r(&now, &tm))
 		strftime(cal->created_utc, sizeof(cal->created_utc),
