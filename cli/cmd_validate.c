@@ -128,7 +128,9 @@ static void validate_usage(FILE *f)
 		   "overlaps; unless the row says otherwise no sequence parallelism or ZeRO,\n"
 		   "full recompute) for GPT-style 16-bit rows on GPUs without fp8 that fit so,\n"
 		   "else modern (flash attention, gradient-reduction and interleaved-pipeline\n"
-		   "overlap, TP overlap searched).  --attention fixes the attention kernel\n"
+		   "overlap, TP overlap searched).  A row with ZeRO-2/3 and no pp is read\n"
+		   "without pipelining (FSDP / DeepSpeed ZeRO-3 runs; ZeRO-2/3 under\n"
+		   "pipelining is TorchTitan's).  --attention fixes the attention kernel\n"
 		   "alone.  Words (sp, recompute, mlp, precision) are read in any case; a\n"
 		   "column outside the format is warned about, and a row that fills it is\n"
 		   "listed as not predicted.\n"
@@ -185,6 +187,13 @@ static int search_stack(const struct tpp_model *model, const struct tpp_cluster 
 			struct tpp_cost_opts *co, struct tpp_search *s, int attn_given,
 			struct row_result *r, struct tpp_plan *plan, struct tpp_err *err)
 {
+	/* ZeRO-2/3 under pipelining (tpp_zero_pipelined) is PyTorch FSDP2
+	 * under torch.distributed.pipelining (TorchTitan), neither stack's:
+	 * DeepSpeed's PipelineEngine refuses ZeRO stage >= 2, Megatron shards
+	 * only the optimizer under pipelining, and FSDP / ZeRO-3 runs do not
+	 * pipeline.  A row stating zero 2/3 and leaving pp blank is read so. */
+	if (s->zero >= 2 && s->pp == TPP_FREE)
+		s->pp = 1;
 	if (r->stack == STACK_MODERN) {
 		co->dp_overlap = 1;
 		co->p2p_overlap = 1;

@@ -65,16 +65,19 @@ static void print_layout_row(FILE *f, int rank, const struct tpp_eval *e)
 /* What the table's short forms mean, for those it shows. */
 static void print_legend(FILE *f, const struct tpp_plan *p)
 {
-	int i, ovl = 0, block = 0;
+	int i, ovl = 0, block = 0, zpp = 0;
 	for (i = 0; i < p->n_top; i++) {
 		const struct tpp_layout *l = &p->top[i].layout;
 		ovl |= l->tp_overlap;
 		block |= l->recompute == TPP_RECOMPUTE_FULL && l->recompute_layers > 0;
+		zpp |= tpp_zero_pipelined(l);
 	}
 	if (ovl)
 		fprintf(f, "  sp ovl: sequence parallel with TP communication overlapped with the GEMMs (layout tp_overlap=1)\n");
 	if (block)
 		fprintf(f, "  recompute full:N: full recompute of the first N layers of each model chunk only (layout recompute_layers=N)\n");
+	if (zpp)
+		fprintf(f, "  zero 2/3 with pp > 1: priced as PyTorch FSDP2 under torch.distributed.pipelining (TorchTitan): parameters gathered at a stage's first micro-batch and kept, gradients reduce-scattered once after its last backward\n");
 }
 
 static void print_header(FILE *f)
@@ -224,8 +227,9 @@ size_t tpp_print_ties(char *buf, size_t size, const struct tpp_plan *p)
 }
 
 /*
- * ZeRO-3 with its data-parallel group beyond the first tier gathers every
- * parameter over the network for each micro-batch.  The only published
+ * ZeRO-3 without pipelining (tpp_zero_per_microbatch) with its
+ * data-parallel group beyond the first tier gathers every parameter over
+ * the network for each micro-batch.  The only published
  * runs of it in the validation set, SC21 Table 2's DeepSpeed ZeRO-3 rows
  * (A11-A16 of shared/validation/published-runs.tsv: 175B and 530B on
  * 384-2240 A100s), took 1.3-2.8 times the step this model predicts (its
@@ -234,7 +238,7 @@ size_t tpp_print_ties(char *buf, size_t size, const struct tpp_plan *p)
  */
 int tpp_eval_optimistic(const struct tpp_eval *e)
 {
-	return e->layout.zero == 3 && e->dp_tier >= 1;
+	return tpp_zero_per_microbatch(&e->layout) && e->dp_tier >= 1;
 }
 
 size_t tpp_print_caution(char *buf, size_t size, const struct tpp_plan *p)
@@ -246,7 +250,7 @@ size_t tpp_print_caution(char *buf, size_t size, const struct tpp_plan *p)
 	if (!p->n_top)
 		return 0;
 	if (tpp_eval_optimistic(&p->top[0])) {
-		w = snprintf(buf, size, "Caution: the best layout uses ZeRO-3 with its data-parallel group across nodes; %s, so treat its step time as optimistic and compare with the best layout without ZeRO-3 (--layout zero=1, which allows pipelining).", why);
+		w = snprintf(buf, size, "Caution: the best layout uses ZeRO-3 with its data-parallel group across nodes; %s, so treat its step time as optimistic and compare with the best layout without ZeRO-3 (--layout zero=1).", why);
 		return w > 0 ? (size_t)w : 0;
 	}
 	for (i = 1; i < p->n_top; i++)

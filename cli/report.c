@@ -116,11 +116,11 @@ void tpp_report_megatron_args(const struct tpp_model *m,
 	/* ZeRO-1 is Megatron's distributed optimizer; ZeRO-2 / 3 are
 	 * Megatron-FSDP's optim_grads / optim_grads_params sharding, with
 	 * the flags its README requires (megatron/core/distributed/fsdp) */
-	if (l->zero >= 2)
+	if (l->zero >= 2 && !tpp_zero_pipelined(l))
 		APP(args, args_size, n, " --use-megatron-fsdp --data-parallel-sharding-strategy %s"
 		    " --no-gradient-accumulation-fusion --use-distributed-optimizer --ckpt-format fsdp_dtensor",
 		    l->zero >= 3 ? "optim_grads_params" : "optim_grads");
-	else if (l->zero == 1)
+	else if (l->zero >= 1)
 		APP(args, args_size, n, " --use-distributed-optimizer");
 	/* the overlaps the prediction assumes (cost options; Megatron's
 	 * defaults have them off) */
@@ -166,7 +166,10 @@ void tpp_report_megatron_args(const struct tpp_model *m,
 	if (l->zb)
 		APP(note, note_size, k, "%sThe ZB-H1 zero-bubble schedule has no Megatron-LM flag (the arguments give plain 1F1B).",
 		    k ? " " : "");
-	if (l->zero >= 2)
+	if (tpp_zero_pipelined(l))
+		APP(note, note_size, k, "%sZeRO-%d with pipelining is priced as PyTorch FSDP2 under torch.distributed.pipelining runs it (TorchTitan: parameters gathered at a stage's first micro-batch and kept, gradients reduce-scattered once after its last backward), which has no Megatron-LM flag; the arguments give the distributed optimizer (ZeRO-1): the same traffic, less memory, the gradient reduction overlapped with the last backward.",
+		    k ? " " : "", l->zero);
+	else if (l->zero >= 2)
 		APP(note, note_size, k, "%sZeRO-%d (sharded gradients%s) runs as Megatron-FSDP (Megatron-Core; older releases spell --use-megatron-fsdp as --use-custom-fsdp); --use-distributed-optimizer alone shards the optimizer states only (ZeRO-1).",
 		    k ? " " : "", l->zero, l->zero >= 3 ? " and parameters" : "");
 }

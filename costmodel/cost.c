@@ -124,6 +124,25 @@ int tpp_layout_microbatches(const struct tpp_layout *l)
 	return per > 0 ? (int)(l->gbs / per) : 0;
 }
 
+int tpp_zero_per_microbatch(const struct tpp_layout *l)
+{
+	return l->zero == 3 && l->pp == 1;
+}
+
+/*
+ * Sources: TorchTitan's apply_fsdp ("reshard_after_forward = not
+ * pp_enabled" under its default policy: "For PP, do not reshard after
+ * forward to avoid per-microbatch all-gathers"), and PyTorch's
+ * torch/distributed/pipelining/stage.py backward_maybe_with_nosync, which
+ * for an FSDP2 stage sets set_reshard_after_backward(False) and
+ * set_requires_gradient_sync(False) for every backward and runs the FSDP
+ * post-backward (the reduce-scatters) only after the last one.
+ */
+int tpp_zero_pipelined(const struct tpp_layout *l)
+{
+	return l->zero >= 2 && l->pp > 1;
+}
+
 void tpp_layout_format(const struct tpp_layout *l, char *buf, size_t size)
 {
 	snprintf(buf, size,
@@ -785,14 +804,11 @@ enum tpp_invalid tpp_layout_invalid(const struct tpp_model *m,
 	if (why != TPP_INV_NONE)
 		return why;
 	/* Sharded gradients (ZeRO-2) and parameters (ZeRO-3) with pipeline
-	 * parallelism: DeepSpeed's PipelineEngine asserts ZeRO stage < 2
-	 * ("ZeRO-2 and ZeRO-3 are incompatible with pipeline parallelism",
-	 * deepspeed/runtime/pipe/engine.py); Megatron shards the optimizer
-	 * alone (distributed optimizer, ZeRO-1) under pipelining.  With
-	 * the many micro-batches a pipeline needs, sharded gradients would
-	 * have to be reduce-scattered after every one of them. */
-	if (l->zero >= 2 && l->pp > 1)
-		return TPP_INV_ZERO;
+	 * parallelism are valid: DeepSpeed's PipelineEngine refuses them
+	 * (it asserts ZeRO stage < 2) and Megatron shards the optimizer alone
+	 * under pipelining, but PyTorch FSDP2 under torch.distributed
+	 * .pipelining (TorchTitan) runs them, and they are priced as it does
+	 * (tpp_zero_pipelined). */
 	if (o && c && c->gpu.peak_flops[o->prec] <= 0)
 		return TPP_INV_PRECISION;
 	/* Ring attention (costmodel.md 2.5) combines the partial results of
@@ -1121,17 +1137,27 @@ static double act_per_layer(const struct tpp_model *m,
 
 /* Bytes per parameter for mixed-precision Adam (costmodel.md 3.1,
  * Megatron: 16-bit param 2, fp32 main grad 4, fp32 master 4, Adam m and v
- * 8), by what ZeRO shards over d. */
-static void state_bytes(int zero, double d, double *w, double *gr, double *opt)
+ * 8), by what ZeRO shards over d.  ZeRO-2/3 under pipelining
+ * (tpp_zero_pipelined) hold the gathered 16-bit parameters and the
+ * unsharded gradients through the step: FSDP2 accumulates them in its
+ * reduce dtype (fp32, TorchTitan's default mixed_precision_reduce) when
+ * gradient sync is off, beside the fp32 sharded gradient, master and Adam
+ * states: 2 + 4 + 16/d. */
+static void state_bytes(const struct tpp_layout *l, double d, double *w,
+			double *gr, double *opt)
 {
 	*w = 2.0;
 	*gr = 4.0;
 	*opt = 12.0;
-	if (zero >= 1)
+	if (l->zero >= 1)
 		*opt /= d;
-	if (zero >= 2)
+	if (tpp_zero_pipelined(l)) {
+		*gr += 4.0 / d;
+		return;
+	}
+	if (l->zero >= 2)
 		*gr /= d;
-	if (zero >= 3)
+	if (l->zero >= 3)
 		*w /= d;
 }
 
@@ -1394,7 +1420,7 @@ static void work_get(const struct tpp_model *m, const struct tpp_cluster *c,
 	 * the compute they hide behind by the tier's share.  Here, past the
 	 * per-layer cache, as it depends on dp and the ZeRO stage.
 	 */
-	if (l->zero == 3 && o->dp_overlap && (long long)l->dp * l->cp > 1) {
+	if (tpp_zero_per_microbatch(l) && o->dp_overlap && (long long)l->dp * l->cp > 1) {
 		struct layer_cost *lc = &w->lc;
 		int nd = l->dp * l->cp;
 		double pl = layer_params_gpu(m, l->tp);
@@ -1706,7 +1732,7 @@ static void mem_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 
 	rank_param_ctx_init(m, l, &rpx);
 	params_layer_gpu = rpx.layer_gpu;
-	state_bytes(l->zero, d * l->cp, &wb, &gb, &ob);
+	state_bytes(l, d * l->cp, &wb, &gb, &ob);
 	/* block recompute: of each of the rank's chunks the first
 	 * recompute_layers keep only their input, the others everything */
 	if (l->recompute == TPP_RECOMPUTE_FULL && l->recompute_layers > 0) {
@@ -1794,7 +1820,7 @@ static void mem_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 			mem->layer_act_bytes = act;
 		}
 	}
-	if (l->zero == 3) /* gathered parameters of two layers (prefetch) */
+	if (tpp_zero_per_microbatch(l)) /* gathered parameters of two layers (prefetch) */
 		mem->weights_bytes += 2.0 * params_layer_gpu * 2.0;
 	mem->reserve_bytes = o->mem_reserve_bytes;
 	mem->total_bytes = mem->weights_bytes + mem->grads_bytes +
@@ -2006,7 +2032,7 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 		double param_bytes = P_max * 2.0;
 		double t_grad, t_param;
 		e.dp_tier = tpp_cluster_tier_for(c, nd, stride);
-		if (l->zero == 3) {
+		if (tpp_zero_per_microbatch(l)) {
 			/*
 			 * ZeRO-3 / FSDP: every micro-batch gathers the
 			 * parameters for the forward, again for the backward
@@ -2065,9 +2091,10 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 			 * below (and the simulator's); the m - 1 before it
 			 * each expose what their backward does not cover, or
 			 * one layer's bucket -- all of it without overlap.
-			 * pp = 1 here (tpp_layout_invalid).
+			 * Not under pipelining (tpp_zero_pipelined: one
+			 * reduction per step).
 			 */
-			if (l->zero == 2 && mb > 1) {
+			if (l->zero == 2 && mb > 1 && !tpp_zero_pipelined(l)) {
 				double layers_r = (double)m->layers / l->pp;
 				double bwd_mb = layers_r * (lc->bwd_s + lc->recomp_s + lc->tp_bwd_s);
 				double x = t_grad;
@@ -2087,6 +2114,11 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 				double first_fwd = layers_r * (lc->fwd_s + lc->tp_fwd_s);
 				double ex_g = t_grad - last_bwd, ex_p = t_param - first_fwd;
 				e.dp_param_exposed_s = t_param > 0 ? (ex_p > bucket_p ? ex_p : bucket_p) : 0;
+				/* FSDP2 under pipelining reduce-scatters after
+				 * the stage's last backward (tpp_zero_pipelined):
+				 * none of it under that backward */
+				if (tpp_zero_pipelined(l))
+					ex_g = t_grad;
 				e.t.dp_comm_s = (ex_g > bucket_g ? ex_g : bucket_g) +
 						e.dp_param_exposed_s + e.dp_accum_exposed_s;
 			} else {
@@ -2114,7 +2146,7 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 	}
 	/* the simulator adds ZeRO-3 traffic and the exposed parameter gather
 	 * as they are here, then the optimizer */
-	e.bound_s += e.t.optimizer_s + (l->zero == 3 ? e.t.dp_comm_s
+	e.bound_s += e.t.optimizer_s + (tpp_zero_per_microbatch(l) ? e.t.dp_comm_s
 						      : e.dp_param_exposed_s + e.dp_accum_exposed_s);
 
 	e.step_s = 0;

@@ -52,7 +52,8 @@ struct tpp_layout {
 	int zb;              /* 1: zero-bubble ZB-H1 schedule (needs vp = 1, pp > 1) */
 	int zero;            /* 0: replicated optimizer; 1: sharded optimizer
 				states (Megatron distributed optimizer);
-				2: + gradients; 3: + parameters (FSDP) */
+				2: + gradients; 3: + parameters (FSDP).
+				2 and 3 with pp > 1: tpp_zero_pipelined */
 	int gbs;             /* global batch, sequences */
 };
 
@@ -60,6 +61,20 @@ struct tpp_layout {
 enum tpp_sched tpp_layout_sched(const struct tpp_layout *l);
 /* Micro-batches per pipeline per step: gbs / (dp * mbs). */
 int tpp_layout_microbatches(const struct tpp_layout *l);
+/*
+ * ZeRO-3 / FSDP that gathers parameters and reduce-scatters gradients for
+ * every micro-batch, one collective per layer: zero = 3 without pipelining.
+ */
+int tpp_zero_per_microbatch(const struct tpp_layout *l);
+/*
+ * Sharded gradients or parameters (zero 2 / 3) under pipelining, as
+ * PyTorch runs them (FSDP2 under torch.distributed.pipelining, TorchTitan):
+ * the parameters are gathered at a stage's first micro-batch and kept,
+ * the gradients accumulate unsharded and are reduce-scattered once, after
+ * the stage's last backward.  Traffic as ZeRO-1's, the gradient reduction
+ * not overlapped; memory 2 + 4 + 16/d bytes per parameter.
+ */
+int tpp_zero_pipelined(const struct tpp_layout *l);
 /* "tp=8,pp=8,dp=16,cp=1,mbs=1,vp=3,sp=1,recompute=selective,zero=1" */
 void tpp_layout_format(const struct tpp_layout *l, char *buf, size_t size);
 
@@ -215,7 +230,10 @@ enum tpp_invalid {
 	TPP_INV_SP,        /* sequence parallelism needs tp >= 2 */
 	TPP_INV_SEQ,       /* cp / sp do not divide the sequence */
 	TPP_INV_BATCH,     /* dp*mbs does not divide the global batch */
-	TPP_INV_ZERO,      /* zero=2/3 combined with pipelining */
+	TPP_INV_ZERO,      /* no longer produced: zero 2/3 with pipelining
+			      is priced (tpp_zero_pipelined); kept so that
+			      the plan JSON's `rejected` keys stay those of
+			      tpplan.plan/v1 */
 	TPP_INV_PRECISION, /* the GPU has no peak for the precision */
 	TPP_INV_CP_ATTN,   /* context parallelism with unfused attention */
 	TPP_INV_RECOMPUTE, /* recompute_layers without recompute full, or

@@ -637,15 +637,18 @@ int tpp_sim_run(const struct tpp_model *m, const struct tpp_cluster *c,
 	memset(&in, 0, sizeof(in));
 	in.st = st;
 	in.zb = l->zb;
-	in.dp_overlap = o->dp_overlap;
+	/* FSDP2 under pipelining reduce-scatters after a rank's last
+	 * backward (tpp_zero_pipelined), as without overlap */
+	in.dp_overlap = o->dp_overlap && !tpp_zero_pipelined(l);
 	/* Pipeline transfers and DP buckets share a rank's NICs when both
 	 * groups leave the innermost domain. */
 	in.share_nic = e->pp_tier > 0 && e->dp_tier > 0;
 	/* ZeRO-3 (pp = 1) keeps the analytic per-micro-batch traffic; ZeRO-1/2
-	 * add the exposed parameter gather after the reduction, and ZeRO-2
-	 * (pp = 1) the exposed reductions of the micro-batches before the
-	 * last (which, with one stage, delay the step wherever they fall). */
-	if (l->zero == 3) {
+	 * and ZeRO-2/3 under pipelining add the exposed parameter gather
+	 * after the reduction, and ZeRO-2 (pp = 1) the exposed reductions of
+	 * the micro-batches before the last (which, with one stage, delay
+	 * the step wherever they fall). */
+	if (tpp_zero_per_microbatch(l)) {
 		in.dp_grad_s = 0;
 		in.dp_tail_s = e->t.dp_comm_s;
 	} else {

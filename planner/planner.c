@@ -326,6 +326,13 @@ static void enumerate_inner(struct ctx *x, struct tpp_layout *l)
 								continue;
 							if (zero > 0 && l->dp * l->cp == 1 && s->zero == TPP_FREE)
 								continue; /* nothing to shard */
+							/* ZeRO-2/3 under pipelining: ZeRO-1's
+							 * traffic, more memory, the gradient
+							 * reduction not overlapped
+							 * (tpp_zero_pipelined); never faster
+							 * nor smaller, searched only when asked */
+							if (zero >= 2 && l->pp > 1 && s->zero == TPP_FREE)
+								continue;
 							l->recompute = (enum tpp_recompute)rc;
 							/* a block size with another mode is
 							 * kept, to be rejected as invalid */

@@ -346,6 +346,11 @@ static void test_two_tier_exhaustive(struct tpp_plan *p)
 									 * where there is nothing to shard */
 									if (zero > 0 && l.dp == 1)
 										continue;
+									/* nor ZeRO-2/3 under pipelining,
+									 * never better than ZeRO-1
+									 * (tpp_zero_pipelined) */
+									if (zero >= 2 && l.pp > 1)
+										continue;
 									if (tpp_cost_eval(m, &c, &o, &l, &e, NULL) || !e.fits)
 										continue;
 									feasible++;

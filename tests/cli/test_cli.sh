@@ -353,10 +353,11 @@ expect layout-divide-report 2 err "multiply to 3, which does not divide the 64 G
 # the batch rejection says why
 expect batch-gcd 0 out "dp divides both the global batch 1537 and the 1024 GPUs: at most their gcd, 1)" \
 	"$BIN" --model 175b --cluster dgx-a100 --gpus 1024 --global-batch 1537 --top 1
-# sharded gradients (ZeRO-2) are not pipelined, as ZeRO-3 is not
-# (DeepSpeed's PipelineEngine refuses both): every such layout is rejected
-expect zero2-pipeline 1 err "layouts rejected: zero=2/3 with pipelining" \
-	"$BIN" --model 22b --cluster dgx-a100 --gpus 16 --layout zero=2,pp=2
+# sharded gradients or parameters under pipelining are priced as FSDP2
+# under torch.distributed.pipelining runs them (TorchTitan), and the
+# table says so
+expect zero-pipelined 0 out "zero 2/3 with pp > 1: priced as PyTorch FSDP2 under torch.distributed.pipelining" \
+	"$BIN" --model 22b --cluster dgx-a100 --gpus 16 --layout zero=2,pp=2 --top 1
 expect counts-analytic 0 out "38730 valid and fit in memory, all ranked by the analytic model (--analytic)" \
 	"$BIN" --model 13b --cluster dgx-a100 --gpus 64 --analytic
 expect part-node 0 out "4 GPUs (part of one node of 8 A100" "$BIN" --model 125m --cluster dgx --gpus 4
@@ -707,6 +708,15 @@ fi
   done; } >"$TMP/dup21.tsv"
 expect validate-dup-id-21 0 out "id 'R21' is the id of an earlier row (the 21st data row)" \
 	"$BIN" validate "$TMP/dup21.tsv"
+# a row with ZeRO-3 and no pp is an FSDP / ZeRO-3 run without pipelining
+# (validate --help); with pp stated, ZeRO-3 under pipelining is priced
+printf 'id\tlayers\thidden\theads\tvocab\tseq\tgbs\tmbs\ttp\tpp\tzero\tgpus\tcluster\tstep_time_s\tsource\n' >"$TMP/z3.tsv"
+printf 'Z1\t40\t5120\t40\t50257\t2048\t1024\t1\t1\t\t3\t64\tdgx-a100\t30\tz3\n' >>"$TMP/z3.tsv"
+printf 'Z2\t40\t5120\t40\t50257\t2048\t1024\t1\t1\t2\t3\t64\tdgx-a100\t30\tz3 pp2\n' >>"$TMP/z3.tsv"
+if expect validate-zero3-pp 0 out "rows 2" "$BIN" validate "$TMP/z3.tsv"; then
+	grep -q '^Z1 .*tp=1,pp=1,dp=64,.*zero=3' "$OUT" || fail "validate-zero3-pp: Z1 not read without pipelining"
+	grep -q '^Z2 .*tp=1,pp=2,dp=32,.*zero=3' "$OUT" || fail "validate-zero3-pp: Z2 not predicted with pp=2"
+fi
 # non-finite, denormal or absurdly small measured times are rejected per
 # row, and the JSON stays JSON; a runs file with a CRLF blank line and tf32
 # rows

@@ -280,6 +280,19 @@ for mode in no-plots no-gnuplot; do
 	ok "$mode"
 done
 
+# ---- ZeRO-2/3 with pipelining: no Megatron-LM flag, the report says so -----------------
+D=$TMP/zero-pp
+if "$BIN" report --model 22b --cluster dgx-a100 --gpus 16 --layout tp=2,pp=2,dp=4,zero=3 --top 1 \
+	--no-plots -o "$D" >/dev/null 2>"$TMP/err"; then
+	grep -q "ZeRO-3 with pipelining is priced as PyTorch FSDP2 under torch.distributed.pipelining" "$D/report.md" &&
+		grep -q -- "--use-distributed-optimizer" "$D/report.md" &&
+		! grep -q -- "--use-megatron-fsdp" "$D/report.md" ||
+		fail "zero-pp: the report lacks the FSDP2 note or gives Megatron-FSDP's arguments"
+	ok "zero-pp"
+else
+	fail "zero-pp: exit $?"; sed 's/^/    /' "$TMP/err" >&2
+fi
+
 # ---- the planning options: a report mirrors the plan made with them ------------------
 # md_step DIR: the best layout's step (s) in DIR/report.md (the first row
 # of the best-layouts table); json_step FILE [I]: layout I's (default 0)
