@@ -673,13 +673,13 @@ void tpp_cli_speak_again(void)
 	saved_stderr = -1;
 }
 
-void tpp_cli_print_first_fit(FILE *f, const struct tpp_model *m,
-			     const struct tpp_cluster *c, const struct tpp_cost_opts *co,
-			     const struct tpp_search *s, struct tpp_cluster *alt,
-			     struct tpp_plan *tmp)
+int tpp_cli_first_fit(const struct tpp_model *m, const struct tpp_cluster *c,
+		      const struct tpp_cost_opts *co, const struct tpp_search *s,
+		      struct tpp_cluster *alt, struct tpp_plan *tmp,
+		      struct tpp_eval *found)
 {
 	int i;
-	for (i = 1; i <= 6; i++) {
+	for (i = 1; i <= TPP_CLI_FIRST_FIT_MAX; i++) {
 		struct tpp_search s2 = *s;
 		struct tpp_err err;
 		int rc, n = s->gpus << i;
@@ -690,14 +690,29 @@ void tpp_cli_print_first_fit(FILE *f, const struct tpp_model *m,
 		s2.top_k = 1;
 		rc = tpp_plan_search(m, alt, co, &s2, tmp, &err);
 		if (rc == TPP_OK) {
-			char lb[200];
-			tpp_layout_format(&tmp->top[0].layout, lb, sizeof(lb));
-			fprintf(f, "  with %d GPUs (%dx) a layout fits: %s, %.3f s per step (--gpus %d)\n",
-				n, 1 << i, lb, tmp->top[0].step_s, n);
-			return;
+			*found = tmp->top[0];
+			return n;
 		}
 		if (rc != TPP_E_INFEASIBLE || tmp->timed_out)
-			return; /* an error, or out of time: nothing to say */
+			return -1; /* an error, or out of time: nothing to say */
 	}
-	fprintf(f, "  nor does any with up to %d GPUs (%dx)\n", s->gpus << 6, 1 << 6);
+	return 0;
+}
+
+void tpp_cli_print_first_fit(FILE *f, const struct tpp_model *m,
+			     const struct tpp_cluster *c, const struct tpp_cost_opts *co,
+			     const struct tpp_search *s, struct tpp_cluster *alt,
+			     struct tpp_plan *tmp)
+{
+	struct tpp_eval e;
+	int n = tpp_cli_first_fit(m, c, co, s, alt, tmp, &e);
+	if (n > 0) {
+		char lb[200];
+		tpp_layout_format(&e.layout, lb, sizeof(lb));
+		fprintf(f, "  with %d GPUs (%dx) a layout fits: %s, %.3f s per step (--gpus %d)\n",
+			n, n / s->gpus, lb, e.step_s, n);
+	} else if (n == 0) {
+		fprintf(f, "  nor does any with up to %d GPUs (%dx)\n",
+			s->gpus << TPP_CLI_FIRST_FIT_MAX, 1 << TPP_CLI_FIRST_FIT_MAX);
+	}
 }

@@ -231,12 +231,20 @@ size_t tpp_print_caution(char *buf, size_t size, const struct tpp_plan *p);
 #define TPP_ACC_ERR_MAX 0.1313
 /* What the global batch leaves data parallelism, for the batch
  * rejection: " (dp divides both the global batch B and the N GPUs: at most
- * their gcd, G)" into buf; returns buf. */
+ * their gcd, G)" into buf, "" when G is N (no limit then); returns buf. */
 const char *tpp_print_batch_hint(char *buf, size_t size, const struct tpp_search *s);
 /* For a problem with no feasible layout: the smallest count of 2x, 4x,
- * ... 64x its GPUs at which a layout fits (searched with its options;
- * alt and tmp are scratch), as "  with N GPUs (kx) a layout fits: ..." on
- * f, or that none does; nothing when a search stops at its time limit. */
+ * ... 2^TPP_CLI_FIRST_FIT_MAX x its GPUs at which a layout fits (searched
+ * with its options; alt and tmp are scratch).  Returns that count with
+ * its best layout in *found, 0 when none fits, -1 when a search failed
+ * or stopped at its time limit. */
+#define TPP_CLI_FIRST_FIT_MAX 6
+int tpp_cli_first_fit(const struct tpp_model *m, const struct tpp_cluster *c,
+		      const struct tpp_cost_opts *co, const struct tpp_search *s,
+		      struct tpp_cluster *alt, struct tpp_plan *tmp,
+		      struct tpp_eval *found);
+/* The same as "  with N GPUs (kx) a layout fits: ..." on f, or that none
+ * does; nothing when a search failed or stopped at its time limit. */
 void tpp_cli_print_first_fit(FILE *f, const struct tpp_model *m,
 			     const struct tpp_cluster *c, const struct tpp_cost_opts *co,
 			     const struct tpp_search *s, struct tpp_cluster *alt,

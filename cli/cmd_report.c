@@ -121,6 +121,27 @@ static int scale_counts(int gpus, int gpn, int span, int *out)
 	return n;
 }
 
+/*
+ * Scaling counts with no feasible layout at `gpus`: it, each doubling up
+ * to the first count that fits (tpp_cli_first_fit), and one more doubling
+ * where the cluster allows it; the middle ones dropped past
+ * TPP_REPORT_SCALE_MAX.  None when no count up to 64x fits (fit <= 0).
+ */
+static int infeasible_scale_counts(int gpus, int fit, int gpn, int span, int *out)
+{
+	int n = 0, g;
+	if (fit <= 0)
+		return 0;
+	for (g = gpus; g <= fit; g *= 2)
+		out[n++] = g;
+	g = 2 * fit;
+	if ((g <= gpn || g % gpn == 0) && g <= TPP_CLUSTER_MAX_GPUS && (span == 0 || g <= span))
+		out[n++] = g;
+	/* at most 64x plus one doubling: 8 counts, TPP_REPORT_SCALE_MAX */
+	TPP_ASSERT(n <= TPP_REPORT_SCALE_MAX);
+	return n;
+}
+
 int tpp_cmd_report(int argc, char **argv)
 {
 	struct option lo[TPP_ARRAY_LEN(opts) + 1];
@@ -192,22 +213,35 @@ int tpp_cmd_report(int argc, char **argv)
 	x.opts = &co;
 	x.search = &s;
 	rc = tpp_plan_search(&model, cluster, &co, &s, plan, &err);
-	if (rc) {
+	if (rc && !(rc == TPP_E_INFEASIBLE && !plan->timed_out)) {
 		fprintf(stderr, "tpplan: %s\n", err.msg);
-		if (rc == TPP_E_INFEASIBLE && !plan->timed_out) {
-			/* what an infra team needs then: why nothing fits,
-			 * how close the nearest came, and from how many GPUs
-			 * up something does */
-			tpp_print_infeasible(stderr, plan, &s, cluster);
-			tpp_cli_print_first_fit(stderr, &model, cluster, &co, &s, alt, tmp);
-			fprintf(stderr, "tpplan: report: no layout is feasible; nothing to report (see `tpplan plan`)\n");
-		}
 		goto out;
+	}
+	if (rc) {
+		/* what an infra team needs then, on stderr and in the report:
+		 * why nothing fits, how close the nearest came, and from how
+		 * many GPUs up something does */
+		fprintf(stderr, "tpplan: %s\n", err.msg);
+		tpp_print_infeasible(stderr, plan, &s, cluster);
+		r->first_fit_gpus = tpp_cli_first_fit(&model, cluster, &co, &s, alt, tmp, &r->first_fit);
+		if (r->first_fit_gpus > 0) {
+			char lb[200];
+			tpp_layout_format(&r->first_fit.layout, lb, sizeof(lb));
+			fprintf(stderr, "  with %d GPUs (%dx) a layout fits: %s, %.3f s per step (--gpus %d)\n",
+				r->first_fit_gpus, r->first_fit_gpus / gpus, lb, r->first_fit.step_s,
+				r->first_fit_gpus);
+		} else if (r->first_fit_gpus == 0) {
+			fprintf(stderr, "  nor does any with up to %d GPUs (%dx)\n",
+				gpus << TPP_CLI_FIRST_FIT_MAX, 1 << TPP_CLI_FIRST_FIT_MAX);
+		}
+		r->nscale = infeasible_scale_counts(gpus, r->first_fit_gpus, cluster->gpus_per_node,
+						    cluster->tiers[cluster->ntiers - 1].span_gpus, counts);
+	} else {
+		r->nscale = scale_counts(gpus, cluster->gpus_per_node,
+					 cluster->tiers[cluster->ntiers - 1].span_gpus, counts);
 	}
 
 	/* scaling curve */
-	r->nscale = scale_counts(gpus, cluster->gpus_per_node,
-				 cluster->tiers[cluster->ntiers - 1].span_gpus, counts);
 	for (i = 0; i < r->nscale; i++) {
 		struct tpp_report_scale *sc = &r->scale[i];
 		struct tpp_search s2 = s;
@@ -215,8 +249,9 @@ int tpp_cmd_report(int argc, char **argv)
 		int found;
 		sc->gpus = counts[i];
 		if (counts[i] == gpus) {
-			e = plan->top[0];
-			found = 1;
+			found = plan->n_top > 0;
+			if (found)
+				e = plan->top[0];
 		} else {
 			*alt = *cluster;
 			tpp_cluster_resize(alt, counts[i]);
@@ -239,8 +274,8 @@ int tpp_cmd_report(int argc, char **argv)
 		}
 	}
 
-	/* sensitivity to the inter-node bandwidth */
-	{
+	/* sensitivity to the inter-node bandwidth (of the best layout) */
+	if (plan->n_top) {
 		static const double factors[3] = {0.5, 1, 2};
 		r->nsens = 3;
 		for (i = 0; i < 3; i++) {
@@ -281,6 +316,12 @@ int tpp_cmd_report(int argc, char **argv)
 	r->plots = plots;
 	if ((rc = tpp_report_write(out_dir, r)))
 		goto out;
+	if (!plan->n_top) {
+		printf("tpplan report: wrote %s/index.html and %s/report.md (no feasible layout: why, and from how many GPUs one fits)\n",
+		       out_dir, out_dir);
+		rc = TPP_E_INFEASIBLE;
+		goto out;
+	}
 	printf("tpplan report: wrote %s/index.html and %s/report.md (%d layouts)\n",
 	       out_dir, out_dir, plan->n_top);
 out:

@@ -316,8 +316,12 @@ const char *tpp_print_batch_hint(char *buf, size_t size, const struct tpp_search
 		a = b;
 		b = t;
 	}
-	snprintf(buf, size, " (dp divides both the global batch %d and the %d GPUs: at most their gcd, %d)",
-		 s->gbs, s->gpus, a);
+	/* a limit only when the gcd is below the GPU count */
+	if (a < s->gpus)
+		snprintf(buf, size, " (dp divides both the global batch %d and the %d GPUs: at most their gcd, %d)",
+			 s->gbs, s->gpus, a);
+	else
+		buf[0] = 0;
 	return buf;
 }
 

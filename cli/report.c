@@ -932,6 +932,195 @@ static const char css[] =
 	"figcaption{font-size:.85em;color:#555}\n"
 	".note{background:#fff6e0;border-left:4px solid #f0b030;padding:.4em .8em}\n";
 
+/* Columns of a memory table, a row of it (GiB), labelled `what`. */
+static const char *const mem_heads[] = {"#", "weights", "grads", "optimizer", "activations",
+					"other", "reserve", "total", "capacity"};
+static void mem_row(struct doc *d, const char *what, const struct tpp_mem_breakdown *mb,
+		    const struct tpp_gpu *g)
+{
+	d_row(d), d_td(d, "%s", what), d_td(d, "%.2f", mb->weights_bytes / GIB),
+		d_td(d, "%.2f", mb->grads_bytes / GIB), d_td(d, "%.2f", mb->optim_bytes / GIB),
+		d_td(d, "%.2f", mb->act_bytes / GIB), d_td(d, "%.2f", mb->other_bytes / GIB),
+		d_td(d, "%.2f", mb->reserve_bytes / GIB), d_td(d, "%.2f", mb->total_bytes / GIB),
+		d_td(d, "%.2f", g->hbm_bytes / GIB);
+}
+
+/* The rejection counts of the search, a table. */
+static void rejections(struct doc *d, const struct tpp_plan *p)
+{
+	static const char *const h[] = {"reason rejected", "layouts"};
+	int i;
+	d_table(d, h, (int)TPP_ARRAY_LEN(h));
+	for (i = 1; i < TPP_REJ__COUNT; i++)
+		if (p->rejected[i])
+			d_row(d), d_td(d, "%s", tpp_reject_name(i)), d_td(d, "%llu", p->rejected[i]);
+	d_end_table(d);
+}
+
+/* With no feasible layout: why, how close the nearest came, and from how
+ * many GPUs up one fits (the CLI prints the same on stderr). */
+static void write_infeasible(struct doc *d, const struct tpp_report *r)
+{
+	const struct tpp_plan_ctx *x = r->x;
+	const struct tpp_plan *p = r->plan;
+	const struct tpp_gpu *g = &x->cluster->gpu;
+	char counts[512], lb[200], hint[160];
+
+	d_h(d, 2, "No feasible layout");
+	tpp_print_counts(counts, sizeof(counts), p, x->search);
+	d_p(d, "No layout of %s on %d GPUs is valid and fits in memory (%s). Each was rejected for the first of these reasons it met:",
+	    x->model->name, x->search->gpus, counts);
+	rejections(d, p);
+	if (p->rejected[TPP_REJ_BATCH] && *tpp_print_batch_hint(hint, sizeof(hint), x->search))
+		d_p(d, "Global batch:%s.", hint);
+	if (p->have_min_mem) {
+		tpp_layout_format(&p->min_mem.layout, lb, sizeof(lb));
+		d_p(d, "Closest to fitting: %s, whose most-loaded GPU needs %.2f GiB of %.2f GiB (GiB per GPU):",
+		    lb, p->min_mem.mem.total_bytes / GIB, g->hbm_bytes / GIB);
+		d_table(d, mem_heads, (int)TPP_ARRAY_LEN(mem_heads));
+		mem_row(d, "closest", &p->min_mem.mem, g);
+		d_end_table(d);
+	}
+	if (r->first_fit_gpus > 0) {
+		tpp_layout_format(&r->first_fit.layout, lb, sizeof(lb));
+		d_p(d, "With %d GPUs (%dx) a layout fits: %s, %.3f s per step, %.0f tokens/s, %.1f%% MFU (--gpus %d); the scaling table below goes up to it.",
+		    r->first_fit_gpus, r->first_fit_gpus / x->search->gpus, lb, r->first_fit.step_s,
+		    r->first_fit.tokens_per_s, 100 * r->first_fit.mfu, r->first_fit_gpus);
+	} else if (r->first_fit_gpus == 0) {
+		d_p(d, "No layout fits with up to %d GPUs (%dx) either.",
+		    x->search->gpus << TPP_CLI_FIRST_FIT_MAX, 1 << TPP_CLI_FIRST_FIT_MAX);
+	}
+}
+
+/* Sections 1-4: the best layouts, their breakdown and memory, why the
+ * others lost, the best layout's schedule. */
+static void write_best(struct doc *d, const struct tpp_report *r,
+		       const struct figs *fg, double tl_step_s, size_t tl_events,
+		       int have_timeline)
+{
+	const struct tpp_plan_ctx *x = r->x;
+	const struct tpp_model *m = x->model;
+	const struct tpp_plan *p = r->plan;
+	const struct tpp_eval *best = &p->top[0];
+	const struct tpp_gpu *g = &x->cluster->gpu;
+	char args[2048], note[1024], lb[200];
+	int i, k;
+
+	/* 1. the top layouts */
+	d_h(d, 2, "Best layouts");
+	d_p(d, "Fastest first; m = micro-batches per step; memory is the most-loaded GPU. The last column gives Megatron-LM launch arguments that reproduce the layout (data-parallel size follows from the GPU count).");
+	{
+		static const char *const h[] = {"#", "tp", "pp", "dp", "cp", "mbs", "vp", "schedule", "sp", "recompute",
+			"zero", "m", "step (s)", "tokens/s", "MFU", "mem/GPU (GiB)", "layout", "Megatron-LM arguments"};
+		d_table(d, h, (int)TPP_ARRAY_LEN(h));
+	}
+	for (i = 0; i < p->n_top; i++) {
+		const struct tpp_eval *e = &p->top[i];
+		const struct tpp_layout *l = &e->layout;
+		tpp_layout_format(l, lb, sizeof(lb));
+		tpp_report_megatron_args(m, x->opts, e, args, sizeof(args), note, sizeof(note));
+		d_row(d);
+		d_td(d, "%d", i + 1), d_td(d, "%d", l->tp), d_td(d, "%d", l->pp), d_td(d, "%d", l->dp),
+			d_td(d, "%d", l->cp), d_td(d, "%d", l->mbs), d_td(d, "%d", l->vp),
+			d_td(d, "%s", tpp_sched_names[tpp_layout_sched(l)]),
+			d_td(d, "%s", l->tp_overlap ? "yes+overlap" : l->sp ? "yes" : "no"),
+			(l->recompute == TPP_RECOMPUTE_FULL && l->recompute_layers > 0
+				 ? d_td(d, "full, %d per chunk", l->recompute_layers)
+				 : d_td(d, "%s", tpp_recompute_names[l->recompute])),
+			d_td(d, "%d", l->zero),
+			d_td(d, "%d", e->microbatches), d_td(d, "%.3f", e->step_s),
+			d_td(d, "%.0f", e->tokens_per_s), d_td(d, "%.1f%%", 100 * e->mfu),
+			d_td(d, "%.1f", e->mem.total_bytes / GIB);
+		d_td_code(d, "layout-arg", lb, NULL);
+		d_td_code(d, "megatron", args, note);
+	}
+	d_end_table(d);
+	if (tpp_print_ties(note, sizeof(note), p))
+		d_p(d, "%s", note);
+	if (tpp_print_caution(note, sizeof(note), p))
+		d_p(d, "%s", note);
+	if (tpp_print_accuracy(note, sizeof(note), r->cal != NULL))
+		d_p(d, "%s", note);
+
+	/* 2. breakdown */
+	d_h(d, 2, "Step-time breakdown");
+	figure(d, fg, FIG_BREAKDOWN, "Step time of the top layouts, stacked by cause (s per step)");
+	{
+		const char *h[TPP_TIME_PARTS + 2];
+		h[0] = "#";
+		for (k = 0; k < TPP_TIME_PARTS; k++)
+			h[k + 1] = tpp_time_part_names[k];
+		/* in ms when the best step is under a second (0.006 hid it) */
+		h[TPP_TIME_PARTS + 1] = p->top[0].step_s < 1 ? "step (ms)" : "step (s)";
+		d_table(d, h, TPP_TIME_PARTS + 2);
+	}
+	{
+		double u = p->top[0].step_s < 1 ? 1e3 : 1;
+		for (i = 0; i < p->n_top; i++) {
+			d_row(d), d_td(d, "%d", i + 1);
+			for (k = 0; k < TPP_TIME_PARTS; k++)
+				d_td(d, "%.3f", u * tpp_time_part(&p->top[i].t, k));
+			d_td(d, "%.3f", u * p->top[i].step_s);
+		}
+	}
+	d_end_table(d);
+
+	/* 3. memory */
+	d_h(d, 2, "Memory per GPU");
+	figure(d, fg, FIG_MEMORY, "Memory per GPU of the top layouts by kind, against the GPU's capacity (GiB)");
+	{
+		d_table(d, mem_heads, (int)TPP_ARRAY_LEN(mem_heads));
+	}
+	for (i = 0; i < p->n_top; i++) {
+		snprintf(lb, sizeof(lb), "%d", i + 1);
+		mem_row(d, lb, &p->top[i].mem, g);
+	}
+	d_end_table(d);
+
+	/* 3b. why the others lost */
+	d_h(d, 2, "Why the others lost");
+	{
+		char counts[512];
+		tpp_print_counts(counts, sizeof(counts), p, x->search);
+		d_p(d, "%s.", counts);
+	}
+	rejections(d, p);
+	for (k = 0; k < 2; k++) {
+		static const char *const h[] = {"degree", "step (s)", "vs best", "what grew against the best", "layout"};
+		const struct tpp_degree_best *t = k ? p->best_pp : p->best_tp;
+		int n = k ? p->n_best_pp : p->n_best_tp;
+		d_p(d, "Best layout per %s degree (%s):", k ? "pipeline-parallel" : "tensor-parallel",
+		    best->simulated ? "simulated" : "analytic model");
+		d_table(d, h, (int)TPP_ARRAY_LEN(h));
+		for (i = 0; i < n; i++) {
+			const struct tpp_eval *e = &t[i].e;
+			tpp_print_explain(e, best, note, sizeof(note));
+			tpp_layout_format(&e->layout, lb, sizeof(lb));
+			d_row(d), d_td(d, "%s=%d", k ? "pp" : "tp", t[i].degree),
+				d_td(d, "%.3f", e->step_s),
+				d_td(d, "%+.1f%%", 100 * (e->step_s / best->step_s - 1)),
+				d_td(d, "%s", e->step_s == best->step_s ? "(best)" : note);
+			d_td_code(d, "layout-arg degree", lb, NULL);
+		}
+		d_end_table(d);
+	}
+
+	/* 4. timeline */
+	d_h(d, 2, "Simulated schedule of the best layout");
+	if (have_timeline) {
+		d_p(d, "%s schedule, %d pipeline ranks, %d micro-batches: %zu operations, step %.3f s. F forward, B input gradient, W weight gradient, BW whole backward, DP gradient reduction (thin bar), OPT optimizer. The data is timeline.dat (tab-separated: row (pipeline rank; the optimizer on row %d), kind index, kind, chunk, micro-batch, start_s, end_s; `tpplan --timeline` writes the same operations as rank, chunk, micro-batch, kind, start_s, end_s).",
+		    tpp_sched_names[tpp_layout_sched(&best->layout)], best->layout.pp,
+		    best->microbatches, tl_events, tl_step_s, best->layout.pp);
+		if (!best->simulated)
+			d_note(d, "Ranked by the analytic model (--analytic): the best layout's analytic step is %.3f s, its simulated one %.3f s.",
+			       best->step_s, tl_step_s);
+		figure(d, fg, FIG_TIMELINE, "Simulated pipeline schedule of the best layout (Gantt chart per pipeline rank)");
+	} else {
+		d_note(d, "The best layout's pipeline is too large to play out event by event; no timeline.");
+	}
+
+}
+
 static void write_doc(struct doc *d, const struct tpp_report *r,
 		      const struct figs *fg, double tl_step_s, size_t tl_events,
 		      int have_timeline, const char *when)
@@ -943,7 +1132,6 @@ static void write_doc(struct doc *d, const struct tpp_report *r,
 	const struct tpp_eval *best = &p->top[0];
 	const struct tpp_gpu *g = &c->gpu;
 	enum tpp_prec prec = x->opts->prec;
-	char args[2048], note[1024], lb[200];
 	int i, k, any_drawn = 0;
 
 	for (i = 0; i < FIG__COUNT; i++)
@@ -955,9 +1143,10 @@ static void write_doc(struct doc *d, const struct tpp_report *r,
 		fprintf(d->f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n", css);
 	}
 	d_h(d, 1, "tpplan report: %s on %s, %d GPUs", m->name, c->name, x->search->gpus);
-	d_p(d, "Generated by tpplan %s on %s. Step times are %s; every figure below is %s.",
+	d_p(d, "Generated by tpplan %s on %s. %s; every figure below is %s.",
 	    tpp_version, when,
-	    best->simulated ? "simulated event by event" : "from the analytic model",
+	    !p->n_top ? "No layout of this problem is feasible: the report says why and from how many GPUs one fits"
+	    : best->simulated ? "Step times are simulated event by event" : "Step times are from the analytic model",
 	    r->cal_path ? "priced with the measured calibration where it has a figure, datasheet / published figures elsewhere"
 			: "priced from datasheet and published figures (no calibration)");
 	if (r->cal_path) {
@@ -1055,188 +1244,71 @@ static void write_doc(struct doc *d, const struct tpp_report *r,
 	}
 	d_end_table(d);
 
-	/* 1. the top layouts */
-	d_h(d, 2, "Best layouts");
-	d_p(d, "Fastest first; m = micro-batches per step; memory is the most-loaded GPU. The last column gives Megatron-LM launch arguments that reproduce the layout (data-parallel size follows from the GPU count).");
-	{
-		static const char *const h[] = {"#", "tp", "pp", "dp", "cp", "mbs", "vp", "schedule", "sp", "recompute",
-			"zero", "m", "step (s)", "tokens/s", "MFU", "mem/GPU (GiB)", "layout", "Megatron-LM arguments"};
-		d_table(d, h, (int)TPP_ARRAY_LEN(h));
-	}
-	for (i = 0; i < p->n_top; i++) {
-		const struct tpp_eval *e = &p->top[i];
-		const struct tpp_layout *l = &e->layout;
-		tpp_layout_format(l, lb, sizeof(lb));
-		tpp_report_megatron_args(m, x->opts, e, args, sizeof(args), note, sizeof(note));
-		d_row(d);
-		d_td(d, "%d", i + 1), d_td(d, "%d", l->tp), d_td(d, "%d", l->pp), d_td(d, "%d", l->dp),
-			d_td(d, "%d", l->cp), d_td(d, "%d", l->mbs), d_td(d, "%d", l->vp),
-			d_td(d, "%s", tpp_sched_names[tpp_layout_sched(l)]),
-			d_td(d, "%s", l->tp_overlap ? "yes+overlap" : l->sp ? "yes" : "no"),
-			(l->recompute == TPP_RECOMPUTE_FULL && l->recompute_layers > 0
-				 ? d_td(d, "full, %d per chunk", l->recompute_layers)
-				 : d_td(d, "%s", tpp_recompute_names[l->recompute])),
-			d_td(d, "%d", l->zero),
-			d_td(d, "%d", e->microbatches), d_td(d, "%.3f", e->step_s),
-			d_td(d, "%.0f", e->tokens_per_s), d_td(d, "%.1f%%", 100 * e->mfu),
-			d_td(d, "%.1f", e->mem.total_bytes / GIB);
-		d_td_code(d, "layout-arg", lb, NULL);
-		d_td_code(d, "megatron", args, note);
-	}
-	d_end_table(d);
-	if (tpp_print_ties(note, sizeof(note), p))
-		d_p(d, "%s", note);
-	if (tpp_print_caution(note, sizeof(note), p))
-		d_p(d, "%s", note);
-	if (tpp_print_accuracy(note, sizeof(note), r->cal != NULL))
-		d_p(d, "%s", note);
-
-	/* 2. breakdown */
-	d_h(d, 2, "Step-time breakdown");
-	figure(d, fg, FIG_BREAKDOWN, "Step time of the top layouts, stacked by cause (s per step)");
-	{
-		const char *h[TPP_TIME_PARTS + 2];
-		h[0] = "#";
-		for (k = 0; k < TPP_TIME_PARTS; k++)
-			h[k + 1] = tpp_time_part_names[k];
-		/* in ms when the best step is under a second (0.006 hid it) */
-		h[TPP_TIME_PARTS + 1] = p->top[0].step_s < 1 ? "step (ms)" : "step (s)";
-		d_table(d, h, TPP_TIME_PARTS + 2);
-	}
-	{
-		double u = p->top[0].step_s < 1 ? 1e3 : 1;
-		for (i = 0; i < p->n_top; i++) {
-			d_row(d), d_td(d, "%d", i + 1);
-			for (k = 0; k < TPP_TIME_PARTS; k++)
-				d_td(d, "%.3f", u * tpp_time_part(&p->top[i].t, k));
-			d_td(d, "%.3f", u * p->top[i].step_s);
-		}
-	}
-	d_end_table(d);
-
-	/* 3. memory */
-	d_h(d, 2, "Memory per GPU");
-	figure(d, fg, FIG_MEMORY, "Memory per GPU of the top layouts by kind, against the GPU's capacity (GiB)");
-	{
-		static const char *const h[] = {"#", "weights", "grads", "optimizer", "activations", "other", "reserve", "total", "capacity"};
-		d_table(d, h, (int)TPP_ARRAY_LEN(h));
-	}
-	for (i = 0; i < p->n_top; i++) {
-		const struct tpp_mem_breakdown *mb = &p->top[i].mem;
-		d_row(d), d_td(d, "%d", i + 1), d_td(d, "%.2f", mb->weights_bytes / GIB),
-			d_td(d, "%.2f", mb->grads_bytes / GIB), d_td(d, "%.2f", mb->optim_bytes / GIB),
-			d_td(d, "%.2f", mb->act_bytes / GIB), d_td(d, "%.2f", mb->other_bytes / GIB),
-			d_td(d, "%.2f", mb->reserve_bytes / GIB), d_td(d, "%.2f", mb->total_bytes / GIB),
-			d_td(d, "%.2f", g->hbm_bytes / GIB);
-	}
-	d_end_table(d);
-
-	/* 3b. why the others lost */
-	d_h(d, 2, "Why the others lost");
-	{
-		char counts[512];
-		tpp_print_counts(counts, sizeof(counts), p, x->search);
-		d_p(d, "%s.", counts);
-	}
-	{
-		static const char *const h[] = {"reason rejected", "layouts"};
-		d_table(d, h, (int)TPP_ARRAY_LEN(h));
-		for (i = 1; i < TPP_REJ__COUNT; i++)
-			if (p->rejected[i])
-				d_row(d), d_td(d, "%s", tpp_reject_name(i)),
-					d_td(d, "%llu", p->rejected[i]);
-		d_end_table(d);
-	}
-	for (k = 0; k < 2; k++) {
-		static const char *const h[] = {"degree", "step (s)", "vs best", "what grew against the best", "layout"};
-		const struct tpp_degree_best *t = k ? p->best_pp : p->best_tp;
-		int n = k ? p->n_best_pp : p->n_best_tp;
-		d_p(d, "Best layout per %s degree (%s):", k ? "pipeline-parallel" : "tensor-parallel",
-		    best->simulated ? "simulated" : "analytic model");
-		d_table(d, h, (int)TPP_ARRAY_LEN(h));
-		for (i = 0; i < n; i++) {
-			const struct tpp_eval *e = &t[i].e;
-			tpp_print_explain(e, best, note, sizeof(note));
-			tpp_layout_format(&e->layout, lb, sizeof(lb));
-			d_row(d), d_td(d, "%s=%d", k ? "pp" : "tp", t[i].degree),
-				d_td(d, "%.3f", e->step_s),
-				d_td(d, "%+.1f%%", 100 * (e->step_s / best->step_s - 1)),
-				d_td(d, "%s", e->step_s == best->step_s ? "(best)" : note);
-			d_td_code(d, "layout-arg degree", lb, NULL);
-		}
-		d_end_table(d);
-	}
-
-	/* 4. timeline */
-	d_h(d, 2, "Simulated schedule of the best layout");
-	if (have_timeline) {
-		d_p(d, "%s schedule, %d pipeline ranks, %d micro-batches: %zu operations, step %.3f s. F forward, B input gradient, W weight gradient, BW whole backward, DP gradient reduction (thin bar), OPT optimizer. The data is timeline.dat (tab-separated: row (pipeline rank; the optimizer on row %d), kind index, kind, chunk, micro-batch, start_s, end_s; `tpplan --timeline` writes the same operations as rank, chunk, micro-batch, kind, start_s, end_s).",
-		    tpp_sched_names[tpp_layout_sched(&best->layout)], best->layout.pp,
-		    best->microbatches, tl_events, tl_step_s, best->layout.pp);
-		if (!best->simulated)
-			d_note(d, "Ranked by the analytic model (--analytic): the best layout's analytic step is %.3f s, its simulated one %.3f s.",
-			       best->step_s, tl_step_s);
-		figure(d, fg, FIG_TIMELINE, "Simulated pipeline schedule of the best layout (Gantt chart per pipeline rank)");
-	} else {
-		d_note(d, "The best layout's pipeline is too large to play out event by event; no timeline.");
-	}
+	if (p->n_top)
+		write_best(d, r, fg, tl_step_s, tl_events, have_timeline);
+	else
+		write_infeasible(d, r);
 
 	/* 5. scaling */
-	d_h(d, 2, "Scaling");
-	/* the scaling and sensitivity searches can land on ZeRO-3 across
-	 * nodes even when the requested one does not (tpp_print_caution) */
+	if (r->nscale) {
+		d_h(d, 2, "Scaling");
+		/* the scaling and sensitivity searches can land on ZeRO-3 across
+		 * nodes even when the requested one does not (tpp_print_caution) */
 #define OPTIMISTIC_MARK " (ZeRO-3 across nodes: the published runs took 1.3-2.8 times such predictions; see the caution above and costmodel/README.md, Accuracy)"
-	d_p(d, "The best layout found for each GPU count at the same global batch (%d sequences)%s.", x->search->gbs,
-	    r->layout_arg ? " and --layout (its dp only at the requested count)" : "");
-	figure(d, fg, FIG_SCALING, "Predicted throughput (tokens/s) and MFU of the best layout as the GPU count grows");
-	{
-		static const char *const h[] = {"GPUs", "step (s)", "tokens/s", "MFU", "best layout"};
-		d_table(d, h, 5);
+		d_p(d, "The best layout found for each GPU count at the same global batch (%d sequences)%s.", x->search->gbs,
+		    r->layout_arg ? " and --layout (its dp only at the requested count)" : "");
+		figure(d, fg, FIG_SCALING, "Predicted throughput (tokens/s) and MFU of the best layout as the GPU count grows");
+		{
+			static const char *const h[] = {"GPUs", "step (s)", "tokens/s", "MFU", "best layout"};
+			d_table(d, h, 5);
+		}
+		for (i = 0; i < r->nscale; i++) {
+			const struct tpp_report_scale *s = &r->scale[i];
+			d_row(d), d_td(d, "%d%s", s->gpus, s->gpus == x->search->gpus ? " (requested)" : "");
+			if (s->ok)
+				d_td(d, "%.3f", s->step_s), d_td(d, "%.0f", s->tokens_per_s),
+					d_td(d, "%.1f%%", 100 * s->mfu),
+					d_td(d, "%s%s", s->layout, s->optimistic ? OPTIMISTIC_MARK : "");
+			else
+				d_td(d, "-"), d_td(d, "-"), d_td(d, "-"),
+					d_td(d, "%s", s->stopped ? "search stopped by its time limit (--time-limit)"
+						      : s->unmatched ? "no layout of this count matches --layout"
+						      : "no layout fits");
+		}
+		d_end_table(d);
 	}
-	for (i = 0; i < r->nscale; i++) {
-		const struct tpp_report_scale *s = &r->scale[i];
-		d_row(d), d_td(d, "%d%s", s->gpus, s->gpus == x->search->gpus ? " (requested)" : "");
-		if (s->ok)
-			d_td(d, "%.3f", s->step_s), d_td(d, "%.0f", s->tokens_per_s),
-				d_td(d, "%.1f%%", 100 * s->mfu),
-				d_td(d, "%s%s", s->layout, s->optimistic ? OPTIMISTIC_MARK : "");
-		else
-			d_td(d, "-"), d_td(d, "-"), d_td(d, "-"),
-				d_td(d, "%s", s->stopped ? "search stopped by its time limit (--time-limit)"
-					      : s->unmatched ? "no layout of this count matches --layout"
-					      : "no layout fits");
-	}
-	d_end_table(d);
 
 	/* 6. sensitivity */
-	d_h(d, 2, "Sensitivity to the inter-node bandwidth");
-	if (c->ntiers < 2)
-		d_note(d, "The cluster has a single network tier; scaling the tiers beyond the first changes nothing.");
-	d_p(d, "Every tier beyond the first (datasheet bandwidth, measured bus bandwidths and their size curves) scaled by the factor, then the search rerun.");
-	figure(d, fg, FIG_SENS, "Best step time if the inter-node bandwidth halves or doubles");
-	{
-		static const char *const h[] = {"inter-node bandwidth", "best step (s)", "change", "tokens/s", "best layout"};
-		d_table(d, h, 5);
-	}
-	for (i = 0; i < r->nsens; i++) {
-		const struct tpp_report_sens *s = &r->sens[i];
-		d_row(d), d_td(d, "%gx", s->factor);
-		if (s->ok)
-			d_td(d, "%.3f", s->step_s), d_td(d, "%+.1f%%", 100 * (s->step_s / best->step_s - 1)),
-				d_td(d, "%.0f", s->tokens_per_s),
-				d_td(d, "%s%s", s->layout, s->optimistic ? OPTIMISTIC_MARK : "");
-		else
-			d_td(d, "-"), d_td(d, "-"), d_td(d, "-"),
-				d_td(d, "%s", s->stopped ? "search stopped by its time limit (--time-limit)" : "no layout fits");
-	}
-	d_end_table(d);
-	{
-		/* three equal rows need saying why */
-		int same = r->nsens > 1;
-		for (i = 0; i < r->nsens; i++)
-			same &= r->sens[i].ok && fabs(r->sens[i].step_s / r->sens[0].step_s - 1) < 1e-9;
-		if (same && c->ntiers >= 2)
-			d_note(d, "The step does not change: the best layout at each bandwidth waits on no transfer beyond the first tier (its groups stay inside a node, or what crosses nodes is hidden behind compute).");
+	if (r->nsens) {
+		d_h(d, 2, "Sensitivity to the inter-node bandwidth");
+		if (c->ntiers < 2)
+			d_note(d, "The cluster has a single network tier; scaling the tiers beyond the first changes nothing.");
+		d_p(d, "Every tier beyond the first (datasheet bandwidth, measured bus bandwidths and their size curves) scaled by the factor, then the search rerun.");
+		figure(d, fg, FIG_SENS, "Best step time if the inter-node bandwidth halves or doubles");
+		{
+			static const char *const h[] = {"inter-node bandwidth", "best step (s)", "change", "tokens/s", "best layout"};
+			d_table(d, h, 5);
+		}
+		for (i = 0; i < r->nsens; i++) {
+			const struct tpp_report_sens *s = &r->sens[i];
+			d_row(d), d_td(d, "%gx", s->factor);
+			if (s->ok)
+				d_td(d, "%.3f", s->step_s), d_td(d, "%+.1f%%", 100 * (s->step_s / best->step_s - 1)),
+					d_td(d, "%.0f", s->tokens_per_s),
+					d_td(d, "%s%s", s->layout, s->optimistic ? OPTIMISTIC_MARK : "");
+			else
+				d_td(d, "-"), d_td(d, "-"), d_td(d, "-"),
+					d_td(d, "%s", s->stopped ? "search stopped by its time limit (--time-limit)" : "no layout fits");
+		}
+		d_end_table(d);
+		{
+			/* three equal rows need saying why */
+			int same = r->nsens > 1;
+			for (i = 0; i < r->nsens; i++)
+				same &= r->sens[i].ok && fabs(r->sens[i].step_s / r->sens[0].step_s - 1) < 1e-9;
+			if (same && c->ntiers >= 2)
+				d_note(d, "The step does not change: the best layout at each bandwidth waits on no transfer beyond the first tier (its groups stay inside a node, or what crosses nodes is hidden behind compute).");
+		}
 	}
 
 	/* 7. calibration */
@@ -1396,7 +1468,6 @@ int tpp_report_write(const char *dir, const struct tpp_report *r)
 	time_t now = time(NULL);
 	struct tm tmv;
 
-	TPP_ASSERT(r->plan->n_top >= 1);
 	memset(&fg, 0, sizeof(fg));
 	fg.off = !r->plots;
 	if ((rc = make_dir(dir)))
@@ -1406,13 +1477,16 @@ int tpp_report_write(const char *dir, const struct tpp_report *r)
 	else
 		tpp_strlcpy(when, "?", sizeof(when));
 
-	if ((rc = fig_breakdown(dir, r)) || (rc = fig_memory(dir, r)))
-		return rc;
-	fg.wanted[FIG_BREAKDOWN] = fg.wanted[FIG_MEMORY] = 1;
-	rc = fig_timeline(dir, r, &tl_step, &tl_events);
-	if (rc == TPP_E_SYSTEM)
-		return rc;
-	have_tl = fg.wanted[FIG_TIMELINE] = rc == TPP_OK;
+	/* the best layouts' figures; none without a feasible layout */
+	if (r->plan->n_top) {
+		if ((rc = fig_breakdown(dir, r)) || (rc = fig_memory(dir, r)))
+			return rc;
+		fg.wanted[FIG_BREAKDOWN] = fg.wanted[FIG_MEMORY] = 1;
+		rc = fig_timeline(dir, r, &tl_step, &tl_events);
+		if (rc == TPP_E_SYSTEM)
+			return rc;
+		have_tl = fg.wanted[FIG_TIMELINE] = rc == TPP_OK;
+	}
 	for (i = 0; i < r->nscale; i++)
 		fg.wanted[FIG_SCALING] |= r->scale[i].ok;
 	if (fg.wanted[FIG_SCALING] && (rc = fig_scaling(dir, r)))

@@ -49,7 +49,12 @@ struct tpp_report_phase {
 
 struct tpp_report {
 	const struct tpp_plan_ctx *x;   /* model, cluster (calibration applied), options, search */
-	const struct tpp_plan *plan;    /* n_top >= 1 */
+	const struct tpp_plan *plan;    /* n_top 0: no layout is feasible */
+	/* with no feasible layout: the smallest count of 2x .. 64x the
+	 * GPUs at which one fits (tpp_cli_first_fit: 0 none, -1 not
+	 * known), and its best layout */
+	int first_fit_gpus;
+	struct tpp_eval first_fit;
 	const char *model_arg, *cluster_arg;
 	const char *layout_arg;         /* --layout, NULL without */
 	const char *cal_path;           /* NULL: datasheet / published figures */
@@ -99,7 +104,10 @@ void tpp_report_megatron_args(const struct tpp_model *m,
 int tpp_report_check_dir(const char *dir);
 
 /*
- * Write the report into `dir` (created with its parents if missing).
+ * Write the report into `dir` (created with its parents if missing).  With
+ * no feasible layout (plan->n_top 0) the report explains why instead:
+ * rejections, the layout closest to fitting and its memory, from how many
+ * GPUs a layout fits, and the scaling table toward that count.
  * Every file is written to a temporary name and renamed.  Figures that
  * gnuplot cannot draw are left out with a warning on stderr; the report
  * says which.  Returns TPP_OK, or TPP_E_SYSTEM with a message on stderr

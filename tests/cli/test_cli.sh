@@ -292,6 +292,22 @@ has infeasible err "with 64 GPUs (64x) a layout fits: tp="
 expect infeasible-report 1 err "with 256 GPUs (16x) a layout fits: tp=" \
 	"$BIN" report --model 1t --cluster dgx-a100 --gpus 16 --no-plots -o "$TMP/rep-infeasible"
 has infeasible-report err "closest to fitting: "
+# the report itself explains it: rejections, the closest miss and its
+# memory, the first count that fits (the same one as stderr's), and the
+# scaling rows from the request up to one doubling past it
+R=$TMP/rep-infeasible/report.md
+if [ -s "$R" ] && [ -s "$TMP/rep-infeasible/index.html" ]; then
+	grep -q "^## No feasible layout" "$R" &&
+		grep -q "^| does not fit in GPU memory | [0-9]" "$R" &&
+		grep -q "^| closest | " "$R" &&
+		grep -q "With 256 GPUs (16x) a layout fits: tp=" "$R" &&
+		grep -q "^| 16 (requested) | - |" "$R" && grep -q "^| 512 | [0-9]" "$R" &&
+		! grep -q "^## Best layouts\|^## Sensitivity" "$R" &&
+		grep -q "No feasible layout" "$TMP/rep-infeasible/index.html" ||
+		fail "infeasible-report: report.md lacks the explanation, the first fit or the scaling rows"
+else
+	fail "infeasible-report: no report written"
+fi
 expect infeasible-json 1 out '"closest_miss"' \
 	"$BIN" --model 175b --cluster dgx-a100 --gpus 1 --json &&
 	jcheck infeasible-json "$OUT" '.status == "infeasible" and (.layouts | length) == 0 and .closest_miss.fits == false'
