@@ -1123,9 +1123,27 @@ static double act_per_layer(const struct tpp_model *m,
 
 	if (l->recompute == TPP_RECOMPUTE_FULL)
 		return 2.0 * s * b * h * rep;
-	replicated = s * b * h * (8.0 + (m->dropout ? 2.0 : 0.0));
-	split = s * b * (2.0 * qd + 4.0 * kvd + 2.0 * qd +
-			 (m->mlp == TPP_MLP_SWIGLU ? 6.0 : 4.0) * f);
+	/*
+	 * FP8: Transformer Engine's Linear and LayerNormLinear keep the input
+	 * they need for the weight gradient quantized, 1 byte per element
+	 * (linear.py / layernorm_linear.py: the quantized input, column-wise
+	 * (transposed) usage only unless SP must gather it, saved in place of
+	 * the 16-bit one; the LayerNorm writes its output quantized).  So the
+	 * QKV and FC1 inputs (the LN outputs) and the FC2 input take 1 byte.
+	 * The out-projection's input is the attention output, which flash
+	 * attention keeps in 16 bits for its own backward: the fp8 copy adds
+	 * 1 byte there; unfused, nothing else keeps it (1 byte).
+	 */
+	if (o->prec == TPP_PREC_FP8) {
+		replicated = s * b * h * (6.0 + (m->dropout ? 2.0 : 0.0));
+		split = s * b * (2.0 * qd + 4.0 * kvd +
+				 (o->attn == TPP_ATTN_FLASH ? 3.0 : 1.0) * qd +
+				 (m->mlp == TPP_MLP_SWIGLU ? 5.0 : 3.0) * f);
+	} else {
+		replicated = s * b * h * (8.0 + (m->dropout ? 2.0 : 0.0));
+		split = s * b * (2.0 * qd + 4.0 * kvd + 2.0 * qd +
+				 (m->mlp == TPP_MLP_SWIGLU ? 6.0 : 4.0) * f);
+	}
 	if (o->attn == TPP_ATTN_FLASH)
 		scores = 4.0 * a * s * b;
 	else if (l->recompute == TPP_RECOMPUTE_SELECTIVE)

@@ -1196,6 +1196,48 @@ static void test_fp8_recipe(void)
 }
 
 /*
+ * FP8 activations (cost.c act_per_layer): Transformer Engine keeps the
+ * QKV, FC1 and FC2 inputs for the weight gradient in 1 byte, and the
+ * out-projection's input gains a 1-byte copy beside the 16-bit attention
+ * output flash attention keeps (unfused: 1 byte instead of 2).  Llama 3
+ * 70B, tp 4 with SP, one layer: 2 s b h / t + s b f / t - s b q_dim / t
+ * less with flash, 2 s b h / t + s b f / t + s b q_dim / t unfused.
+ */
+static void test_fp8_activations(void)
+{
+	const int tp = 4;
+	struct fixture *f = fixture("llama3-70b", "dgx-h100", 8, tpp_cost_opts_default);
+	struct tpp_eval bf, f8;
+	double s = f->m->seq, h = f->m->hidden, fw = f->m->ffn;
+	double qd = (double)f->m->heads * f->m->head_dim, L = f->m->layers;
+	int un;
+
+	f->l = layout(tp, 1, 2, 1, 1, 1, TPP_RECOMPUTE_NONE, 1, 16);
+	for (un = 0; un <= 1; un++) {
+		f->o.attn = un ? TPP_ATTN_UNFUSED : TPP_ATTN_FLASH;
+		f->o.prec = TPP_PREC_BF16;
+		if (fixture_eval(f, &bf))
+			return;
+		f->o.prec = TPP_PREC_FP8;
+		if (fixture_eval(f, &f8))
+			return;
+		CHECK_REL(bf.mem.layer_act_bytes - f8.mem.layer_act_bytes,
+			  L * s * (2 * h + fw + (un ? qd : -qd)) / tp, 1e-9);
+		CHECK(f8.mem.act_bytes < bf.mem.act_bytes);
+	}
+	/* full recompute keeps the 16-bit layer input either way */
+	f->o.attn = TPP_ATTN_FLASH;
+	f->l.recompute = TPP_RECOMPUTE_FULL;
+	f->o.prec = TPP_PREC_BF16;
+	if (fixture_eval(f, &bf))
+		return;
+	f->o.prec = TPP_PREC_FP8;
+	if (fixture_eval(f, &f8))
+		return;
+	CHECK_REL(bf.mem.layer_act_bytes, f8.mem.layer_act_bytes, 1e-12);
+}
+
+/*
  * Block recompute (Megatron --recompute-method block): the first N layers
  * of each model chunk are recomputed.  Llama 3.1 405B on pp 16 x vp 4 = 64
  * chunks of 126 layers: 62 chunks of 2 and 2 of 1, so N = 1 re-runs 64 of
@@ -1474,6 +1516,7 @@ int main(int argc, char **argv)
 	test_gemm_table();
 	test_attention_core();
 	test_fp8_recipe();
+	test_fp8_activations();
 	test_block_recompute();
 	test_zero3_overlap_share();
 	test_p2p_scatter_gather();
