@@ -36,13 +36,16 @@ static void report_usage(FILE *f)
 		"schedule of the best layout, a scaling curve, the sensitivity to the\n"
 		"inter-node bandwidth, and with --calibration / --exec the measured\n"
 		"figures.  Plots are PNGs drawn by gnuplot from NAME.gp and NAME.dat\n"
-		"kept in DIR; without gnuplot the report has tables only.  The\n"
+		"kept in DIR; without gnuplot the report has tables only.  When no\n"
+		"layout fits, the report (exit status 1) says why instead: rejections,\n"
+		"the closest layout's memory, and from how many GPUs one fits.  The\n"
 		"problem, cost-model and search options are those of `tpplan plan`\n"
 		"and hold for every search the report runs (--layout's dp only for the\n"
 		"requested GPU count).\n\n");
 	tpp_cli_print_opts(f, opts, TPP_ARRAY_LEN(opts), 26, O_OUT);
-	fprintf(f, "\nexit codes: 0 ok, 1 no feasible layout (or the plan's search ran past\n"
-		"--time-limit), 2 usage, 3 input error, 4 system error (e.g. DIR cannot be written)\n");
+	fprintf(f, "\nexit codes: 0 ok, 1 no feasible layout (the report explains it) or the\n"
+		"plan's search ran past --time-limit, 2 usage, 3 input error, 4 system\n"
+		"error (e.g. DIR cannot be written)\n");
 }
 
 /* Best layout of `s` (top_k 1) on cluster `c`: 1 found, 0 none fits,

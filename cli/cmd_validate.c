@@ -191,8 +191,12 @@ static int search_stack(const struct tpp_model *model, const struct tpp_cluster 
 	 * under torch.distributed.pipelining (TorchTitan), neither stack's:
 	 * DeepSpeed's PipelineEngine refuses ZeRO stage >= 2, Megatron shards
 	 * only the optimizer under pipelining, and FSDP / ZeRO-3 runs do not
-	 * pipeline.  A row stating zero 2/3 and leaving pp blank is read so. */
-	if (s->zero >= 2 && s->pp == TPP_FREE)
+	 * pipeline.  A row stating zero 2/3 and leaving pp blank is read so,
+	 * unless the tp and dp it states (and cp, 1 when blank) leave the
+	 * GPUs a pipeline. */
+	if (s->zero >= 2 && s->pp == TPP_FREE &&
+	    !(s->tp != TPP_FREE && s->dp != TPP_FREE &&
+	      (long long)s->tp * s->dp * (s->cp != TPP_FREE ? s->cp : 1) != s->gpus))
 		s->pp = 1;
 	if (r->stack == STACK_MODERN) {
 		co->dp_overlap = 1;

@@ -468,9 +468,10 @@ static void json_eval(FILE *f, const struct tpp_eval *e, const char *ind,
 		ind, e->mem.weights_bytes, e->mem.grads_bytes, e->mem.optim_bytes,
 		e->mem.act_bytes, e->mem.other_bytes, e->mem.reserve_bytes,
 		e->mem.total_bytes);
-	fprintf(f, "%s \"fits\": %s, \"simulated\": %s, \"bound_s\": %.17g, \"tiers\": {\"tp\": %d, \"dp\": %d, \"pp\": %d, \"cp\": %d}",
+	fprintf(f, "%s \"fits\": %s, \"simulated\": %s, \"bound_s\": %.17g, \"tiers\": {\"tp\": %d, \"dp\": %d, \"pp\": %d, \"cp\": %d}, \"zero_pipelined\": %s",
 		ind, e->fits ? "true" : "false", e->simulated ? "true" : "false",
-		e->bound_s, e->tp_tier, e->dp_tier, e->pp_tier, e->cp_tier);
+		e->bound_s, e->tp_tier, e->dp_tier, e->pp_tier, e->cp_tier,
+		tpp_zero_pipelined(l) ? "true" : "false");
 	if (ties)
 		fprintf(f, ", \"ties_best\": %s", ties);
 	fputc('}', f);

@@ -932,6 +932,10 @@ static const char css[] =
 	"figcaption{font-size:.85em;color:#555}\n"
 	".note{background:#fff6e0;border-left:4px solid #f0b030;padding:.4em .8em}\n";
 
+/* A scaling, sensitivity or first-fit layout that is ZeRO-3 across nodes
+ * (tpp_eval_optimistic), which the validation shows optimistic. */
+#define OPTIMISTIC_MARK " (ZeRO-3 across nodes: the published runs took 1.3-2.8 times such predictions; costmodel/README.md, Accuracy)"
+
 /* Columns of a memory table, a row of it (GiB), labelled `what`. */
 static const char *const mem_heads[] = {"#", "weights", "grads", "optimizer", "activations",
 					"other", "reserve", "total", "capacity"};
@@ -983,12 +987,15 @@ static void write_infeasible(struct doc *d, const struct tpp_report *r)
 	}
 	if (r->first_fit_gpus > 0) {
 		tpp_layout_format(&r->first_fit.layout, lb, sizeof(lb));
-		d_p(d, "With %d GPUs (%dx) a layout fits: %s, %.3f s per step, %.0f tokens/s, %.1f%% MFU (--gpus %d); the scaling table below goes up to it.",
+		d_p(d, "With %d GPUs (%dx) a layout fits: %s, %.3f s per step, %.0f tokens/s, %.1f%% MFU (--gpus %d)%s; the scaling table below goes up to it.",
 		    r->first_fit_gpus, r->first_fit_gpus / x->search->gpus, lb, r->first_fit.step_s,
-		    r->first_fit.tokens_per_s, 100 * r->first_fit.mfu, r->first_fit_gpus);
+		    r->first_fit.tokens_per_s, 100 * r->first_fit.mfu, r->first_fit_gpus,
+		    tpp_eval_optimistic(&r->first_fit) ? OPTIMISTIC_MARK : "");
 	} else if (r->first_fit_gpus == 0) {
 		d_p(d, "No layout fits with up to %d GPUs (%dx) either.",
 		    x->search->gpus << TPP_CLI_FIRST_FIT_MAX, 1 << TPP_CLI_FIRST_FIT_MAX);
+	} else {
+		d_p(d, "From how many GPUs a layout fits is not known: a search at twice the GPUs or more stopped at its time limit (--time-limit) or failed.");
 	}
 }
 
@@ -1254,7 +1261,6 @@ static void write_doc(struct doc *d, const struct tpp_report *r,
 		d_h(d, 2, "Scaling");
 		/* the scaling and sensitivity searches can land on ZeRO-3 across
 		 * nodes even when the requested one does not (tpp_print_caution) */
-#define OPTIMISTIC_MARK " (ZeRO-3 across nodes: the published runs took 1.3-2.8 times such predictions; see the caution above and costmodel/README.md, Accuracy)"
 		d_p(d, "The best layout found for each GPU count at the same global batch (%d sequences)%s.", x->search->gbs,
 		    r->layout_arg ? " and --layout (its dp only at the requested count)" : "");
 		figure(d, fg, FIG_SCALING, "Predicted throughput (tokens/s) and MFU of the best layout as the GPU count grows");
@@ -1381,9 +1387,12 @@ static void write_doc(struct doc *d, const struct tpp_report *r,
 	}
 
 	d_h(d, 2, "Files");
+	for (i = 0, k = 0; i < FIG__COUNT; i++)
+		k |= fg->wanted[i];
 	d_p(d, "%s", any_drawn
 	    ? "Each figure NAME.png was drawn by gnuplot from NAME.gp and NAME.dat in this directory; edit a script and run `gnuplot NAME.gp` here to restyle it."
-	    : "The gnuplot scripts NAME.gp and data NAME.dat are in this directory; run `gnuplot NAME.gp` here to draw a figure.");
+	    : k ? "The gnuplot scripts NAME.gp and data NAME.dat are in this directory; run `gnuplot NAME.gp` here to draw a figure."
+		: "This report has no figures: index.html and report.md are its only files.");
 	d_p(d, "FLOP convention: %s", tpp_cost_flops_doc);
 	if (d->kind == DOC_HTML)
 		fputs("</body>\n</html>\n", d->f);

@@ -140,7 +140,9 @@ int tpp_zero_per_microbatch(const struct tpp_layout *l)
  */
 int tpp_zero_pipelined(const struct tpp_layout *l)
 {
-	return l->zero >= 2 && l->pp > 1;
+	/* with one data-parallel rank there is nothing to shard (TorchTitan
+	 * applies FSDP only over a data-parallel mesh of more than one) */
+	return l->zero >= 2 && l->pp > 1 && (long long)l->dp * l->cp > 1;
 }
 
 void tpp_layout_format(const struct tpp_layout *l, char *buf, size_t size)
@@ -1159,8 +1161,10 @@ static double act_per_layer(const struct tpp_model *m,
  * (tpp_zero_pipelined) hold the gathered 16-bit parameters and the
  * unsharded gradients through the step: FSDP2 accumulates them in its
  * reduce dtype (fp32, TorchTitan's default mixed_precision_reduce) when
- * gradient sync is off, beside the fp32 sharded gradient, master and Adam
- * states: 2 + 4 + 16/d. */
+ * gradient sync is off, beside the fp32 sharded master and Adam states;
+ * the sharded fp32 gradient appears only when the reduce-scatter frees the
+ * unsharded one (zero_grad sets it to None between steps): at the peak
+ * 2 + 4 + 12/d, as ZeRO-1. */
 static void state_bytes(const struct tpp_layout *l, double d, double *w,
 			double *gr, double *opt)
 {
@@ -1169,10 +1173,8 @@ static void state_bytes(const struct tpp_layout *l, double d, double *w,
 	*opt = 12.0;
 	if (l->zero >= 1)
 		*opt /= d;
-	if (tpp_zero_pipelined(l)) {
-		*gr += 4.0 / d;
+	if (tpp_zero_pipelined(l))
 		return;
-	}
 	if (l->zero >= 2)
 		*gr /= d;
 	if (l->zero >= 3)

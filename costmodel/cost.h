@@ -71,8 +71,9 @@ int tpp_zero_per_microbatch(const struct tpp_layout *l);
  * PyTorch runs them (FSDP2 under torch.distributed.pipelining, TorchTitan):
  * the parameters are gathered at a stage's first micro-batch and kept,
  * the gradients accumulate unsharded and are reduce-scattered once, after
- * the stage's last backward.  Traffic as ZeRO-1's, the gradient reduction
- * not overlapped; memory 2 + 4 + 16/d bytes per parameter.
+ * the stage's last backward.  Traffic and memory (2 + 4 + 12/d bytes per
+ * parameter at the peak) as ZeRO-1's, the gradient reduction not
+ * overlapped.  Needs dp * cp > 1 (else nothing is sharded).
  */
 int tpp_zero_pipelined(const struct tpp_layout *l);
 /* "tp=8,pp=8,dp=16,cp=1,mbs=1,vp=3,sp=1,recompute=selective,zero=1" */

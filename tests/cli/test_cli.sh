@@ -374,6 +374,9 @@ expect batch-gcd 0 out "dp divides both the global batch 1537 and the 1024 GPUs:
 # table says so
 expect zero-pipelined 0 out "zero 2/3 with pp > 1: priced as PyTorch FSDP2 under torch.distributed.pipelining" \
 	"$BIN" --model 22b --cluster dgx-a100 --gpus 16 --layout zero=2,pp=2 --top 1
+expect zero-pipelined-json 0 out '"zero_pipelined": true' \
+	"$BIN" --model 22b --cluster dgx-a100 --gpus 16 --layout zero=3,pp=2 --top 1 --json &&
+	jcheck zero-pipelined-json "$OUT" '.layouts[0].zero_pipelined == true and .layouts[0].layout.pp == 2'
 expect counts-analytic 0 out "38730 valid and fit in memory, all ranked by the analytic model (--analytic)" \
 	"$BIN" --model 13b --cluster dgx-a100 --gpus 64 --analytic
 expect part-node 0 out "4 GPUs (part of one node of 8 A100" "$BIN" --model 125m --cluster dgx --gpus 4
@@ -726,12 +729,15 @@ expect validate-dup-id-21 0 out "id 'R21' is the id of an earlier row (the 21st 
 	"$BIN" validate "$TMP/dup21.tsv"
 # a row with ZeRO-3 and no pp is an FSDP / ZeRO-3 run without pipelining
 # (validate --help); with pp stated, ZeRO-3 under pipelining is priced
-printf 'id\tlayers\thidden\theads\tvocab\tseq\tgbs\tmbs\ttp\tpp\tzero\tgpus\tcluster\tstep_time_s\tsource\n' >"$TMP/z3.tsv"
-printf 'Z1\t40\t5120\t40\t50257\t2048\t1024\t1\t1\t\t3\t64\tdgx-a100\t30\tz3\n' >>"$TMP/z3.tsv"
-printf 'Z2\t40\t5120\t40\t50257\t2048\t1024\t1\t1\t2\t3\t64\tdgx-a100\t30\tz3 pp2\n' >>"$TMP/z3.tsv"
-if expect validate-zero3-pp 0 out "rows 2" "$BIN" validate "$TMP/z3.tsv"; then
+printf 'id\tlayers\thidden\theads\tvocab\tseq\tgbs\tmbs\ttp\tpp\tdp\tzero\tgpus\tcluster\tstep_time_s\tsource\n' >"$TMP/z3.tsv"
+printf 'Z1\t40\t5120\t40\t50257\t2048\t1024\t1\t1\t\t\t3\t64\tdgx-a100\t30\tz3\n' >>"$TMP/z3.tsv"
+printf 'Z2\t40\t5120\t40\t50257\t2048\t1024\t1\t1\t2\t\t3\t64\tdgx-a100\t30\tz3 pp2\n' >>"$TMP/z3.tsv"
+# tp and dp stated leave the GPUs a pipeline: pp is then searched
+printf 'Z3\t40\t5120\t40\t50257\t2048\t1024\t1\t2\t\t16\t3\t64\tdgx-a100\t30\tz3 tp2 dp16\n' >>"$TMP/z3.tsv"
+if expect validate-zero3-pp 0 out "rows 3" "$BIN" validate "$TMP/z3.tsv"; then
 	grep -q '^Z1 .*tp=1,pp=1,dp=64,.*zero=3' "$OUT" || fail "validate-zero3-pp: Z1 not read without pipelining"
 	grep -q '^Z2 .*tp=1,pp=2,dp=32,.*zero=3' "$OUT" || fail "validate-zero3-pp: Z2 not predicted with pp=2"
+	grep -q '^Z3 .*tp=2,pp=2,dp=16,.*zero=3' "$OUT" || fail "validate-zero3-pp: Z3 not predicted with pp=2"
 fi
 # non-finite, denormal or absurdly small measured times are rejected per
 # row, and the JSON stays JSON; a runs file with a CRLF blank line and tf32

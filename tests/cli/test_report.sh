@@ -398,7 +398,8 @@ else
 		grep -q "tpplan $("$BIN" --version | sed 's/^tpplan //')" "$D/index.html" || fail "full: no version"
 		grep -q "datasheet / published figures" "$D/report.md" || fail "full: provenance not stated"
 		grep -q -- "--tensor-model-parallel-size" "$D/report.md" || fail "full: no Megatron-LM arguments"
-		if grep -q 'zero=[23]' "$TMP/want"; then
+		# ZeRO-2/3 without pipelining (with it: tpp_zero_pipelined, no flag)
+		if grep -q 'pp=1,.*zero=[23]' "$TMP/want"; then
 			grep -q "ZeRO-[23] (sharded gradients[a-z ]*) runs as Megatron-FSDP" "$D/index.html" &&
 				grep -q -- "--use-megatron-fsdp --data-parallel-sharding-strategy optim_grads" "$D/report.md" ||
 				fail "full: zero=2/3 layouts lack the Megatron-FSDP arguments and note"
