@@ -83,6 +83,41 @@ static int af_close(struct afile *a)
 	((n) += (size_t)snprintf((buf) + ((n) < (size) ? (n) : (size)),         \
 				 (n) < (size) ? (size) - (n) : 0, __VA_ARGS__))
 
+/*
+ * Megatron-Core's --pipeline-model-parallel-layout for tpplan's split of
+ * the layers over the pp * vp chunks (tpp_chunk_layers), in model order:
+ * E the embedding, t a transformer layer (t*N: N of them), L the loss
+ * (final norm and LM head), '|' between chunks, "(...)*N" a repeated
+ * group; chunk i runs on pipeline rank i mod pp as its virtual stage
+ * i / pp (megatron/core/transformer/pipeline_parallel_layer_layout.py).
+ * Runs of equal middle chunks are grouped: 126 layers over 64 chunks is
+ * "Et|(t*2|)*62tL".
+ */
+static void pp_layout_arg(const struct tpp_model *m, int chunks, char *buf, size_t size)
+{
+	size_t n = 0;
+	int k = 0;
+	buf[0] = '\0';
+	while (k < chunks) {
+		int nl = tpp_chunk_layers(m->layers, chunks, k), run = 1;
+		char t[16];
+		if (nl > 1)
+			snprintf(t, sizeof(t), "t*%d", nl);
+		else
+			snprintf(t, sizeof(t), "t");
+		if (k > 0 && k < chunks - 1)
+			while (k + run < chunks - 1 &&
+			       tpp_chunk_layers(m->layers, chunks, k + run) == nl)
+				run++;
+		if (run > 1)
+			APP(buf, size, n, "(%s|)*%d", t, run);
+		else
+			APP(buf, size, n, "%s%s%s%s", k == 0 ? "E" : "", t,
+			    k == chunks - 1 ? "L" : "", k < chunks - 1 ? "|" : "");
+		k += run;
+	}
+}
+
 void tpp_report_megatron_args(const struct tpp_model *m,
 			      const struct tpp_cost_opts *o,
 			      const struct tpp_eval *e, char *args,
@@ -97,9 +132,16 @@ void tpp_report_megatron_args(const struct tpp_model *m,
 	args[0] = note[0] = '\0';
 	APP(args, args_size, n, "--tensor-model-parallel-size %d --pipeline-model-parallel-size %d",
 	    l->tp, l->pp);
-	if (l->vp > 1)
+	if (m->layers % chunks) {
+		/* uneven: the split itself (Megatron needs the layers
+		 * divisible by pp * vp otherwise) */
+		char lay[512];
+		pp_layout_arg(m, chunks, lay, sizeof(lay));
+		APP(args, args_size, n, " --pipeline-model-parallel-layout '%s'", lay);
+	} else if (l->vp > 1) {
 		APP(args, args_size, n, " --num-layers-per-virtual-pipeline-stage %d",
 		    m->layers / chunks);
+	}
 	APP(args, args_size, n, " --context-parallel-size %d --micro-batch-size %d --global-batch-size %d",
 	    l->cp, l->mbs, l->gbs);
 	if (l->sp)
@@ -161,7 +203,7 @@ void tpp_report_megatron_args(const struct tpp_model *m,
 		APP(args, args_size, n, " --untie-embeddings-and-output-weights");
 
 	if (m->layers % chunks)
-		APP(note, note_size, k, "%suneven split: %d layers over %d pipeline chunks (tpplan gives the middle chunks one more); Megatron-LM needs the layers divisible by pp*vp, so this split has no exact flag.",
+		APP(note, note_size, k, "%suneven split: %d layers over %d pipeline chunks (tpplan gives the middle chunks one more), given as Megatron-Core's --pipeline-model-parallel-layout (experimental there; older releases need the layers divisible by pp*vp).",
 		    k ? " " : "", m->layers, chunks);
 	if (l->zb)
 		APP(note, note_size, k, "%sThe ZB-H1 zero-bubble schedule has no Megatron-LM flag (the arguments give plain 1F1B).",

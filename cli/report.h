@@ -88,7 +88,9 @@ int tpp_report_read_exec(const char *path, struct tpp_report *r);
  * Megatron-LM launch arguments reproducing layout `e` of model `m` under
  * options `o` (precision, fp8 recipe, the gradient-reduction and pipeline
  * overlaps), into args; what Megatron-LM cannot express (ZB-H1,
- * ZeRO-2/3, uneven layer splits) into note ("" when nothing).
+ * ZeRO-2/3 with pipelining) and what needs saying (Megatron-FSDP for
+ * ZeRO-2/3, an uneven layer split given as Megatron-Core's
+ * --pipeline-model-parallel-layout) into note ("" when nothing).
  */
 void tpp_report_megatron_args(const struct tpp_model *m,
 			      const struct tpp_cost_opts *o,

@@ -293,6 +293,44 @@ else
 	fail "zero-pp: exit $?"; sed 's/^/    /' "$TMP/err" >&2
 fi
 
+# ---- uneven pipeline split: Megatron-Core's --pipeline-model-parallel-layout ----------
+# unroll "(group)*N" then "x*N" as Megatron's parse_str_to_list does
+unroll() {
+	awk '{
+		s = $0
+		while (match(s, /\([^)]+\)\*[0-9]+/)) {
+			g = substr(s, RSTART, RLENGTH); i = index(g, ")*")
+			body = substr(g, 2, i - 2); n = substr(g, i + 2) + 0; r = ""
+			for (k = 0; k < n; k++) r = r body
+			s = substr(s, 1, RSTART - 1) r substr(s, RSTART + RLENGTH)
+		}
+		while (match(s, /.\*[0-9]+/)) {
+			c = substr(s, RSTART, 1); n = substr(s, RSTART + 2, RLENGTH - 2) + 0; r = ""
+			for (k = 0; k < n; k++) r = r c
+			s = substr(s, 1, RSTART - 1) r substr(s, RSTART + RLENGTH)
+		}
+		print s
+	}'
+}
+D=$TMP/uneven
+# 126 layers over pp 16 x vp 4 = 64 chunks
+if "$BIN" report --model llama3.1-405b --cluster dgx-h100 --gpus 1024 \
+	--layout tp=8,pp=16,vp=4,cp=1 --top 1 --no-plots -o "$D" >/dev/null 2>"$TMP/err"; then
+	lay=$(grep -o -- "--pipeline-model-parallel-layout '[^']*'" "$D/report.md" | head -n 1 | cut -d "'" -f 2)
+	flat=$(printf '%s\n' "$lay" | unroll)
+	chunks=$(printf '%s\n' "$flat" | awk -F '|' '{ print NF }')
+	layers=$(printf '%s' "$flat" | tr -cd 't' | wc -c)
+	sizes=$(printf '%s\n' "$flat" | tr '|' '\n' | tr -cd 't\n' | awk '{ print length($0) }' | sort -u | tr '\n' ' ')
+	[ -n "$lay" ] && [ "$chunks" = 64 ] && [ "$layers" = 126 ] && [ "$sizes" = "1 2 " ] &&
+		case $flat in E*L) true ;; *) false ;; esac &&
+		! grep -q -- "--num-layers-per-virtual-pipeline-stage" "$D/report.md" &&
+		grep -q "uneven split: 126 layers over 64 pipeline chunks" "$D/report.md" ||
+		fail "uneven: layout '$lay' ($chunks chunks, $layers layers, sizes $sizes) is not tpplan's split"
+	ok "uneven ($lay)"
+else
+	fail "uneven: exit $?"; sed 's/^/    /' "$TMP/err" >&2
+fi
+
 # ---- the planning options: a report mirrors the plan made with them ------------------
 # md_step DIR: the best layout's step (s) in DIR/report.md (the first row
 # of the best-layouts table); json_step FILE [I]: layout I's (default 0)
