@@ -208,8 +208,13 @@ size_t tpp_print_ties(char *buf, size_t size, const struct tpp_plan *p);
 void tpp_print_counts(char *buf, size_t size, const struct tpp_plan *p,
 		      const struct tpp_search *s);
 /* Whether e is of a kind the validation shows the model optimistic for:
- * ZeRO-3 with its data-parallel group beyond the first tier. */
+ * ZeRO-3 without pipelining with its data-parallel group beyond the first
+ * tier. */
 int tpp_eval_optimistic(const struct tpp_eval *e);
+/* How much longer the published runs of that kind took than predicted
+ * (SC21 Table 2, rows A11-A16; print.c tpp_eval_optimistic), as the
+ * caution and the report's marks state it. */
+#define TPP_OPTIMISTIC_RANGE "1.3-2.8"
 /* A caution about the layouts shown where the validation shows the model
  * optimistic (ZeRO-3 across nodes): the best one, or the runners-up that
  * are (which are then no tie for a best that is not); 0 and "" when none

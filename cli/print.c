@@ -243,7 +243,7 @@ int tpp_eval_optimistic(const struct tpp_eval *e)
 
 size_t tpp_print_caution(char *buf, size_t size, const struct tpp_plan *p)
 {
-	static const char why[] = "the published ZeRO-3 runs on 384-2240 GPUs (SC21 Table 2, DeepSpeed) took 1.3-2.8 times the step this model predicts, more so on more nodes (costmodel/README.md, Accuracy)";
+	static const char why[] = "the published ZeRO-3 runs on 384-2240 GPUs (SC21 Table 2, DeepSpeed) took " TPP_OPTIMISTIC_RANGE " times the step this model predicts, more so on more nodes (costmodel/README.md, Accuracy)";
 	char ranks[96] = "";
 	int i, n = 0, w;
 	buf[0] = 0;

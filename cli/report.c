@@ -976,7 +976,7 @@ static const char css[] =
 
 /* A scaling, sensitivity or first-fit layout that is ZeRO-3 across nodes
  * (tpp_eval_optimistic), which the validation shows optimistic. */
-#define OPTIMISTIC_MARK " (ZeRO-3 across nodes: the published runs took 1.3-2.8 times such predictions; costmodel/README.md, Accuracy)"
+#define OPTIMISTIC_MARK " (ZeRO-3 across nodes: the published runs took " TPP_OPTIMISTIC_RANGE " times such predictions; costmodel/README.md, Accuracy)"
 
 /* Columns of a memory table, a row of it (GiB), labelled `what`. */
 static const char *const mem_heads[] = {"#", "weights", "grads", "optimizer", "activations",
