@@ -194,9 +194,17 @@ void tpp_report_megatron_args(const struct tpp_model *m,
 	/* the model family the cost model counts (costmodel/model.c): a
 	 * SwiGLU model has rotary positions (no learned position table),
 	 * RMSNorm and no biases */
-	if (m->mlp == TPP_MLP_SWIGLU)
+	if (m->mlp == TPP_MLP_SWIGLU) {
 		APP(args, args_size, n, " --swiglu --position-embedding-type rope"
 		    " --normalization RMSNorm --disable-bias-linear");
+		/* the model's RoPE base and Llama 3.1 scaling (Megatron's
+		 * default base is 10000) */
+		if (m->rope_base > 0)
+			APP(args, args_size, n, " --rotary-base %.17g", m->rope_base);
+		if (m->rope_scaling > 0)
+			APP(args, args_size, n, " --use-rope-scaling --rope-scaling-factor %.17g",
+			    m->rope_scaling);
+	}
 	if (!m->dropout)
 		APP(args, args_size, n, " --attention-dropout 0 --hidden-dropout 0");
 	if (!m->tied)

@@ -91,22 +91,25 @@ const char *const tpp_mlp_names[TPP_MLP__COUNT] = {
 		.global_batch = B                                            \
 	}
 
-/* Llama family: SwiGLU/RMSNorm, RoPE, untied, no dropout, d_h = 128. */
-#define LLAMA(nm, L, h, a, kv, f, V, s, B, d, src)                           \
+/* Llama family: SwiGLU/RMSNorm, RoPE (base rb, Llama 3.1 scaling factor
+ * rs or 0), untied, no dropout, d_h = 128. */
+#define LLAMA(nm, L, h, a, kv, f, V, s, B, rb, rs, d, src)                   \
 	{                                                                    \
 		.name = nm, .desc = d, .source = src, .layers = L,           \
 		.hidden = h, .heads = a, .kv_heads = kv,                     \
 		.head_dim = (h) / (a), .ffn = f, .mlp = TPP_MLP_SWIGLU,      \
 		.vocab = V, .seq = s, .tied = 0, .dropout = 0,               \
-		.global_batch = B                                            \
+		.global_batch = B, .rope_base = rb, .rope_scaling = rs       \
 	}
 
 #define SRC_GPT3 "costmodel.md s8 [GPT3-T2.1]; V, f = 4h recalled (M); "     \
 		 "global batch = paper batch-size column / 2048 tokens"
 #define SRC_L2 "costmodel.md s8 [HF cfg copy], [llama2 MODEL_CARD]; "       \
-	       "global batch 4M tokens / 4096 (Llama 2 paper)"
+	       "global batch 4M tokens / 4096 (Llama 2 paper); rope_theta "     \
+	       "10000 (HF config)"
 #define SRC_L3 "costmodel.md s8 [llama-models sku_list.py], "               \
-	       "[MLM llama3_8b example], [HF cfg copy]"
+	       "[MLM llama3_8b example], [HF cfg copy]; rope_theta 500000, "    \
+	       "Llama 3.1 rope_scaling factor 8 (HF config)"
 
 static const struct tpp_model presets[] = {
 	GPT3("125m", 12, 768, 12, 256, "GPT-3 Small 125M",
@@ -155,28 +158,28 @@ static const struct tpp_model presets[] = {
 	 .head_dim = 160, .ffn = 81920, .mlp = TPP_MLP_GELU, .vocab = 50257,
 	 .seq = 2048, .tied = 1, .dropout = 1, .global_batch = 1920},
 
-	LLAMA("llama2-7b", 32, 4096, 32, 32, 11008, 32000, 4096, 1024,
+	LLAMA("llama2-7b", 32, 4096, 32, 32, 11008, 32000, 4096, 1024, 10000, 0,
 	      "Llama 2 7B", SRC_L2),
-	LLAMA("llama2-13b", 40, 5120, 40, 40, 13824, 32000, 4096, 1024,
+	LLAMA("llama2-13b", 40, 5120, 40, 40, 13824, 32000, 4096, 1024, 10000, 0,
 	      "Llama 2 13B", SRC_L2),
-	LLAMA("llama2-70b", 80, 8192, 64, 8, 28672, 32000, 4096, 1024,
+	LLAMA("llama2-70b", 80, 8192, 64, 8, 28672, 32000, 4096, 1024, 10000, 0,
 	      "Llama 2 70B (GQA 8)", SRC_L2 "; GQA per model card"),
 
-	LLAMA("llama3-8b", 32, 4096, 32, 8, 14336, 128256, 8192, 512,
+	LLAMA("llama3-8b", 32, 4096, 32, 8, 14336, 128256, 8192, 512, 500000, 0,
 	      "Llama 3 8B", SRC_L3 "; global batch 512 x 8192 = 4M tokens "
 				   "[assumed]"),
-	LLAMA("llama3-70b", 80, 8192, 64, 8, 28672, 128256, 8192, 512,
+	LLAMA("llama3-70b", 80, 8192, 64, 8, 28672, 128256, 8192, 512, 500000, 0,
 	      "Llama 3 70B", SRC_L3 "; global batch 512 x 8192 = 4M tokens "
 				    "[assumed]"),
-	LLAMA("llama3.1-8b", 32, 4096, 32, 8, 14336, 128256, 8192, 512,
+	LLAMA("llama3.1-8b", 32, 4096, 32, 8, 14336, 128256, 8192, 512, 500000, 8,
 	      "Llama 3.1 8B (s = 8192 pretraining; context extended to 128k)",
 	      SRC_L3 "; seq = 8192 pretraining length (131072 only in the "
 		     "long-context stage); global batch 4M tokens [assumed]"),
-	LLAMA("llama3.1-70b", 80, 8192, 64, 8, 28672, 128256, 8192, 512,
+	LLAMA("llama3.1-70b", 80, 8192, 64, 8, 28672, 128256, 8192, 512, 500000, 8,
 	      "Llama 3.1 70B (s = 8192 pretraining; context extended to 128k)",
 	      SRC_L3 "; seq = 8192 pretraining length (131072 only in the "
 		     "long-context stage); global batch 4M tokens [assumed]"),
-	LLAMA("llama3.1-405b", 126, 16384, 128, 8, 53248, 128256, 8192, 2048,
+	LLAMA("llama3.1-405b", 126, 16384, 128, 8, 53248, 128256, 8192, 2048, 500000, 8,
 	      "Llama 3.1 405B (s = 8192 pretraining; context extended to 128k)",
 	      SRC_L3 ", [Llama 3 paper Table 3]; seq = 8192 pretraining "
 		     "length; global batch 16M tokens / 8192 (final stage)"),
@@ -323,6 +326,21 @@ static int model_problem(const struct tpp_model *m, const char **key,
 		snprintf(msg, size, "dropout must be 0 or 1");
 		return 1;
 	}
+	if ((m->rope_base != 0 || m->rope_scaling != 0) && m->mlp != TPP_MLP_SWIGLU) {
+		*key = m->rope_base != 0 ? "rope_base" : "rope_scaling_factor";
+		snprintf(msg, size,
+			 "%s: only SwiGLU (Llama-family) models have rotary "
+			 "positions here; a gelu model has a learned position table",
+			 *key);
+		return 1;
+	}
+	if (m->rope_base < 0 || m->rope_scaling < 0 ||
+	    (m->rope_scaling != 0 && m->rope_scaling < 1)) {
+		*key = m->rope_base < 0 ? "rope_base" : "rope_scaling_factor";
+		snprintf(msg, size, "%s must be positive (rope_scaling_factor >= 1)",
+			 *key);
+		return 1;
+	}
 	return 0;
 }
 
@@ -391,6 +409,10 @@ static const struct tpp_yfield model_fields[] = {
 	{.key = "dropout", .type = TPP_YF_BOOL,
 	 .offset = offsetof(struct tpp_model, dropout)},
 	M_INT("global_batch", global_batch, TPP_MODEL_MAX_BATCH, 0),
+	{.key = "rope_base", .type = TPP_YF_DOUBLE,
+	 .offset = offsetof(struct tpp_model, rope_base), .min = 1, .max = 1e12},
+	{.key = "rope_scaling_factor", .type = TPP_YF_DOUBLE,
+	 .offset = offsetof(struct tpp_model, rope_scaling), .min = 1, .max = 1e6},
 };
 
 /* Value node of `key` in mapping `map`, or NULL. */

@@ -33,6 +33,12 @@ struct tpp_model {
 	int seq;          /* training sequence length */
 	int tied;         /* input embedding shared with LM head */
 	int dropout;      /* model trains with dropout (GPT-style); Llama: 0 */
+	/* Rotary positions (SwiGLU / Llama-family models only): the RoPE
+	 * base theta (0 = not given: Megatron's default, 10000) and the
+	 * Llama 3.1 frequency scaling factor (0 = none).  They change no
+	 * cost; the report's Megatron-LM arguments carry them. */
+	double rope_base;
+	double rope_scaling;
 	int global_batch; /* default global batch, sequences */
 };
 

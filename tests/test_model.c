@@ -163,6 +163,7 @@ static void test_load_good(void)
 	CHECK(m.kv_heads == 4 && m.head_dim == 160 && m.ffn == 8192);
 	CHECK(m.mlp == TPP_MLP_SWIGLU && m.vocab == 65536 && m.seq == 4096);
 	CHECK(m.tied == 1 && m.dropout == 0 && m.global_batch == 256);
+	CHECK(m.rope_base == 1e6 && m.rope_scaling == 0);
 	/* q_dim 2560, kv_dim 640: attn 13107200, mlp 50331648, norms 4096;
 	 * tied embedding 134217728, final norm 2048. */
 	CHECK(tpp_model_params_per_layer(&m) == 63442944.0);
@@ -178,9 +179,19 @@ static void test_load_good(void)
 	CHECK(m.global_batch == 512);
 	CHECK(tpp_model_check(&m, NULL, &err) == TPP_OK);
 
-	/* Presets and aliases through the loader. */
+	CHECK(m.rope_base == 0 && m.rope_scaling == 0);
+
+	/* Presets and aliases through the loader; RoPE base and Llama 3.1
+	 * scaling from the HF configs (rope_theta, rope_scaling.factor) */
 	CHECK(tpp_model_load("llama3-70b", &m, &err) == TPP_OK);
 	CHECK(m.layers == 80 && m.kv_heads == 8);
+	CHECK(m.rope_base == 500000 && m.rope_scaling == 0);
+	CHECK(tpp_model_load("llama3.1-405b", &m, &err) == TPP_OK);
+	CHECK(m.rope_base == 500000 && m.rope_scaling == 8);
+	CHECK(tpp_model_load("llama2-7b", &m, &err) == TPP_OK);
+	CHECK(m.rope_base == 10000 && m.rope_scaling == 0);
+	CHECK(tpp_model_load("175b", &m, &err) == TPP_OK);
+	CHECK(m.rope_base == 0 && m.rope_scaling == 0);
 	CHECK(tpp_model_load("gpt3-175b", &m, &err) == TPP_OK);
 	CHECK(!strcmp(m.name, "175b"));
 }

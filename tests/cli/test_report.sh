@@ -324,8 +324,9 @@ if "$BIN" report --model llama3.1-405b --cluster dgx-h100 --gpus 1024 \
 	[ -n "$lay" ] && [ "$chunks" = 64 ] && [ "$layers" = 126 ] && [ "$sizes" = "1 2 " ] &&
 		case $flat in E*L) true ;; *) false ;; esac &&
 		! grep -q -- "--num-layers-per-virtual-pipeline-stage" "$D/report.md" &&
-		grep -q "uneven split: 126 layers over 64 pipeline chunks" "$D/report.md" ||
-		fail "uneven: layout '$lay' ($chunks chunks, $layers layers, sizes $sizes) is not tpplan's split"
+		grep -q "uneven split: 126 layers over 64 pipeline chunks" "$D/report.md" &&
+		grep -q -- "--rotary-base 500000 --use-rope-scaling --rope-scaling-factor 8" "$D/report.md" ||
+		fail "uneven: layout '$lay' ($chunks chunks, $layers layers, sizes $sizes) is not tpplan's split, or Llama 3.1's RoPE flags are missing"
 	ok "uneven ($lay)"
 else
 	fail "uneven: exit $?"; sed 's/^/    /' "$TMP/err" >&2

@@ -227,7 +227,7 @@ if make_plan pdh --model "$root/tests/data/models/small-dense.yaml" --cluster dg
 fi
 # the head dimension as the only thing exec changes (a GELU model without
 # GQA): the note names the model and has a verb of its own
-sed -e 's/^kv_heads: 4/kv_heads: 16/' -e 's/^mlp: swiglu/mlp: gelu/' -e 's/^name: .*/name: gelu-dh/' \
+sed -e 's/^kv_heads: 4/kv_heads: 16/' -e '/^rope_base:/d' -e 's/^mlp: swiglu/mlp: gelu/' -e 's/^name: .*/name: gelu-dh/' \
 	"$root/tests/data/models/small-dense.yaml" >"$dir/gelu-dh.yaml"
 if make_plan pdh1 --model "$dir/gelu-dh.yaml" --cluster dgx-h100 --gpus 2 --layout tp=2,sp=0; then
 	plan_exec pdh1 --plan "$dir/pdh1.json" --scale-down 16
