@@ -199,10 +199,12 @@ void tpp_report_megatron_args(const struct tpp_model *m,
 		    " --normalization RMSNorm --disable-bias-linear");
 		/* the model's RoPE base and Llama 3.1 scaling (Megatron's
 		 * default base is 10000) */
+		/* --rotary-base is an integer there (a whole rope_base,
+		 * model.c), --rope-scaling-factor a float */
 		if (m->rope_base > 0)
-			APP(args, args_size, n, " --rotary-base %.17g", m->rope_base);
+			APP(args, args_size, n, " --rotary-base %.0f", m->rope_base);
 		if (m->rope_scaling > 0)
-			APP(args, args_size, n, " --use-rope-scaling --rope-scaling-factor %.17g",
+			APP(args, args_size, n, " --use-rope-scaling --rope-scaling-factor %.15g",
 			    m->rope_scaling);
 	}
 	if (!m->dropout)
@@ -365,7 +367,16 @@ static void d_td_code(struct doc *d, const char *cls, const char *code,
 		}
 		fputs("</td>", d->f);
 	} else {
-		fprintf(d->f, " `%s`", code); /* never holds a backtick or '|' */
+		/* never holds a backtick; a '|' (Megatron's pipeline layout)
+		 * would end the table cell even inside the code span, so GFM
+		 * wants it escaped there (shown as '|') */
+		fputs(" `", d->f);
+		for (; *code; code++) {
+			if (*code == '|')
+				fputc('\\', d->f);
+			fputc(*code, d->f);
+		}
+		fputc('`', d->f);
 		if (note && note[0]) {
 			fputs(" _", d->f);
 			esc(d, note);

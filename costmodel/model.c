@@ -38,6 +38,7 @@
 
 #include <errno.h>
 #include <stddef.h>
+#include <math.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -330,8 +331,16 @@ static int model_problem(const struct tpp_model *m, const char **key,
 		*key = m->rope_base != 0 ? "rope_base" : "rope_scaling_factor";
 		snprintf(msg, size,
 			 "%s: only SwiGLU (Llama-family) models have rotary "
-			 "positions here; a gelu model has a learned position table",
+			 "positions here; a gelu model has a learned position "
+			 "table (set mlp: swiglu for a Llama-family model)",
 			 *key);
+		return 1;
+	}
+	/* Megatron's --rotary-base is an integer */
+	if (m->rope_base != floor(m->rope_base)) {
+		*key = "rope_base";
+		snprintf(msg, size, "rope_base = %g must be a whole number "
+			 "(Megatron-LM's --rotary-base is an integer)", m->rope_base);
 		return 1;
 	}
 	if (m->rope_base < 0 || m->rope_scaling < 0 ||

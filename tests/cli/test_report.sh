@@ -316,7 +316,12 @@ D=$TMP/uneven
 # 126 layers over pp 16 x vp 4 = 64 chunks
 if "$BIN" report --model llama3.1-405b --cluster dgx-h100 --gpus 1024 \
 	--layout tp=8,pp=16,vp=4,cp=1 --top 1 --no-plots -o "$D" >/dev/null 2>"$TMP/err"; then
-	lay=$(grep -o -- "--pipeline-model-parallel-layout '[^']*'" "$D/report.md" | head -n 1 | cut -d "'" -f 2)
+	# Markdown escapes the '|' inside the table's code span (GFM)
+	lay=$(grep -o -- "--pipeline-model-parallel-layout '[^']*'" "$D/report.md" | head -n 1 |
+		cut -d "'" -f 2 | sed 's/\\|/|/g')
+	# and the row keeps its 18 cells: no '|' left unescaped
+	[ "$(grep '^| 1 |' "$D/report.md" | head -n 1 | sed 's/\\|//g' | tr -cd '|' | wc -c)" = 19 ] ||
+		fail "uneven: the best-layouts row of report.md does not have 18 cells"
 	flat=$(printf '%s\n' "$lay" | unroll)
 	chunks=$(printf '%s\n' "$flat" | awk -F '|' '{ print NF }')
 	layers=$(printf '%s' "$flat" | tr -cd 't' | wc -c)
