@@ -699,18 +699,14 @@ int tpp_cli_first_fit(const struct tpp_model *m, const struct tpp_cluster *c,
 	return 0;
 }
 
-void tpp_cli_print_first_fit(FILE *f, const struct tpp_model *m,
-			     const struct tpp_cluster *c, const struct tpp_cost_opts *co,
-			     const struct tpp_search *s, struct tpp_cluster *alt,
-			     struct tpp_plan *tmp)
+void tpp_cli_print_first_fit(FILE *f, const struct tpp_search *s, int n,
+			     const struct tpp_eval *e)
 {
-	struct tpp_eval e;
-	int n = tpp_cli_first_fit(m, c, co, s, alt, tmp, &e);
 	if (n > 0) {
 		char lb[200];
-		tpp_layout_format(&e.layout, lb, sizeof(lb));
+		tpp_layout_format(&e->layout, lb, sizeof(lb));
 		fprintf(f, "  with %d GPUs (%dx) a layout fits: %s, %.3f s per step (--gpus %d)\n",
-			n, n / s->gpus, lb, e.step_s, n);
+			n, n / s->gpus, lb, e->step_s, n);
 	} else if (n == 0) {
 		fprintf(f, "  nor does any with up to %d GPUs (%dx)\n",
 			s->gpus << TPP_CLI_FIRST_FIT_MAX, 1 << TPP_CLI_FIRST_FIT_MAX);

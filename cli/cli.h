@@ -248,12 +248,10 @@ int tpp_cli_first_fit(const struct tpp_model *m, const struct tpp_cluster *c,
 		      const struct tpp_cost_opts *co, const struct tpp_search *s,
 		      struct tpp_cluster *alt, struct tpp_plan *tmp,
 		      struct tpp_eval *found);
-/* The same as "  with N GPUs (kx) a layout fits: ..." on f, or that none
- * does; nothing when a search failed or stopped at its time limit. */
-void tpp_cli_print_first_fit(FILE *f, const struct tpp_model *m,
-			     const struct tpp_cluster *c, const struct tpp_cost_opts *co,
-			     const struct tpp_search *s, struct tpp_cluster *alt,
-			     struct tpp_plan *tmp);
+/* Its result n (and layout e) for the problem of s as "  with N GPUs (kx)
+ * a layout fits: ..." on f, or that none does; nothing for n < 0. */
+void tpp_cli_print_first_fit(FILE *f, const struct tpp_search *s, int n,
+			     const struct tpp_eval *e);
 /* The warnings (one per line) that applying the last calibration file
  * printed, e.g. measured on another device; "" when none. */
 const char *tpp_cli_cal_warnings(void);

@@ -127,8 +127,11 @@ int tpp_cmd_plan(int argc, char **argv)
 		if (!plan->timed_out && plan->considered && !json) {
 			struct tpp_cluster *alt = malloc(sizeof(*alt));
 			struct tpp_plan *tmp = malloc(sizeof(*tmp));
-			if (alt && tmp)
-				tpp_cli_print_first_fit(stderr, &model, cluster, &co, &s, alt, tmp);
+			if (alt && tmp) {
+				struct tpp_eval e;
+				int n = tpp_cli_first_fit(&model, cluster, &co, &s, alt, tmp, &e);
+				tpp_cli_print_first_fit(stderr, &s, n, &e);
+			}
 			free(alt);
 			free(tmp);
 		}

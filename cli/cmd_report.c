@@ -227,16 +227,7 @@ int tpp_cmd_report(int argc, char **argv)
 		fprintf(stderr, "tpplan: %s\n", err.msg);
 		tpp_print_infeasible(stderr, plan, &s, cluster);
 		r->first_fit_gpus = tpp_cli_first_fit(&model, cluster, &co, &s, alt, tmp, &r->first_fit);
-		if (r->first_fit_gpus > 0) {
-			char lb[200];
-			tpp_layout_format(&r->first_fit.layout, lb, sizeof(lb));
-			fprintf(stderr, "  with %d GPUs (%dx) a layout fits: %s, %.3f s per step (--gpus %d)\n",
-				r->first_fit_gpus, r->first_fit_gpus / gpus, lb, r->first_fit.step_s,
-				r->first_fit_gpus);
-		} else if (r->first_fit_gpus == 0) {
-			fprintf(stderr, "  nor does any with up to %d GPUs (%dx)\n",
-				gpus << TPP_CLI_FIRST_FIT_MAX, 1 << TPP_CLI_FIRST_FIT_MAX);
-		}
+		tpp_cli_print_first_fit(stderr, &s, r->first_fit_gpus, &r->first_fit);
 		r->nscale = infeasible_scale_counts(gpus, r->first_fit_gpus, cluster->gpus_per_node,
 						    cluster->tiers[cluster->ntiers - 1].span_gpus, counts);
 	} else {

@@ -198,9 +198,9 @@ void tpp_report_megatron_args(const struct tpp_model *m,
 		APP(args, args_size, n, " --swiglu --position-embedding-type rope"
 		    " --normalization RMSNorm --disable-bias-linear");
 		/* the model's RoPE base and Llama 3.1 scaling (Megatron's
-		 * default base is 10000) */
-		/* --rotary-base is an integer there (a whole rope_base,
-		 * model.c), --rope-scaling-factor a float */
+		 * default base is 10000; --rotary-base is an integer there,
+		 * a whole rope_base in model.c, --rope-scaling-factor a
+		 * float) */
 		if (m->rope_base > 0)
 			APP(args, args_size, n, " --rotary-base %.0f", m->rope_base);
 		if (m->rope_scaling > 0)
@@ -1136,9 +1136,7 @@ static void write_best(struct doc *d, const struct tpp_report *r,
 	/* 3. memory */
 	d_h(d, 2, "Memory per GPU");
 	figure(d, fg, FIG_MEMORY, "Memory per GPU of the top layouts by kind, against the GPU's capacity (GiB)");
-	{
-		d_table(d, mem_heads, (int)TPP_ARRAY_LEN(mem_heads));
-	}
+	d_table(d, mem_heads, (int)TPP_ARRAY_LEN(mem_heads));
 	for (i = 0; i < p->n_top; i++) {
 		snprintf(lb, sizeof(lb), "%d", i + 1);
 		mem_row(d, lb, &p->top[i].mem, g);
@@ -1186,7 +1184,6 @@ static void write_best(struct doc *d, const struct tpp_report *r,
 	} else {
 		d_note(d, "The best layout's pipeline is too large to play out event by event; no timeline.");
 	}
-
 }
 
 static void write_doc(struct doc *d, const struct tpp_report *r,

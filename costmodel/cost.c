@@ -1121,7 +1121,7 @@ static double act_per_layer(const struct tpp_model *m,
 	double kvd = (double)m->kv_heads * m->head_dim;
 	double f = m->ffn, a = m->heads;
 	double rep = l->sp ? 1.0 / t : 1.0;
-	double replicated, split, scores;
+	double replicated, split, scores, lin, out_proj;
 
 	if (l->recompute == TPP_RECOMPUTE_FULL)
 		return 2.0 * s * b * h * rep;
@@ -1136,16 +1136,14 @@ static double act_per_layer(const struct tpp_model *m,
 	 * attention keeps in 16 bits for its own backward: the fp8 copy adds
 	 * 1 byte there; unfused, nothing else keeps it (1 byte).
 	 */
-	if (o->prec == TPP_PREC_FP8) {
-		replicated = s * b * h * (6.0 + (m->dropout ? 2.0 : 0.0));
-		split = s * b * (2.0 * qd + 4.0 * kvd +
-				 (o->attn == TPP_ATTN_FLASH ? 3.0 : 1.0) * qd +
-				 (m->mlp == TPP_MLP_SWIGLU ? 5.0 : 3.0) * f);
-	} else {
-		replicated = s * b * h * (8.0 + (m->dropout ? 2.0 : 0.0));
-		split = s * b * (2.0 * qd + 4.0 * kvd + 2.0 * qd +
-				 (m->mlp == TPP_MLP_SWIGLU ? 6.0 : 4.0) * f);
-	}
+	lin = o->prec == TPP_PREC_FP8 ? 1.0 : 2.0;
+	out_proj = o->prec != TPP_PREC_FP8 ? 2.0 : o->attn == TPP_ATTN_FLASH ? 3.0 : 1.0;
+	/* LN inputs 4, QKV and FC1 inputs 2 lin, dropout masks 2 */
+	replicated = s * b * h * (4.0 + 2.0 * lin + (m->dropout ? 2.0 : 0.0));
+	/* Q, K, V; out-projection input; GeLU input (SwiGLU: gate and up)
+	 * and the FC2 input */
+	split = s * b * (2.0 * qd + 4.0 * kvd + out_proj * qd +
+			 ((m->mlp == TPP_MLP_SWIGLU ? 4.0 : 2.0) + lin) * f);
 	if (o->attn == TPP_ATTN_FLASH)
 		scores = 4.0 * a * s * b;
 	else if (l->recompute == TPP_RECOMPUTE_SELECTIVE)

@@ -327,7 +327,7 @@ static void enumerate_inner(struct ctx *x, struct tpp_layout *l)
 							if (zero > 0 && l->dp * l->cp == 1 && s->zero == TPP_FREE)
 								continue; /* nothing to shard */
 							/* ZeRO-2/3 under pipelining: ZeRO-1's
-							 * traffic, more memory, the gradient
+							 * traffic and memory, the gradient
 							 * reduction not overlapped
 							 * (tpp_zero_pipelined); never faster
 							 * nor smaller, searched only when asked */

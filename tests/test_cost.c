@@ -1216,6 +1216,17 @@ static void test_fp8_recipe(void)
  * 70B, tp 4 with SP, one layer: 2 s b h / t + s b f / t - s b q_dim / t
  * less with flash, 2 s b h / t + s b f / t + s b q_dim / t unfused.
  */
+/* The fixture's layout in bf16 and in fp8; nonzero (a test failure) if
+ * either evaluation fails. */
+static int eval_bf16_fp8(struct fixture *f, struct tpp_eval *bf, struct tpp_eval *f8)
+{
+	f->o.prec = TPP_PREC_BF16;
+	if (fixture_eval(f, bf))
+		return -1;
+	f->o.prec = TPP_PREC_FP8;
+	return fixture_eval(f, f8);
+}
+
 static void test_fp8_activations(void)
 {
 	const int tp = 4;
@@ -1228,11 +1239,7 @@ static void test_fp8_activations(void)
 	f->l = layout(tp, 1, 2, 1, 1, 1, TPP_RECOMPUTE_NONE, 1, 16);
 	for (un = 0; un <= 1; un++) {
 		f->o.attn = un ? TPP_ATTN_UNFUSED : TPP_ATTN_FLASH;
-		f->o.prec = TPP_PREC_BF16;
-		if (fixture_eval(f, &bf))
-			return;
-		f->o.prec = TPP_PREC_FP8;
-		if (fixture_eval(f, &f8))
+		if (eval_bf16_fp8(f, &bf, &f8))
 			return;
 		CHECK_REL(bf.mem.layer_act_bytes - f8.mem.layer_act_bytes,
 			  L * s * (2 * h + fw + (un ? qd : -qd)) / tp, 1e-9);
@@ -1241,11 +1248,7 @@ static void test_fp8_activations(void)
 	/* full recompute keeps the 16-bit layer input either way */
 	f->o.attn = TPP_ATTN_FLASH;
 	f->l.recompute = TPP_RECOMPUTE_FULL;
-	f->o.prec = TPP_PREC_BF16;
-	if (fixture_eval(f, &bf))
-		return;
-	f->o.prec = TPP_PREC_FP8;
-	if (fixture_eval(f, &f8))
+	if (eval_bf16_fp8(f, &bf, &f8))
 		return;
 	CHECK_REL(bf.mem.layer_act_bytes, f8.mem.layer_act_bytes, 1e-12);
 }
