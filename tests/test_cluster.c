@@ -30,7 +30,7 @@ static int load(const char *name, struct tpp_cluster *c)
 static void test_presets_load(void)
 {
 	static const char *const presets[] = {
-		"dgx-a100", "dgx", "dgx-h100", "dgx-h200", "dgx-b200",
+		"dgx-a100", "dgx-a100-40gb", "dgx", "dgx-h100", "dgx-h200", "dgx-b200",
 		"gb200-nvl72", "mi300x", "l40s-ethernet",
 	};
 	size_t i;
@@ -150,6 +150,32 @@ static void test_other_presets(void)
 	CHECK_REL(c.gpu.peak_flops[TPP_PREC_BF16], 2250e12, 1e-12);
 	CHECK_REL(c.gpu.gemm_flops[TPP_PREC_BF16], 1745.0e12, 1e-12);
 	CHECK_REL(c.tiers[0].bw_Bps, 900e9, 1e-12);
+
+	/* dgx-a100-40gb: the DGX A100 node with the 40GB part, which
+	 * differs only in its memory (calibration.md s6) */
+	{
+		struct tpp_cluster a80;
+		int t, k;
+		CHECK(load("dgx-a100", &a80) == TPP_OK);
+		CHECK(load("dgx-a100-40gb", &c) == TPP_OK);
+		CHECK_REL(c.gpu.hbm_bytes, 42.950e9, 1e-12); /* 40 GiB */
+		CHECK_REL(c.gpu.hbm_Bps, 1.555e12, 1e-12);
+		CHECK(c.nodes == 128 && c.gpus_per_node == a80.gpus_per_node);
+		CHECK(c.gpu.sm_count == a80.gpu.sm_count);
+		for (k = 0; k < TPP_PREC__COUNT; k++) {
+			CHECK(c.gpu.peak_flops[k] == a80.gpu.peak_flops[k]);
+			CHECK(c.gpu.gemm_flops[k] == a80.gpu.gemm_flops[k]);
+		}
+		CHECK(c.ntiers == a80.ntiers);
+		for (t = 0; t < c.ntiers && t < a80.ntiers; t++) {
+			CHECK(c.tiers[t].kind == a80.tiers[t].kind);
+			CHECK(c.tiers[t].span_gpus == a80.tiers[t].span_gpus);
+			CHECK(c.tiers[t].bw_Bps == a80.tiers[t].bw_Bps);
+			CHECK(c.tiers[t].latency_s == a80.tiers[t].latency_s);
+			for (k = 0; k < TPP_COLL__COUNT; k++)
+				CHECK(c.tiers[t].busbw_Bps[k] == a80.tiers[t].busbw_Bps[k]);
+		}
+	}
 
 	CHECK(load("gb200-nvl72", &c) == TPP_OK);
 	CHECK(c.gpus_per_node == 4);
