@@ -27,7 +27,7 @@ enum {
 	O_HELP = 'h',
 	O_MODEL = 1000, O_CLUSTER, O_CALIBRATION, O_LAYOUT, O_PLAN, O_LAYERS,
 	O_MICRO, O_SCALE, O_HIDDEN, O_HEADS, O_FFN, O_SEQ, O_PREC, O_BACKEND,
-	O_ITERS, O_WARMUP, O_TIMEOUT, O_JSON, O_WRONG, O_NO_CHECK, O_SEED,
+	O_ITERS, O_WARMUP, O_TIMEOUT, O_JSON, O_WRONG, O_WRONG_COPY, O_NO_CHECK, O_SEED,
 	O_SCHEDULE, O_BARRIER,
 };
 
@@ -55,6 +55,7 @@ static const struct tpp_optdoc opts[] = {
 	{{"barrier", no_argument, 0, O_BARRIER}, NULL, "barrier the TP group before each TP collective and time it apart (\"tp wait\"), so that the collectives' times leave out waiting for the slowest rank; the step includes the barriers"},
 	{{"seed", required_argument, 0, O_SEED}, "N", "seed of weights and inputs (default 1)"},
 	{{"wrong-shard", no_argument, 0, O_WRONG}, NULL, NULL}, /* test hook: the check must fail */
+	{{"wrong-copy", no_argument, 0, O_WRONG_COPY}, NULL, NULL}, /* test hook: the check must fail */
 	{{"help", no_argument, 0, O_HELP}, NULL, "this help"},
 };
 
@@ -235,7 +236,7 @@ int tpp_cmd_exec(int argc, char **argv)
 	const char *model_arg = NULL, *cluster_arg = NULL, *cal_arg = NULL;
 	const char *layout_arg = NULL, *plan_arg = NULL, *backend = "cpu";
 	int layers = 2, micro = 2, hidden = 0, heads = 0, ffn = 0, seq = 0;
-	int prec = -1, iters = 5, warmup = 2, timeout = 120, json = 0, wrong = 0, barrier = 0;
+	int prec = -1, iters = 5, warmup = 2, timeout = 120, json = 0, wrong = 0, wrong_copy = 0, barrier = 0;
 	int check = 1, seed = 1, sched = 0, scale_given = 0, ch, rc = TPP_OK;
 	double scale = 1;
 	struct plan_in plan;
@@ -281,6 +282,7 @@ int tpp_cmd_exec(int argc, char **argv)
 		case O_TIMEOUT: rc = tpp_cli_int("--timeout", optarg, 0, 7 * 86400, &timeout); break;
 		case O_JSON: json = 1; break;
 		case O_WRONG: wrong = 1; break;
+		case O_WRONG_COPY: wrong_copy = 1; break;
 		case O_NO_CHECK: check = 0; break;
 		case O_BARRIER: barrier = 1; break;
 		case O_SEED: rc = tpp_cli_int("--seed", optarg, 0, 1 << 30, &seed); break;
@@ -482,6 +484,7 @@ int tpp_cmd_exec(int argc, char **argv)
 		o.timeout_s = timeout;
 		o.check = check;
 		o.wrong_shard = wrong;
+		o.wrong_copy = wrong_copy;
 		o.barrier = barrier;
 		o.seed = (unsigned long long)seed;
 
@@ -521,9 +524,12 @@ int tpp_cmd_exec(int argc, char **argv)
 		/* once, not once per rank */
 		if (rank == 0)
 			fputs(notes, stderr);
-		if (s.dp == TPP_FREE)
-			o.dp = size % (o.tp * o.pp) ? 1 : (size / (o.tp * o.pp) ? size / (o.tp * o.pp) : 1);
-		else
+		if (s.dp == TPP_FREE) {
+			/* the rest of the ranks; 1 when tp*pp does not divide
+			 * them (then the rank check names the mismatch) */
+			long long tpp = (long long)o.tp * o.pp;
+			o.dp = tpp > size || size % tpp ? 1 : (int)(size / tpp);
+		} else
 			o.dp = s.dp;
 		rc = tpp_exec_run(&o, &res, &err);
 		if (rc && rank == 0) {

@@ -50,6 +50,8 @@ struct tpp_exec_opts {
 	int timeout_s;           /* abort the job when a step stalls; 0 never */
 	int check;               /* compare with the fp64 reference */
 	int wrong_shard;         /* test hook: shard fc1 wrongly (must fail) */
+	int wrong_copy;          /* test hook: the last TP rank's copy of the
+				    output and input gradient is off (must fail) */
 	int barrier;             /* barrier the TP group before each TP
 				    collective, timed apart (TPP_PH_TP_WAIT) */
 	unsigned long long seed;

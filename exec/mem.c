@@ -98,7 +98,7 @@ void tpp_exec_mem_rank(const struct tpp_exec_opts *o, int wrank,
 			 * and input gradients of every global micro-batch,
 			 * two [T,h] buffers and tpp_ref_bwd's temporaries */
 			double wfull = 4 * h * h + 2 * h * f;
-			double cache = 8 * T * h + 4 * T + s->mbs * s->heads * S * S + 2 * T * f;
+			double cache = 8 * T * h + 4 * T + (double)s->mbs * s->heads * S * S + 2 * T * f;
 			double G = (double)o->dp * o->microbatches;
 			ref = 8 * (o->layers * (2 * wfull + cache) + 2 * G * T * h + 2 * T * h +
 				   T * f + 6 * T * h + S * S);

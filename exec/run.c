@@ -336,11 +336,12 @@ static int check_opts(const struct tpp_exec_opts *o, int wsize, struct tpp_err *
 {
 	const struct tpp_exec_shape *s = &o->shape;
 	long T = (long)s->mbs * s->seq;
-	if (o->tp * o->pp * o->dp != wsize)
+	/* in long long: degrees up to INT_MAX each must not wrap to wsize */
+	long long ranks = (long long)o->tp * o->pp * o->dp;
+	if (ranks != wsize)
 		return tpp_err_set(err, TPP_E_USAGE, NULL, 0, 0,
-				   "the layout needs tp*pp*dp = %d*%d*%d = %d ranks, the job has %d (mpiexec -np %d)",
-				   o->tp, o->pp, o->dp, o->tp * o->pp * o->dp, wsize,
-				   o->tp * o->pp * o->dp);
+				   "the layout needs tp*pp*dp = %d*%d*%d = %lld ranks, the job has %d (mpiexec -np %lld)",
+				   o->tp, o->pp, o->dp, ranks, wsize, ranks);
 	/* the token count is a GEMM dimension (int) */
 	if (T > INT_MAX)
 		return tpp_err_set(err, TPP_E_USAGE, NULL, 0, 0,
@@ -776,7 +777,7 @@ static int agree(struct ex *E, int rc)
 
 struct chk {
 	int L, G;                  /* layers, global micro-batches */
-	double *W[64 * 4], *dW[64 * 4];
+	double **W, **dW;          /* [L * 4] of the full fp64 weights, gradients */
 	double **out, **dx;        /* [G] of [T,h] */
 	double err[3];             /* out, dx, dw */
 	double worst;
@@ -792,7 +793,9 @@ static int reference(struct ex *E, struct chk *K)
 	int l, w, g, r, c, rc = TPP_OK;
 	struct tpp_ref_cache *cache = calloc((size_t)K->L, sizeof(*cache));
 	double *a = malloc(sizeof(double) * Th), *bb = malloc(sizeof(double) * Th);
-	if (!cache || !a || !bb) {
+	K->W = calloc((size_t)K->L * 4, sizeof(*K->W));
+	K->dW = calloc((size_t)K->L * 4, sizeof(*K->dW));
+	if (!cache || !a || !bb || !K->W || !K->dW) {
 		rc = TPP_E_SYSTEM;
 		goto out;
 	}
@@ -848,13 +851,16 @@ out:
 	return rc;
 }
 
-/* Move n floats of rank q's backend buffer dev to rank 0's K->host. */
-static int xfer(struct ex *E, int q, const float *dev, size_t n, float *host)
+/* Move n floats of rank q's backend buffer dev to rank 0's K->host;
+ * spoil: the --wrong-copy test hook, rank q's copy is off. */
+static int xfer(struct ex *E, int q, const float *dev, size_t n, float *host, int spoil)
 {
 	int rc;
 	if (E->wrank == q) {
 		if ((rc = tpp_backend_download(E->b, host, dev, n * sizeof(float), E->err)))
 			return rc;
+		if (spoil && n)
+			host[n - 1] += 1.0f;
 		if (q != 0 && (rc = MPI_Send(host, (int)n, MPI_FLOAT, 0, 77, MPI_COMM_WORLD)))
 			return tpp_bk_mpi_err(E->err, rc, "MPI_Send");
 	} else if (E->wrank == 0) {
@@ -898,24 +904,27 @@ static int walk(struct ex *E, struct chk *K, int q)
 	int l0 = 0, nl, m, i, w, rc, row0 = o->sp ? tpr * E->Tl : 0;
 	size_t n = (size_t)E->Tl * E->h;
 	char name[128];
+	int spoil = o->wrong_copy && tp > 1 && tpr == tp - 1;
 	if (E->wrank != 0 && E->wrank != q)
 		return TPP_OK;
 	for (i = 0; i < ppr; i++)
 		l0 += tpp_chunk_layers(o->layers, o->pp, i);
 	nl = tpp_chunk_layers(o->layers, o->pp, ppr);
-	if (ppr == o->pp - 1 && (o->sp || tpr == 0))
+	/* every TP rank: without SP each holds the whole (all-reduced)
+	 * tensor, and a wrong copy on any of them is a wrong result */
+	if (ppr == o->pp - 1)
 		for (m = 0; m < E->M; m++) {
 			int g = dpr * E->M + m;
-			if ((rc = xfer(E, q, E->xs[m * (E->nl + 1) + E->nl], n, K->host)))
+			if ((rc = xfer(E, q, E->xs[m * (E->nl + 1) + E->nl], n, K->host, spoil)))
 				return rc;
 			snprintf(name, sizeof(name), "output of micro-batch %d (rank %d)", g, q);
 			if (E->wrank == 0)
 				compare(K, 0, K->host, K->out[g] + (size_t)row0 * E->h, E->Tl, E->h, E->h, name);
 		}
-	if (ppr == 0 && (o->sp || tpr == 0))
+	if (ppr == 0)
 		for (m = 0; m < E->M; m++) {
 			int g = dpr * E->M + m;
-			if ((rc = xfer(E, q, E->dxs[m], n, K->host)))
+			if ((rc = xfer(E, q, E->dxs[m], n, K->host, spoil)))
 				return rc;
 			snprintf(name, sizeof(name), "input gradient of micro-batch %d (rank %d)", g, q);
 			if (E->wrank == 0)
@@ -930,7 +939,7 @@ static int walk(struct ex *E, struct chk *K, int q)
 			lc = (w == TPP_W_QKV || w == TPP_W_FC1) ? cols / tp : cols;
 			if (E->wrank == q)
 				dev = E->dWsum + (E->dW[i][w] - E->dWall);
-			if ((rc = xfer(E, q, dev, (size_t)lr * lc, K->host)))
+			if ((rc = xfer(E, q, dev, (size_t)lr * lc, K->host, 0)))
 				return rc;
 			snprintf(name, sizeof(name), "gradient of %s, layer %d (rank %d)",
 				 tpp_exec_w_names[w], l0 + i, q);
@@ -981,9 +990,13 @@ static int check(struct ex *E, struct tpp_exec_result *res)
 		tpp_strlcpy(res->worst, K.worst_name, sizeof(res->worst));
 	}
 	for (i = 0; i < K.L * 4; i++) {
-		free(K.W[i]);
-		free(K.dW[i]);
+		if (K.W)
+			free(K.W[i]);
+		if (K.dW)
+			free(K.dW[i]);
 	}
+	free(K.W);
+	free(K.dW);
 	for (i = 0; i < G; i++) {
 		if (K.out)
 			free(K.out[i]);

@@ -4,7 +4,8 @@
 # TP 1 / 2 / 4, PP 2 x TP 2, PP 2 and PP 4 with more micro-batches than
 # stages (the 1F1B steady state) and the same under --schedule gpipe,
 # sequence parallelism, DP; the numerics check passes (exit 0) and the
-# output names the schedule; --wrong-shard fails it (exit 1 with a message); a rank
+# output names the schedule; --wrong-shard and --wrong-copy (a wrong
+# output on TP rank 1) fail it (exit 1 with a message); 66 layers; a rank
 # that dies mid-run (TPP_EXEC_TEST_DIE=R makes rank R _exit(9)) ends the
 # run non-zero within --timeout plus a few seconds; with a cpu calibration
 # the step prediction and its error are printed; --json; usage errors; a
@@ -112,6 +113,18 @@ for np in 1 2; do
 		bad "-np $np --wrong-shard: exit $rc ($(tail -n 2 "$dir/wrong$np.txt" | tr '\n' ' '))"
 	fi
 done
+
+# a wrong copy on a TP rank other than 0 (without SP every TP rank holds the
+# whole output and input gradient) is caught too, and named by its rank
+run 2 wrongcopy --layout tp=2 --wrong-copy
+if [ "$rc" -eq 1 ] && grep -q "numerics check failed: output .*(rank 1)" "$dir/wrongcopy.txt"; then
+	ok "-np 2 --wrong-copy: exit 1, rank 1's output caught"
+else
+	bad "-np 2 --wrong-copy: exit $rc ($(tail -n 2 "$dir/wrongcopy.txt" | tr '\n' ' '))"
+fi
+# more than 64 layers in all (at most 64 per stage): the reference keeps
+# every layer (it had a fixed 64-layer table and overran it)
+numerics 2 layers66 --layout pp=2 --layers 66 --hidden 16 --heads 2 --ffn 32 --seq 8
 
 # ---- layout from a plan file ---------------------------------------------------------
 printf '{"schema": "tpplan.plan/v1",\n "layouts": [{"layout": {}, "layout_arg": "tp=2,pp=1,dp=1,cp=1,mbs=1,vp=1,sp=1"}]}\n' >"$dir/plan.json"
@@ -339,6 +352,14 @@ if [ "$rc" -eq 2 ] && grep -q "needs tp\*pp\*dp" "$dir/wrongnp.txt"; then
 	ok "tp=4 on 2 ranks: exit 2 naming the rank count"
 else
 	bad "tp=4 on 2 ranks: exit $rc"
+fi
+# tp*pp*dp past INT_MAX wrapped (to 0, or to the job's size) in an int
+run 1 bigdegrees --layout tp=201,pp=3,dp=14245331 --heads 201 --hidden 201 --ffn 201 --layers 3 --seq 4 --no-check
+if [ "$rc" -eq 2 ] && grep -q "= 8589934593 ranks, the job has 1" "$dir/bigdegrees.txt" &&
+	! grep -q "runtime error" "$dir/bigdegrees.txt"; then
+	ok "tp*pp*dp over INT_MAX: exit 2 naming the rank count"
+else
+	bad "tp*pp*dp over INT_MAX: exit $rc ($(tail -n 2 "$dir/bigdegrees.txt" | tr '\n' ' '))"
 fi
 # mbs x seq past INT_MAX tokens overflowed an int (UBSan) before the check
 run 1 bigtokens --layout mbs=1048576 --seq 4194304
