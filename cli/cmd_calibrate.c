@@ -253,6 +253,15 @@ static int check_out_dir(const char *path)
 			path, dir, strerror(errno));
 		return TPP_E_INPUT;
 	}
+	/* refused now, not after the sweep (tpp_cal_write_keep refuses it too) */
+	{
+		struct stat st;
+		if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
+			fprintf(stderr, "tpplan: --out %s: not a regular file (a directory, FIFO or device)\n",
+				path);
+			return TPP_E_USAGE;
+		}
+	}
 	return TPP_OK;
 }
 #endif
@@ -300,7 +309,15 @@ static void summary(FILE *f, const struct tpp_calibration *cal, const char *path
 static int fit_write(struct tpp_calibration *cal, const char *out)
 {
 	struct tpp_err err;
-	int rc = TPP_OK, wrc;
+	int rc = TPP_OK, wrc, p, ngemm = 0;
+	for (p = 0; p < TPP_PREC__COUNT; p++)
+		ngemm += cal->gemm[p].valid && cal->gemm[p].npoints > 0;
+	/* an empty calibration must not replace a measured one */
+	if (cal->ncoll == 0 && ngemm == 0) {
+		fprintf(stderr, "tpplan: calibrate: nothing was measured (every collective and GEMM "
+				"asked for was skipped); %s is left as it was\n", out);
+		return TPP_E_USAGE;
+	}
 	if ((rc = tpp_cal_fit_all(cal, &err))) {
 		fprintf(stderr, "tpplan: calibrate: fitting failed, writing the raw tables only: ");
 		tpp_err_print(stderr, &err);

@@ -296,6 +296,29 @@ else
 	bad "-np 1 --no-gemm: exit $rc ($(tail -n 2 "$dir/out1b.txt" | tr '\n' ' '))"
 fi
 
+# a run that measures nothing (the cpu backend has no bf16 GEMM) must not
+# replace a measured calibration with an empty one
+printf 'measured before\n' >"$dir/keep.yaml"
+mpirun 2 calibrate --backend cpu --quick --collectives none --gemm-precisions bf16 \
+	--out "$dir/keep.yaml" >"$dir/keep.txt" 2>&1
+rc=$?
+if [ "$rc" -eq 2 ] && grep -q "nothing was measured" "$dir/keep.txt" &&
+	[ "$(cat "$dir/keep.yaml")" = "measured before" ] && [ ! -e "$dir/keep.yaml.bak" ]; then
+	ok "nothing measured: exit 2, the calibration there untouched"
+else
+	bad "nothing measured: exit $rc ($(tail -n 2 "$dir/keep.txt" | tr '\n' ' '))"
+fi
+# an --out that is a directory is refused before the sweep, not after it
+mkdir -p "$dir/outdir.yaml"
+mpirun 2 calibrate --backend cpu --quick --out "$dir/outdir.yaml" >"$dir/outdir.txt" 2>&1
+rc=$?
+if [ "$rc" -eq 2 ] && grep -q "not a regular file" "$dir/outdir.txt" &&
+	! grep -q "all_reduce" "$dir/outdir.txt"; then
+	ok "--out a directory: exit 2 before measuring"
+else
+	bad "--out a directory: exit $rc ($(tail -n 2 "$dir/outdir.txt" | tr '\n' ' '))"
+fi
+
 # ---- the cuda backend, a module loaded on demand (calibrate/bench.cmake) ---------------
 # Where it is built: it loads and runs (exit 0 with a GPU) or fails on the
 # device (exit 4, "cuda (rank 0): ..."); never a loader error.  A copy of
