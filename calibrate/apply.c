@@ -503,6 +503,24 @@ int tpp_cal_check(const struct tpp_calibration *cal, const char *path,
 		fprintf(warn, "%s: warning: measured on \"%s\", which does not look like "
 			"the %s of cluster %s: its figures replace the cluster's all the same\n",
 			path, cal->device, c->gpu.name, c->name);
+	/* a GEMM ceiling below 1% of the datasheet peak: no GPU or CPU that
+	 * planning is for runs its GEMMs that slowly (A100 reaches 87% and
+	 * MI300X 51%, calibration.md s7.2); a unit slip, a failed run or
+	 * another machine, and every step time scales with it */
+	{
+		int p;
+		for (p = 0; p < TPP_PREC__COUNT; p++) {
+			const struct tpp_cal_gemm *g = &cal->gemm[p];
+			double peak = c->gpu.peak_flops[p];
+			if (g->valid && peak > 0 && g->best_flops_per_s < 0.01 * peak)
+				fprintf(warn, "%s: warning: gemm %s: measured %.3g TFLOP/s, %.2g%% of the %s's "
+					"%s peak %.1f TFLOP/s: a calibration of another machine, or a failed "
+					"run? used as measured\n",
+					path, tpp_prec_names[p], g->best_flops_per_s / TPP_TFLOPS,
+					100 * g->best_flops_per_s / peak, c->gpu.name,
+					tpp_prec_names[p], peak / TPP_TFLOPS);
+		}
+	}
 	/* more than the tier carries: measured elsewhere, or a wrong group */
 	for (i = 0; i < cal->ncoll; i++) {
 		const struct tpp_cal_coll *tab = &cal->coll[i];

@@ -851,7 +851,8 @@ static const struct tpp_yfield gemm_fields[] = {
 	 .nnames = TPP_PREC__COUNT, .required = 1},
 	{.key = "best_tflops", .type = TPP_YF_DOUBLE,
 	 .offset = offsetof(struct gemm_in, g.best_flops_per_s),
-	 .scale = TPP_TFLOPS, .min = 0, .max = 1e9 * TPP_TFLOPS, .required = 1},
+	 .scale = TPP_TFLOPS, .min = TPP_CAL_MIN_TFLOPS * TPP_TFLOPS, .max = 1e9 * TPP_TFLOPS,
+	 .required = 1},
 	{.key = "points", .type = TPP_YF_CUSTOM,
 	 .offset = offsetof(struct gemm_in, points), .handler = tpp_y_keep_node,
 	 .required = 1},
@@ -863,8 +864,8 @@ static const struct tpp_yfield gemm_fields[] = {
 #define GEMM_AGREE 0.01
 
 /* [m, n, k, median_s, tflops]: dimensions in [1, 2147483647], a time and
- * 0 < TFLOP/s <= 1e6 that is 2 m n k / median_s.  `out` is the struct
- * tpp_cal_gemm. */
+ * TPP_CAL_MIN_TFLOPS <= TFLOP/s <= 1e6 that is 2 m n k / median_s.  `out`
+ * is the struct tpp_cal_gemm. */
 static int gemm_point(struct tpp_ydoc *d, yaml_node_t *pt, const char *what,
 		      int i, void *out, struct tpp_err *err)
 {
@@ -885,9 +886,9 @@ static int gemm_point(struct tpp_ydoc *d, yaml_node_t *pt, const char *what,
 	    (rc = item_num(d, pt, 4, &tf, err)) ||
 	    (rc = check_time(d, pt, 3, t, what, i, err)))
 		return rc;
-	if (!(tf > 0) || tf > 1e6)
+	if (!(tf >= TPP_CAL_MIN_TFLOPS) || tf > 1e6)
 		return tpp_y_err(d, tpp_y_seq_item(d, pt, 4), err,
-				 "%s[%d]: TFLOP/s must be in (0, 1e6]", what, i);
+				 "%s[%d]: TFLOP/s must be in [%g, 1e6]", what, i, TPP_CAL_MIN_TFLOPS);
 	{
 		double f = 2.0 * dim[0] * dim[1] * dim[2] / t / TPP_TFLOPS;
 		if (fabs(tf - f) > GEMM_AGREE * f)

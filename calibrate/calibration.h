@@ -26,6 +26,12 @@
  * mistyped time, and would price collectives at an infinite bandwidth). */
 #define TPP_CAL_MAX_TIME_S 1e6
 #define TPP_CAL_MAX_ALGBW_Bps 1e14
+/* Floor of a GEMM rate in a calibration (best_tflops and every point):
+ * 1e-9 TFLOP/s, a thousand FLOP/s, slower than any timed GEMM.  Below it
+ * is a unit slip or a misread; it kept the step time finite (1e-307
+ * TFLOP/s priced a step past the largest double).  Fitted bus bandwidths
+ * have their floor, 1e-9 GB/s, in calfile.c's field tables. */
+#define TPP_CAL_MIN_TFLOPS 1e-9
 
 /* One message size of a collective sweep (times in seconds). */
 struct tpp_cal_point {

@@ -543,6 +543,20 @@ if expect calibrate-import-ok 0 out "written to" "$BIN" calibrate \
 	fi
 	run "$BIN" --model 125m --cluster dgx-a100 --gpus 8 --calibration "$TMP/cal-ar.yaml" --json
 	jcheck cal-no-warning-json "$OUT" '.warnings == []'
+	# a GEMM rate below the floor (1e-9 TFLOP/s) is refused where it
+	# stands (1e-307 priced a step past the largest double: an assertion
+	# or "inf" in the JSON); a rate below 1% of the peak is a warning
+	printf 'schema: tpplan.calibration/v1\ngemm:\n  - precision: bf16\n    best_tflops: 1e-307\n    points: []\n' >"$TMP/cal-tiny.yaml"
+	expect cal-gemm-floor 3 err "cal-tiny.yaml:4:18: error: gemm[0].best_tflops = 1e-307 is out of range" \
+		"$BIN" --model 175b --cluster dgx-a100 --gpus 64 --calibration "$TMP/cal-tiny.yaml"
+	sed 's/1e-307/1e-9/' "$TMP/cal-tiny.yaml" >"$TMP/cal-slow.yaml"
+	run "$BIN" --model 175b --cluster dgx-a100 --gpus 1024 --global-batch 67108864 \
+		--calibration "$TMP/cal-slow.yaml" --top 1 --json
+	if [ "$rc" -eq 0 ]; then
+		jcheck cal-slow-json "$OUT" '(.layouts[0].step_s | isfinite) and .layouts[0].step_s > 1e15 and (.warnings[0] | test("gemm bf16: measured 1e-09 TFLOP/s"))'
+	else
+		fail "cal-slow-json: exit $rc"
+	fi
 	# an all-reduce calibration: the tier's all-gather and reduce-scatter
 	# stay published, and keep their citation beside the calibration's
 	expect cal-keeps-citation 0 out "the other collectives as before: 8xH100 SXM: AR ~480 NVLS" \
