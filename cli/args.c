@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "calibration.h"
@@ -640,6 +641,23 @@ int tpp_cli_json_load(struct tpp_ydoc *d, const char *flag, const char *path,
  * status.  Run without a launcher, nothing changes.
  */
 static int saved_stderr = -1;
+
+int tpp_cli_not_an_input(const char *flag, const char *out, const char *const *inputs,
+			 size_t n)
+{
+	struct stat so, si;
+	size_t i;
+	if (!out || stat(out, &so) || !S_ISREG(so.st_mode))
+		return TPP_OK;
+	for (i = 0; i < n; i++)
+		if (inputs[i] && *inputs[i] && !stat(inputs[i], &si) &&
+		    si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
+			fprintf(stderr, "tpplan: %s %s: that is the input file %s; "
+				"not written over (name another file)\n", flag, out, inputs[i]);
+			return TPP_E_USAGE;
+		}
+	return TPP_OK;
+}
 
 void tpp_cli_quiet_until_mpi(void)
 {

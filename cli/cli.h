@@ -153,12 +153,14 @@ int tpp_cli_parse_layout(const char *arg, struct tpp_search *s,
 			 struct tpp_err *err);
 
 /*
- * Apply the calibration at `path` (NULL: the cluster file's calibration:
- * key, if any) to `c`; c->calibration then names the file.  With `keep`
- * the loaded calibration is handed to the caller (free() it; NULL when
- * there was none), else freed.  Prints errors, and tpp_cal_check's
- * warnings to `warn` (NULL: none); returns an exit status.
+ * An output file (`flag` names it in the error) must not be one of the
+ * inputs (NULL or "" entries skipped): the same file (device and inode,
+ * so also through another name or a link) is a usage error, printed;
+ * an output that does not exist yet is fine.
  */
+int tpp_cli_not_an_input(const char *flag, const char *out, const char *const *inputs,
+			 size_t n);
+
 /*
  * Under an MPI launcher, before MPI starts: ranks other than 0 (by the
  * launcher's environment) send stderr to /dev/null, so that an error
@@ -168,6 +170,13 @@ int tpp_cli_parse_layout(const char *arg, struct tpp_search *s,
 void tpp_cli_quiet_until_mpi(void);
 void tpp_cli_speak_again(void);
 
+/*
+ * Apply the calibration at `path` (NULL: the cluster file's calibration:
+ * key, if any) to `c`; c->calibration then names the file.  With `keep`
+ * the loaded calibration is handed to the caller (free() it; NULL when
+ * there was none), else freed.  Prints errors, and tpp_cal_check's
+ * warnings to `warn` (NULL: none); returns an exit status.
+ */
 int tpp_cli_calibrate_cluster(struct tpp_cluster *c, const char *path,
 			      struct tpp_calibration **keep, FILE *warn);
 

@@ -89,6 +89,13 @@ int tpp_cmd_plan(int argc, char **argv)
 	}
 	if ((rc = tpp_cli_problem_cluster(&pb, cluster, NULL, &gpus)))
 		goto out;
+	if (timeline) {
+		/* the files the plan read: the model (a preset name is no
+		 * file), the cluster and the calibration in use */
+		const char *in[] = {pb.model_arg, cluster->path, cluster->calibration};
+		if ((rc = tpp_cli_not_an_input("--timeline", timeline, in, TPP_ARRAY_LEN(in))))
+			goto out;
+	}
 	if ((rc = tpp_cli_problem_search(&pb, &model, gpus, &s)))
 		goto out;
 	x.model = &model;

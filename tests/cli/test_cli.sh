@@ -425,6 +425,18 @@ if expect timeline-tail 0 out "best layouts" "$BIN" --model 13b --cluster dgx-a1
 fi
 expect timeline-bad-path 4 err "--timeline" "$BIN" --model 22b --cluster dgx-a100 \
 	--gpus 8 --global-batch 8 --timeline "$TMP/no/such/dir/t.tsv"
+# the timeline never replaces a file the plan read (the model, the cluster
+# or the calibration, also through a link): exit 2 before the search
+cp "$ROOT/tests/data/models/minimal.yaml" "$TMP/tl-model.yaml"
+cp "$TMP/tl-model.yaml" "$TMP/tl-model.orig"
+ln -sf "$TMP/tl-model.yaml" "$TMP/tl-link.yaml"
+expect timeline-is-model 2 err "that is the input file" "$BIN" --model "$TMP/tl-model.yaml" \
+	--cluster dgx-a100 --gpus 8 --timeline "$TMP/tl-link.yaml"
+cmp -s "$TMP/tl-model.yaml" "$TMP/tl-model.orig" || fail "timeline-is-model: the model file was changed"
+cp "$ROOT/topologies/dgx-a100.yaml" "$TMP/tl-cluster.yaml"
+expect timeline-is-cluster 2 err "that is the input file" "$BIN" --model 125m \
+	--cluster "$TMP/tl-cluster.yaml" --gpus 8 --timeline "$TMP/tl-cluster.yaml"
+cmp -s "$TMP/tl-cluster.yaml" "$ROOT/topologies/dgx-a100.yaml" || fail "timeline-is-cluster: the cluster file was changed"
 
 # ---- pipeline transfers: overlapped (interleaved default) vs blocking --------------
 P2P_LAYOUT=tp=8,pp=8,dp=1,mbs=1,vp=3,sp=1,recompute=selective,zero=0,tp_overlap=0
