@@ -691,16 +691,32 @@ void tpp_cli_speak_again(void)
 	saved_stderr = -1;
 }
 
+int tpp_cli_first_fit_steps(const struct tpp_search *s)
+{
+	int k = 0;
+	while (k < TPP_CLI_FIRST_FIT_MAX && ((long long)s->gpus << (k + 1)) <= (1 << 24))
+		k++;
+	return k;
+}
+
 int tpp_cli_first_fit(const struct tpp_model *m, const struct tpp_cluster *c,
 		      const struct tpp_cost_opts *co, const struct tpp_search *s,
-		      struct tpp_cluster *alt, struct tpp_plan *tmp,
+		      double spent_s, struct tpp_cluster *alt, struct tpp_plan *tmp,
 		      struct tpp_eval *found)
 {
-	int i;
-	for (i = 1; i <= TPP_CLI_FIRST_FIT_MAX; i++) {
+	int i, steps = tpp_cli_first_fit_steps(s);
+	double left = s->time_limit_s - spent_s;
+	if (!steps)
+		return -1;
+	for (i = 1; i <= steps; i++) {
 		struct tpp_search s2 = *s;
 		struct tpp_err err;
 		int rc, n = s->gpus << i;
+		if (s->time_limit_s > 0) {
+			if (left <= 0)
+				return -1; /* out of time: nothing to say */
+			s2.time_limit_s = left;
+		}
 		*alt = *c;
 		tpp_cluster_resize(alt, n);
 		s2.gpus = n;
@@ -713,6 +729,7 @@ int tpp_cli_first_fit(const struct tpp_model *m, const struct tpp_cluster *c,
 		}
 		if (rc != TPP_E_INFEASIBLE || tmp->timed_out)
 			return -1; /* an error, or out of time: nothing to say */
+		left -= tmp->elapsed_s;
 	}
 	return 0;
 }
@@ -726,7 +743,7 @@ void tpp_cli_print_first_fit(FILE *f, const struct tpp_search *s, int n,
 		fprintf(f, "  with %d GPUs (%dx) a layout fits: %s, %.3f s per step (--gpus %d)\n",
 			n, n / s->gpus, lb, e->step_s, n);
 	} else if (n == 0) {
-		fprintf(f, "  nor does any with up to %d GPUs (%dx)\n",
-			s->gpus << TPP_CLI_FIRST_FIT_MAX, 1 << TPP_CLI_FIRST_FIT_MAX);
+		int k = tpp_cli_first_fit_steps(s);
+		fprintf(f, "  nor does any with up to %d GPUs (%dx)\n", s->gpus << k, 1 << k);
 	}
 }

@@ -248,14 +248,17 @@ size_t tpp_print_caution(char *buf, size_t size, const struct tpp_plan *p);
  * their gcd, G)" into buf, "" when G is N (no limit then); returns buf. */
 const char *tpp_print_batch_hint(char *buf, size_t size, const struct tpp_search *s);
 /* For a problem with no feasible layout: the smallest count of 2x, 4x,
- * ... 2^TPP_CLI_FIRST_FIT_MAX x its GPUs at which a layout fits (searched
- * with its options; alt and tmp are scratch).  Returns that count with
- * its best layout in *found, 0 when none fits, -1 when a search failed
- * or stopped at its time limit. */
+ * ... 2^tpp_cli_first_fit_steps(s) x its GPUs at which a layout fits
+ * (searched with its options; alt and tmp are scratch).  The searches
+ * share what is left of s->time_limit_s after the `spent_s` the first
+ * search took.  Returns that count with its best layout in *found, 0 when
+ * none fits, -1 when a search failed or ran out of time, or when no
+ * doubling is within the 2^24 GPUs tpplan plans for. */
 #define TPP_CLI_FIRST_FIT_MAX 6
+int tpp_cli_first_fit_steps(const struct tpp_search *s);
 int tpp_cli_first_fit(const struct tpp_model *m, const struct tpp_cluster *c,
 		      const struct tpp_cost_opts *co, const struct tpp_search *s,
-		      struct tpp_cluster *alt, struct tpp_plan *tmp,
+		      double spent_s, struct tpp_cluster *alt, struct tpp_plan *tmp,
 		      struct tpp_eval *found);
 /* Its result n (and layout e) for the problem of s as "  with N GPUs (kx)
  * a layout fits: ..." on f, or that none does; nothing for n < 0. */

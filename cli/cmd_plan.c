@@ -136,7 +136,8 @@ int tpp_cmd_plan(int argc, char **argv)
 			struct tpp_plan *tmp = malloc(sizeof(*tmp));
 			if (alt && tmp) {
 				struct tpp_eval e;
-				int n = tpp_cli_first_fit(&model, cluster, &co, &s, alt, tmp, &e);
+				int n = tpp_cli_first_fit(&model, cluster, &co, &s, plan->elapsed_s,
+							  alt, tmp, &e);
 				tpp_cli_print_first_fit(stderr, &s, n, &e);
 			}
 			free(alt);

@@ -226,7 +226,8 @@ int tpp_cmd_report(int argc, char **argv)
 		 * many GPUs up something does */
 		fprintf(stderr, "tpplan: %s\n", err.msg);
 		tpp_print_infeasible(stderr, plan, &s, cluster);
-		r->first_fit_gpus = tpp_cli_first_fit(&model, cluster, &co, &s, alt, tmp, &r->first_fit);
+		r->first_fit_gpus = tpp_cli_first_fit(&model, cluster, &co, &s, plan->elapsed_s,
+							alt, tmp, &r->first_fit);
 		tpp_cli_print_first_fit(stderr, &s, r->first_fit_gpus, &r->first_fit);
 		r->nscale = infeasible_scale_counts(gpus, r->first_fit_gpus, cluster->gpus_per_node,
 						    cluster->tiers[cluster->ntiers - 1].span_gpus, counts);

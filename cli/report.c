@@ -1054,7 +1054,11 @@ static void write_infeasible(struct doc *d, const struct tpp_report *r)
 		    tpp_eval_optimistic(&r->first_fit) ? OPTIMISTIC_MARK : "");
 	} else if (r->first_fit_gpus == 0) {
 		d_p(d, "No layout fits with up to %d GPUs (%dx) either.",
-		    x->search->gpus << TPP_CLI_FIRST_FIT_MAX, 1 << TPP_CLI_FIRST_FIT_MAX);
+		    x->search->gpus << tpp_cli_first_fit_steps(x->search),
+		    1 << tpp_cli_first_fit_steps(x->search));
+	} else if (!tpp_cli_first_fit_steps(x->search)) {
+		d_p(d, "More GPUs were not searched: twice %d is past the %d GPUs tpplan plans for.",
+		    x->search->gpus, 1 << 24);
 	} else {
 		d_p(d, "From how many GPUs a layout fits is not known: a search at twice the GPUs or more stopped at its time limit (--time-limit) or failed.");
 	}

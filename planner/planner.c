@@ -436,6 +436,7 @@ int tpp_plan_search(const struct tpp_model *m, const struct tpp_cluster *c,
 	struct ctx x;
 	struct tpp_layout l;
 	int tp, cp, pp, i, pr, rc = TPP_OK;
+	int div[TPP_MAX_DIVISORS], ndiv = 0, a, b, d;
 	size_t k;
 
 	memset(plan, 0, sizeof(*plan));
@@ -462,14 +463,25 @@ int tpp_plan_search(const struct tpp_model *m, const struct tpp_cluster *c,
 	x.t0 = mono_now();
 	memset(&l, 0, sizeof(l));
 	l.gbs = s->gbs;
-	for (tp = 1; tp <= s->gpus && !x.timed_out; tp++) {
-		if (s->gpus % tp || !in(s->tp, tp))
+	/* tp, cp and pp run over the divisors of the GPU count (increasing),
+	 * not over every number up to it: 2^24 GPUs have 25 */
+	for (d = 1; (long long)d * d <= s->gpus; d++)
+		if (s->gpus % d == 0)
+			div[ndiv++] = d;
+	for (i = ndiv - 1; i >= 0; i--)
+		if ((long long)div[i] * div[i] != s->gpus)
+			div[ndiv++] = s->gpus / div[i];
+	for (a = 0; a < ndiv && !past_limit(&x); a++) {
+		tp = div[a];
+		if (!in(s->tp, tp))
 			continue;
-		for (cp = 1; cp <= s->gpus / tp; cp++) {
+		for (b = 0; b < ndiv && div[b] <= s->gpus / tp && !x.timed_out; b++) {
 			int max_cp = s->cp == TPP_FREE ? s->max_cp : s->cp;
+			cp = div[b];
 			if ((s->gpus / tp) % cp || !in(s->cp, cp) || cp > max_cp)
 				continue;
-			for (pp = 1; pp <= s->gpus / (tp * cp); pp++) {
+			for (d = 0; d < ndiv && div[d] <= s->gpus / (tp * cp) && !x.timed_out; d++) {
+				pp = div[d];
 				if ((s->gpus / (tp * cp)) % pp || !in(s->pp, pp))
 					continue;
 				l.tp = tp;
@@ -530,6 +542,7 @@ int tpp_plan_search(const struct tpp_model *m, const struct tpp_cluster *c,
 	qsort(plan->best_pp, plan->n_best_pp, sizeof(*plan->best_pp), by_degree);
 	free(x.cands);
 	tpp_cost_cache_free(x.cache);
+	plan->elapsed_s = mono_now() - x.t0;
 	if (!plan->n_top)
 		return tpp_err_set(err, TPP_E_INFEASIBLE, NULL, 0, 0,
 				   "no layout of %s on %d GPUs is valid and fits in memory",
@@ -546,6 +559,7 @@ timeout:
 	 * not the best */
 	plan->timed_out = 1;
 	plan->n_top = 0;
+	plan->elapsed_s = mono_now() - x.t0;
 	return tpp_err_set(err, TPP_E_INFEASIBLE, NULL, 0, 0,
 			   "the search of %s on %d GPUs stopped after its %g s time limit "
 			   "(%llu layouts considered, %llu feasible): fix some fields with "

@@ -41,6 +41,9 @@ const char *tpp_reject_name(int reason);
  * at most 240 divisors), so a table of this size never fills.
  */
 #define TPP_DEGREE_SLOTS 1024
+/* Divisors of a GPU count the search loops over: no int up to INT_MAX has
+ * more than 1600 (2 095 133 040, a highly composite number, has 1600). */
+#define TPP_MAX_DIVISORS 1600
 
 /* Fields set to TPP_FREE are searched; others are fixed. */
 struct tpp_search {
@@ -97,6 +100,7 @@ struct tpp_plan {
 	unsigned long long simulated_picks;  /* further layouts simulated as the
 						best of their TP / PP degree */
 	unsigned long long rejected[TPP_REJ__COUNT];
+	double elapsed_s;                    /* wall time of the search, s */
 	int timed_out;                       /* stopped by its time limit: no
 						layouts are reported */
 	/* closest-to-fitting layout rejected for memory (smallest total) */

@@ -313,6 +313,11 @@ expect infeasible-json 1 out '"closest_miss"' \
 	jcheck infeasible-json "$OUT" '.status == "infeasible" and (.layouts | length) == 0 and .closest_miss.fits == false'
 
 expect nodes-overflow 2 err "--nodes" "$BIN" --model 175b --cluster dgx-a100 --nodes 4194304
+# near the 2^24 GPUs tpplan plans for, the first-fit doublings stop there
+# (they went on to 2^30 GPUs, minutes of searching past --time-limit)
+expect first-fit-cap 1 err "nor does any with up to 16777216 GPUs (4x)" \
+	"$BIN" --model "$ROOT/tests/data/models/minimal.yaml" --cluster dgx-a100 --gpus 4194304
+grep -q "1073741824\|33554432" "$ERR" && fail "first-fit-cap: a count past 2^24 GPUs searched"
 
 # A search stopped by --time-limit: no "closest to fitting" (feasible
 # layouts exist), closest_miss null in JSON
