@@ -37,7 +37,10 @@
 
 /* What the file says besides the rows. */
 struct file_meta {
-	int op;                /* -1: the file does not say */
+	int op;                /* -1: the file does not say, or names
+				  a collective tpplan does not model: */
+	char op_other[64];     /* that name ("broadcast_perf"), "" if none */
+	int op_other_line;     /* its line (0 in JSON) */
 	char nccl[64];         /* "2.18.3+cuda12.2" */
 	char nccl_tests[64];   /* nccl-tests version */
 	char device[TPP_CAL_STR];
@@ -85,6 +88,24 @@ static int op_from_name(const char *s)
 		if (strstr(buf, keys[i].key))
 			return (int)keys[i].op;
 	return -1;
+}
+
+/* The collective the file states in s (line `line`): op_from_name's, or
+ * the name kept in m->op_other when it is none tpplan models. */
+static void meta_op(struct file_meta *m, const char *s, int line)
+{
+	size_t n = 0;
+	m->op = op_from_name(s);
+	if (m->op >= 0 || m->op_other[0])
+		return;
+	while (*s == ' ' || *s == '\t')
+		s++;
+	while (s[n] && s[n] != ' ' && s[n] != '\t' && s[n] != '\r' && s[n] != '\n' &&
+	       n + 1 < sizeof(m->op_other))
+		n++;
+	memcpy(m->op_other, s, n);
+	m->op_other[n] = '\0';
+	m->op_other_line = line;
 }
 
 static const char *base_name(const char *path)
@@ -329,7 +350,7 @@ static void text_comment(const char *line, int lineno, int col0,
 		}
 	}
 	if ((p = strstr(line, "Collective test starting:")))
-		m->op = op_from_name(p + 25);
+		meta_op(m, p + 25, lineno);
 	if (strstr(line, "Avg bus bandwidth"))
 		m->summary = 1;
 	/* #  Rank  0 Group  0 Pid  1234 on  host device  0 [0x07] NVIDIA ...
@@ -625,12 +646,12 @@ static int parse_json(const char *path, const char *text, struct tpp_cal_coll *t
 	if ((s = tpp_yj_str(tpp_y_map_get(&j.d, root, "collective"))) ||
 	    (s = tpp_yj_str(tpp_y_map_get(&j.d, root, "test"))) ||
 	    (s = tpp_yj_str(tpp_y_map_get(&j.d, root, "test_name"))))
-		m->op = op_from_name(s);
+		meta_op(m, s, 0);
 	v = tpp_y_map_get(&j.d, root, "args");
 	if (m->op < 0 && v && v->type == YAML_SEQUENCE_NODE &&
 	    !tpp_y_seq(&j.d, v, "args", &n, err) && n > 0 &&
 	    (s = tpp_yj_str(tpp_y_seq_item(&j.d, v, 0))))
-		m->op = op_from_name(base_name(s));
+		meta_op(m, base_name(s), 0);
 	v = tpp_y_map_get(&j.d, root, "nccl_version");
 	if (tpp_yj_num(v, &x) && x > 0 && x < 1e9) /* a version code */
 		nccl_code_str((long)x, m->nccl, sizeof(m->nccl));
@@ -679,7 +700,7 @@ static int parse_json(const char *path, const char *text, struct tpp_cal_coll *t
 	for (i = 0; i < n; i++) {
 		yaml_node_t *r = tpp_y_seq_item(&j.d, res, i);
 		if (m->op < 0 && (s = tpp_yj_str(tpp_y_map_get(&j.d, r, "experiment_name"))) && s[0])
-			m->op = op_from_name(s);
+			meta_op(m, s, 0);
 		if ((rc = json_result(&j, r, t)))
 			goto out;
 	}
@@ -749,6 +770,16 @@ int tpp_cal_import_warn(const char *path, enum tpp_coll op, int group, int tier,
 
 	/* The collective: the file's word, else the argument, else the name. */
 	file_op = m.op;
+	if (file_op < 0 && m.op_other[0]) {
+		char names[128] = "";
+		int i;
+		for (i = 0; i < TPP_COLL__COUNT; i++)
+			append_list(names, sizeof(names), ", ", tpp_coll_names[i]);
+		rc = tpp_err_set(err, TPP_E_INPUT, path, m.op_other_line, m.op_other_line ? 1 : 0,
+				 "the file holds %s results, a collective tpplan does not "
+				 "model (it imports %s)", m.op_other, names);
+		goto out;
+	}
 	if (file_op >= 0 && op != TPP_COLL__COUNT && file_op != (int)op) {
 		rc = tpp_err_set(err, TPP_E_INPUT, path, 0, 0,
 				 "the file holds %s results, not %s",

@@ -749,6 +749,31 @@ static void test_import(void)
 	CHECK_STR_CONTAINS(err.msg, "NUL byte");
 	remove(path);
 
+	/* A collective tpplan does not model (broadcast), in a file named
+	 * after all_reduce and with --op all_reduce: refused, not imported
+	 * as all_reduce; in JSON too */
+	snprintf(path, sizeof(path), "%s/all_reduce_perf.txt", dir);
+	CHECK(write_text(path,
+			 "# nccl-tests version 2.13.8\n"
+			 "# Collective test starting: broadcast_perf\n"
+			 "  1024  256  float  none  0  10.50  0.10  0.09  0\n") == 0);
+	rc = tpp_cal_import(path, TPP_COLL__COUNT, 8, 0, &cal, &err);
+	CHECK(rc == TPP_E_INPUT);
+	CHECK(err.line == 2);
+	CHECK_STR_CONTAINS(err.msg, "holds broadcast_perf results, a collective tpplan does not model");
+	rc = tpp_cal_import(path, TPP_COLL_ALL_REDUCE, 8, 0, &cal, &err);
+	CHECK(rc == TPP_E_INPUT);
+	CHECK_STR_CONTAINS(err.msg, "holds broadcast_perf results");
+	remove(path);
+	snprintf(path, sizeof(path), "%s/all_reduce.json", dir);
+	CHECK(write_text(path,
+			 "{\"args\": [\"./reduce_perf\"],\n"
+			 " \"results\": [{\"size\": 1024, \"out_of_place\": {\"time\": 10.5}}]}\n") == 0);
+	rc = tpp_cal_import(path, TPP_COLL__COUNT, 8, 0, &cal, &err);
+	CHECK(rc == TPP_E_INPUT);
+	CHECK_STR_CONTAINS(err.msg, "holds reduce_perf results");
+	remove(path);
+
 	/* No rows at all */
 	snprintf(path, sizeof(path), "%s/empty.txt", dir);
 	CHECK(write_text(path, "# nothing here\n") == 0);
