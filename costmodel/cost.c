@@ -2077,10 +2077,13 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 				 * i's compute and layer i's reduce-scatter under
 				 * layer i-1's backward: per pass only what the
 				 * compute cannot cover, plus the first layer's
-				 * gather (last layer's reduce-scatter).
+				 * gather (last layer's reduce-scatter).  The
+				 * cover is the layers' whole time, the exposed
+				 * context-parallel ring included: the gathers run
+				 * on their own stream while a layer waits too.
 				 */
-				double f_all = L * (lc->fwd_s + lc->tp_fwd_s);
-				double b_all = L * (lc->bwd_s + lc->recomp_s + lc->tp_bwd_s);
+				double f_all = L * (lc->fwd_s + lc->tp_fwd_s + lc->cp_f_s);
+				double b_all = L * (lc->bwd_s + lc->recomp_s + lc->tp_bwd_s + lc->cp_b_s);
 				double c_b = (gathers - 1) * ag + rs;
 				x_mb = fmax(ag - f_all, 0) + ag / L +
 				       fmax(c_b - b_all, 0) + c_b / L;
@@ -2114,7 +2117,8 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 			 */
 			if (l->zero == 2 && mb > 1 && !tpp_zero_pipelined(l)) {
 				double layers_r = (double)m->layers / l->pp;
-				double bwd_mb = layers_r * (lc->bwd_s + lc->recomp_s + lc->tp_bwd_s);
+				double bwd_mb = layers_r * (lc->bwd_s + lc->recomp_s + lc->tp_bwd_s +
+							    lc->cp_b_s);
 				double x = t_grad;
 				if (o->dp_overlap)
 					x = fmax(t_grad - bwd_mb, t_grad / layers_r);
@@ -2128,8 +2132,11 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 				double layers_r = (double)m->layers / l->pp;
 				double bucket_g = t_grad / layers_r;
 				double bucket_p = t_param / layers_r;
-				double last_bwd = layers_r * (lc->bwd_s + lc->recomp_s + lc->tp_bwd_s);
-				double first_fwd = layers_r * (lc->fwd_s + lc->tp_fwd_s);
+				/* the layers' whole time covers, the exposed
+				 * CP ring included (as for ZeRO-3 above) */
+				double last_bwd = layers_r * (lc->bwd_s + lc->recomp_s + lc->tp_bwd_s +
+							      lc->cp_b_s);
+				double first_fwd = layers_r * (lc->fwd_s + lc->tp_fwd_s + lc->cp_f_s);
 				double ex_g = t_grad - last_bwd, ex_p = t_param - first_fwd;
 				e.dp_param_exposed_s = t_param > 0 ? (ex_p > bucket_p ? ex_p : bucket_p) : 0;
 				/* FSDP2 under pipelining reduce-scatters after

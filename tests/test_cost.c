@@ -1349,6 +1349,29 @@ static void test_zero3_overlap_share(void)
 	CHECK(on.layer_fwd_s == off.layer_fwd_s);
 }
 
+/* Faster GEMMs never make a ZeRO-3 layout with context parallelism
+ * slower: the prefetched gathers hide under the layers' whole time, the
+ * exposed CP ring included (it was left out, so less compute exposed the
+ * gathers by the whole drop while the ring's exposure grew: slower). */
+static void test_zero3_cp_faster_gemm(void)
+{
+	struct fixture *f = fixture("1.3b", "dgx-h100", 8, tpp_cost_opts_default);
+	struct tpp_eval base, fast;
+	int p;
+	f->l = layout(1, 1, 4, 1, 1, 0, TPP_RECOMPUTE_NONE, 3, 128);
+	f->l.cp = 2;
+	f->o.gpu_speed_sigma = 0;
+	CHECK(!fixture_eval(f, &base));
+	CHECK(base.t.cp_comm_s > 0 && base.t.dp_comm_s > 0);
+	for (p = 0; p < TPP_PREC__COUNT; p++) {
+		f->c.gpu.peak_flops[p] *= 2;
+		f->c.gpu.gemm_flops[p] *= 2;
+	}
+	CHECK(!fixture_eval(f, &fast));
+	CHECK(fast.t.compute_s < base.t.compute_s);
+	CHECK(fast.step_s <= base.step_s);
+}
+
 /* Pipeline transfer per boundary (costmodel.md 2.3): with SP each TP rank
  * sends its 1/tp sequence shard; without SP, Megatron-Core sends the whole
  * [s, b, h] from every TP rank, and the legacy scatter/gather sends 1/tp
@@ -1535,6 +1558,7 @@ int main(int argc, char **argv)
 	test_fp8_activations();
 	test_block_recompute();
 	test_zero3_overlap_share();
+	test_zero3_cp_faster_gemm();
 	test_p2p_scatter_gather();
 	test_interleaved_inflight();
 	test_interleaved_uneven();
