@@ -13,11 +13,17 @@
  *                schedules.py, costmodel.md 3.4);
  *   ZB-H1        1F1B with each backward split into its input-gradient
  *                part B (on the critical path) and weight-gradient part W
- *                (Qi et al. 2024).  Played greedily: a free rank runs a
- *                B whose input has arrived, else the next F (at most
- *                p - r forwards ahead of the backwards, the 1F1B limit),
- *                else its oldest pending W, else waits; with equal F, B
- *                and W this gives ZB-H1's bubble (p-1)(F + B - W).
+ *                (Qi et al. 2024).  Its order is found greedily with the
+ *                transfers taken as instant: a free rank runs a B whose
+ *                input has arrived, else the next F (at most p - r
+ *                forwards ahead of the backwards, the 1F1B limit), else
+ *                its oldest pending W, else waits; with equal F, B and W
+ *                this gives ZB-H1's bubble (p-1)(F + B - W).  That order
+ *                is then played with the transfers, like the others: the
+ *                zero-bubble runtime executes a schedule fixed before the
+ *                step.  (Greedy with the transfers in flight, a rank whose
+ *                B input was a transfer away started a whole W instead,
+ *                which delayed the critical path every cycle.)
  * An operation starts when its rank is free and its input is there: the
  * forward of chunk k needs chunk k-1's forward of the same micro-batch plus
  * one point-to-point transfer, the backward needs chunk k+1's backward (the
@@ -65,6 +71,7 @@ struct sim {
 	/* NIC sharing: per rank, DP bucket busy intervals from the previous pass */
 	double *dp_lo, *dp_hi;
 	int share;         /* transfers and DP buckets share the NICs */
+	int instant;       /* transfers take no time (finding ZB-H1's order) */
 };
 
 static void push(struct sim *s, int r, int kind, int chunk, int mb)
@@ -130,7 +137,7 @@ static double *slot(struct sim *s, int which, int chunk, int mb)
 static double xfer(const struct sim *s, int ra, int rb, double t)
 {
 	double d = s->st->p2p_s;
-	if (ra == rb)
+	if (ra == rb || s->instant)
 		return 0;
 	if (s->share && s->dp_lo &&
 	    ((t >= s->dp_lo[ra] && t < s->dp_hi[ra]) ||
@@ -425,6 +432,7 @@ static int play_zb(struct sim *s, struct tpp_sim_event *ev, size_t cap,
 			else
 				nw[best_r]++;
 			record(ev, cap, nev, best_r, best_r, o.mb, (enum tpp_ev_kind)o.kind, start, end);
+			push(s, best_r, o.kind, best_r, o.mb); /* the order, for play() */
 			left--;
 		}
 		/* the rank, and the neighbour that consumes its output (a
@@ -499,14 +507,26 @@ int tpp_sim_stages(const struct tpp_sim_input *in, struct tpp_sim_result *out,
 		rc = tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0, "out of memory");
 		goto out;
 	}
-	if (!in->zb)
+	if (!in->zb) {
 		build_orders(&s);
+	} else {
+		/* ZB-H1's order: the greedy play with instant transfers */
+		int prc;
+		s.instant = 1;
+		prc = play_zb(&s, NULL, 0, &nev);
+		s.instant = 0;
+		if (prc) {
+			rc = prc == -2 ? tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0, "out of memory")
+				       : tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0,
+						     "internal error: schedule deadlock");
+			goto out;
+		}
+	}
 	s.share = in->share_nic && in->dp_grad_s > 0;
 
 	npass = s.share ? 2 : 1;
 	for (pass = 0; pass < npass; pass++) {
-		int prc = in->zb ? play_zb(&s, pass == npass - 1 ? events : NULL, cap, &nev)
-				 : play(&s, pass == npass - 1 ? events : NULL, cap, &nev);
+		int prc = play(&s, pass == npass - 1 ? events : NULL, cap, &nev);
 		if (prc == -2) {
 			rc = tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0, "out of memory");
 			goto out;
