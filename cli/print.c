@@ -195,7 +195,7 @@ void tpp_print_counts(char *buf, size_t size, const struct tpp_plan *p,
 	tpp_appendf(buf, size, ", %llu discarded because their lower bound exceeds the top %d",
 		    p->pruned, s->top_k);
 	if (p->simulated_picks)
-		tpp_appendf(buf, size, "; %llu more simulated as the best of their TP or PP degree",
+		tpp_appendf(buf, size, "; %llu more simulated to find the best of each TP and PP degree",
 			    p->simulated_picks);
 }
 

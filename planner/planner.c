@@ -9,6 +9,7 @@
  */
 #include "planner.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -406,27 +407,55 @@ static int simulate_pick(struct ctx *x, const struct tpp_layout *l,
 }
 
 /*
- * Price the analytic best of each degree into table t: simulated (or
- * reused, simulate_pick) when the search simulates, else the analytic
- * model.  0; 1 past the time limit; -1 on a simulator error (x->err).
+ * The best simulated layout of each degree into table t (tp: which = 0,
+ * pp: 1), by the pruning of the top K with a tolerance: the candidates
+ * from `from` on (the earlier ones were simulated as finalists and are in
+ * t already) in order of their lower bound, each degree's until the next
+ * bound is within TPP_DEGREE_TOL of the best step of that degree found so
+ * far, so no layout of the degree is faster than its entry by more.
+ * 0; 1 past the time limit; -1 on a simulator error (x->err).
  */
-static int price_picks(struct ctx *x, const struct degree_pick *pick, int n,
-		       struct tpp_degree_best *t, int *nt)
+static int simulate_degrees(struct ctx *x, const struct degree_pick *pick, int n,
+			    size_t from, int which, struct tpp_degree_best *t, int *nt)
+{
+	int i;
+	for (i = 0; i < n; i++) {
+		int d = pick[i].degree, j = tpp_degree_find(t, *nt, d);
+		double cur = j < 0 ? HUGE_VAL : t[j].e.step_s;
+		size_t k;
+		for (k = from; k < x->n; k++) {
+			const struct cand *c = &x->cands[k];
+			struct tpp_eval e;
+			if ((which ? c->l.pp : c->l.tp) != d)
+				continue;
+			if (c->bound_s * (1 + TPP_DEGREE_TOL) >= cur)
+				break;
+			if (past_limit(x))
+				return 1;
+			if (simulate_pick(x, &c->l, &e))
+				return -1;
+			keep_best(t, nt, d, &e);
+			if (e.step_s < cur)
+				cur = e.step_s;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Price the analytic best of each degree into table t by the analytic
+ * model (the search ranks by it: --analytic).
+ */
+static void price_picks(struct ctx *x, const struct degree_pick *pick, int n,
+			struct tpp_degree_best *t, int *nt)
 {
 	int i;
 	for (i = 0; i < n; i++) {
 		struct tpp_eval e;
-		if (!x->s->simulate) {
-			if (tpp_cost_eval(x->m, x->c, x->o, &pick[i].l, &e, NULL))
-				continue;
-		} else if (past_limit(x)) {
-			return 1;
-		} else if (simulate_pick(x, &pick[i].l, &e)) {
-			return -1;
-		}
+		if (tpp_cost_eval(x->m, x->c, x->o, &pick[i].l, &e, NULL))
+			continue;
 		keep_best(t, nt, pick[i].degree, &e);
 	}
-	return 0;
 }
 
 int tpp_plan_search(const struct tpp_model *m, const struct tpp_cluster *c,
@@ -521,18 +550,19 @@ int tpp_plan_search(const struct tpp_model *m, const struct tpp_cluster *c,
 			if (simulate(&x, &x.cands[k].l, 0, &e))
 				goto fail;
 			keep_top(plan, s->top_k, &e);
+			/* every finalist counts for its degrees' best */
+			keep_best(plan->best_tp, &plan->n_best_tp, e.layout.tp, &e);
+			keep_best(plan->best_pp, &plan->n_best_pp, e.layout.pp, &e);
 		}
-		/* the best per TP and PP degree (by the analytic model), simulated */
-		if ((pr = price_picks(&x, x.pick_tp, x.n_tp, plan->best_tp, &plan->n_best_tp)) ||
-		    (pr = price_picks(&x, x.pick_pp, x.n_pp, plan->best_pp, &plan->n_best_pp))) {
+		/* the best per TP and PP degree, simulated: the rest of each
+		 * degree's candidates, pruned by its best so far */
+		if ((pr = simulate_degrees(&x, x.pick_tp, x.n_tp, k, 0, plan->best_tp,
+					   &plan->n_best_tp)) ||
+		    (pr = simulate_degrees(&x, x.pick_pp, x.n_pp, k, 1, plan->best_pp,
+					   &plan->n_best_pp))) {
 			if (pr > 0)
 				goto timeout;
 			goto fail;
-		}
-		/* the overall winner is the best of its degree too */
-		for (i = 0; i < plan->n_top; i++) {
-			keep_best(plan->best_tp, &plan->n_best_tp, plan->top[i].layout.tp, &plan->top[i]);
-			keep_best(plan->best_pp, &plan->n_best_pp, plan->top[i].layout.pp, &plan->top[i]);
 		}
 	} else {
 		price_picks(&x, x.pick_tp, x.n_tp, plan->best_tp, &plan->n_best_tp);

@@ -41,6 +41,13 @@ const char *tpp_reject_name(int reason);
  * at most 240 divisors), so a table of this size never fills.
  */
 #define TPP_DEGREE_SLOTS 1024
+/* The best layout of each TP / PP degree (tpp_plan.best_tp, best_pp) is
+ * simulated, and no layout of that degree is faster by more than this
+ * fraction (their lower bounds prove it): 1 %, a quarter of what one
+ * configuration's measurements vary by (TPP_MEASURED_SPREAD); exact, it
+ * doubled the bench's wall time. */
+#define TPP_DEGREE_TOL 0.01
+
 /* Divisors of a GPU count the search loops over: no int up to INT_MAX has
  * more than 1600 (2 095 133 040, a highly composite number, has 1600). */
 #define TPP_MAX_DIVISORS 1600
