@@ -216,12 +216,8 @@ size_t tpp_print_ties(char *buf, size_t size, const struct tpp_plan *p);
  * per-degree bests simulated besides. */
 void tpp_print_counts(char *buf, size_t size, const struct tpp_plan *p,
 		      const struct tpp_search *s);
-/* Whether e is of a kind the validation shows the model optimistic for:
- * ZeRO-3 without pipelining with its data-parallel group beyond the first
- * tier. */
-int tpp_eval_optimistic(const struct tpp_eval *e);
-/* How much longer the published runs of that kind took than predicted
- * (SC21 Table 2, rows A11-A16; print.c tpp_eval_optimistic), as the
+/* How much longer the published runs of the kind tpp_eval_optimistic
+ * (planner.h) names took than predicted (SC21 Table 2, rows A11-A16), as the
  * caution and the report's marks state it. */
 #define TPP_OPTIMISTIC_RANGE "1.3-2.8"
 /* A caution about the layouts shown where the validation shows the model

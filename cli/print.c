@@ -199,46 +199,52 @@ void tpp_print_counts(char *buf, size_t size, const struct tpp_plan *p,
 			    p->simulated_picks);
 }
 
+/* "Rank 2 is", "Ranks 2 and 4 are", "Ranks 2 to 5 are", "Ranks 2, 4
+ * and 5 are": the ranks (1-based) of the n indices in idx, increasing. */
+static void rank_list(char *buf, size_t size, const int *idx, int n)
+{
+	int i;
+	buf[0] = 0;
+	if (n == 1) {
+		snprintf(buf, size, "Rank %d is", idx[0] + 1);
+		return;
+	}
+	if (n > 2 && idx[n - 1] - idx[0] == n - 1) {
+		snprintf(buf, size, "Ranks %d to %d are", idx[0] + 1, idx[n - 1] + 1);
+		return;
+	}
+	tpp_appendf(buf, size, "Ranks");
+	for (i = 0; i < n; i++)
+		tpp_appendf(buf, size, "%s %d", i == 0 ? "" : i == n - 1 ? " and" : ",", idx[i] + 1);
+	tpp_appendf(buf, size, " are");
+}
+
 size_t tpp_print_ties(char *buf, size_t size, const struct tpp_plan *p)
 {
-	char ranks[32];
-	int i, n = 0, w;
+	char ranks[96];
+	int i, n = 0, w, idx[TPP_TOP_MAX];
 	buf[0] = 0;
 	if (p->n_top < 2)
 		return 0;
-	/* the ranking is sorted, so the ties are ranks 2 .. n + 1 */
-	for (i = 1; i < p->n_top && tpp_plan_ties_best(p, i); i++)
-		n++;
-	if (n == 1)
-		snprintf(ranks, sizeof(ranks), "Rank 2 is");
-	else if (n == 2)
-		snprintf(ranks, sizeof(ranks), "Ranks 2 and 3 are");
-	else
-		snprintf(ranks, sizeof(ranks), "Ranks 2 to %d are", n + 1);
+	/* within the spread and not merely optimistic (tpp_plan_ties_best) */
+	for (i = 1; i < p->n_top; i++)
+		if (tpp_plan_ties_best(p, i))
+			idx[n++] = i;
+	if (n)
+		rank_list(ranks, sizeof(ranks), idx, n);
 	if (n)
 		w = snprintf(buf, size, "%s within %.0f%% of the best: one configuration's measurements differ by up to ~%.0f%% (shared/validation/README.md), so treat %s as a tie and choose by memory headroom or simplicity.",
 			     ranks, 100 * TPP_MEASURED_SPREAD, 100 * TPP_MEASURED_SPREAD,
 			     n > 1 ? "them" : "it");
+	else if (p->top[1].step_s <= p->top[0].step_s * (1 + TPP_MEASURED_SPREAD))
+		/* within the spread, but optimistic: the caution names them */
+		w = snprintf(buf, size, "No runner-up ties with the best: those within %.0f%% of it use ZeRO-3 across nodes, whose step the model predicts short (see the caution).",
+			     100 * TPP_MEASURED_SPREAD);
 	else
 		w = snprintf(buf, size, "The best leads rank 2 by %.2f%%, more than the ~%.0f%% by which one configuration's measurements differ (shared/validation/README.md).",
 			     100 * (p->top[1].step_s / p->top[0].step_s - 1),
 			     100 * TPP_MEASURED_SPREAD);
 	return w > 0 ? (size_t)w : 0;
-}
-
-/*
- * ZeRO-3 without pipelining (tpp_zero_per_microbatch) with its
- * data-parallel group beyond the first tier gathers every parameter over
- * the network for each micro-batch.  The only published
- * runs of it in the validation set, SC21 Table 2's DeepSpeed ZeRO-3 rows
- * (A11-A16 of shared/validation/published-runs.tsv: 175B and 530B on
- * 384-2240 A100s), took 1.3-2.8 times the step this model predicts (its
- * predictions 26-65 % short), more so the more nodes (costmodel/README.md "Accuracy"); no sourced mechanism
- * explains it, so it is not in the model, and the user is told.
- */
-int tpp_eval_optimistic(const struct tpp_eval *e)
-{
-	return tpp_zero_per_microbatch(&e->layout) && e->dp_tier >= 1;
 }
 
 size_t tpp_print_caution(char *buf, size_t size, const struct tpp_plan *p)

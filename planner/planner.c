@@ -47,10 +47,16 @@ void tpp_search_stated_recompute(struct tpp_search *s)
 		s->recompute_layers = 0;
 }
 
+int tpp_eval_optimistic(const struct tpp_eval *e)
+{
+	return tpp_zero_per_microbatch(&e->layout) && e->dp_tier >= 1;
+}
+
 int tpp_plan_ties_best(const struct tpp_plan *p, int i)
 {
 	return i >= 1 && i < p->n_top &&
-	       p->top[i].step_s <= p->top[0].step_s * (1 + TPP_MEASURED_SPREAD);
+	       p->top[i].step_s <= p->top[0].step_s * (1 + TPP_MEASURED_SPREAD) &&
+	       (!tpp_eval_optimistic(&p->top[i]) || tpp_eval_optimistic(&p->top[0]));
 }
 
 int tpp_degree_find(const struct tpp_degree_best *t, int n, int degree)

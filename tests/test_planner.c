@@ -482,6 +482,23 @@ static void test_ties(struct tpp_plan *p)
 	CHECK(!tpp_plan_ties_best(p, 3)); /* +4.1 % */
 	CHECK(!tpp_plan_ties_best(p, 4));
 	CHECK(!tpp_plan_ties_best(p, 5)); /* past n_top */
+	/* ZeRO-3 across nodes (tpp_eval_optimistic) is no tie for a best
+	 * that is not, and ties with one that is */
+	for (i = 0; i < p->n_top; i++) {
+		p->top[i].layout.tp = p->top[i].layout.pp = p->top[i].layout.cp = 1;
+		p->top[i].layout.dp = 64;
+		p->top[i].layout.zero = 1;
+		p->top[i].dp_tier = 1;
+	}
+	p->top[1].layout.zero = 3;
+	CHECK(tpp_eval_optimistic(&p->top[1]) && !tpp_eval_optimistic(&p->top[0]));
+	CHECK(!tpp_plan_ties_best(p, 1));
+	CHECK(tpp_plan_ties_best(p, 2));
+	p->top[1].dp_tier = 0; /* inside a node: no caution, a tie */
+	CHECK(!tpp_eval_optimistic(&p->top[1]) && tpp_plan_ties_best(p, 1));
+	p->top[1].dp_tier = 1;
+	p->top[0].layout.zero = 3;
+	CHECK(tpp_plan_ties_best(p, 1));
 	p->n_top = 1;
 	CHECK(!tpp_plan_ties_best(p, 1));
 }
