@@ -637,8 +637,9 @@ int tpp_cli_json_load(struct tpp_ydoc *d, const char *flag, const char *path,
  * usage or input error would be printed once per rank.  The launcher
  * tells each process its rank in the environment (Open MPI
  * OMPI_COMM_WORLD_RANK; PMI_RANK / PMIX_RANK elsewhere): ranks other than
- * 0 keep quiet until MPI is up (tpp_cli_speak_again), and exit with the same
- * status.  Run without a launcher, nothing changes.
+ * 0, and other than the first of each node, keep quiet until MPI is up
+ * (tpp_cli_speak_again), and exit with the same status.  Run without a
+ * launcher, nothing changes.
  */
 static int saved_stderr = -1;
 
@@ -662,12 +663,22 @@ int tpp_cli_not_an_input(const char *flag, const char *out, const char *const *i
 void tpp_cli_quiet_until_mpi(void)
 {
 	static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"};
-	const char *r = NULL;
+	/* the rank within its node (Open MPI, MPICH's Hydra, PMIx) */
+	static const char *const local[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
+					     "PMIX_LOCAL_RANK"};
+	const char *r = NULL, *lr = NULL;
 	size_t i;
 	int nul;
 	for (i = 0; i < TPP_ARRAY_LEN(vars) && !r; i++)
 		r = getenv(vars[i]);
 	if (!r || !strcmp(r, "0"))
+		return;
+	/* the first rank of every other node speaks too: a file can be
+	 * missing or differ on one node (a node-local --calibration or
+	 * --model), and its error would be nowhere else (once per node) */
+	for (i = 0; i < TPP_ARRAY_LEN(local) && !lr; i++)
+		lr = getenv(local[i]);
+	if (lr && !strcmp(lr, "0"))
 		return;
 	fflush(stderr);
 	saved_stderr = dup(2);

@@ -162,10 +162,11 @@ int tpp_cli_not_an_input(const char *flag, const char *out, const char *const *i
 			 size_t n);
 
 /*
- * Under an MPI launcher, before MPI starts: ranks other than 0 (by the
- * launcher's environment) send stderr to /dev/null, so that an error
- * every rank finds in the same options is printed once; speak again
- * before MPI_Init, whose errors may differ per rank.
+ * Under an MPI launcher, before MPI starts: ranks other than 0 and other
+ * than the first of each node (by the launcher's environment) send stderr
+ * to /dev/null, so that an error every rank finds in the same options is
+ * printed once a node; speak again before MPI_Init, whose errors may
+ * differ per rank.
  */
 void tpp_cli_quiet_until_mpi(void);
 void tpp_cli_speak_again(void);

@@ -353,6 +353,21 @@ if [ "$rc" -eq 2 ] && grep -q "needs tp\*pp\*dp" "$dir/wrongnp.txt"; then
 else
 	bad "tp=4 on 2 ranks: exit $rc"
 fi
+# before MPI starts, a rank other than 0 keeps quiet unless it is the first
+# of its node (a node-local file may be missing there alone); the launcher's
+# environment says which, so this runs without one
+OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_LOCAL_RANK=0 "$tpplan" exec --layout tp=2 \
+	--calibration "$dir/no-such-cal.yaml" >"$dir/quiet0.txt" 2>&1
+rc0=$?
+OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_LOCAL_RANK=1 "$tpplan" exec --layout tp=2 \
+	--calibration "$dir/no-such-cal.yaml" >"$dir/quiet1.txt" 2>&1
+rc1=$?
+if [ "$rc0" -eq 3 ] && [ "$rc1" -eq 3 ] && grep -q "no-such-cal.yaml" "$dir/quiet0.txt" &&
+	[ ! -s "$dir/quiet1.txt" ]; then
+	ok "early error: the first rank of another node says it, the others exit 3 quietly"
+else
+	bad "early error: exits $rc0/$rc1 ($(cat "$dir/quiet0.txt" "$dir/quiet1.txt" | tr '\n' ' '))"
+fi
 # tp*pp*dp past INT_MAX wrapped (to 0, or to the job's size) in an int
 run 1 bigdegrees --layout tp=201,pp=3,dp=14245331 --heads 201 --hidden 201 --ffn 201 --layers 3 --seq 4 --no-check
 if [ "$rc" -eq 2 ] && grep -q "= 8589934593 ranks, the job has 1" "$dir/bigdegrees.txt" &&
