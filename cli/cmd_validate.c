@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 
@@ -37,7 +38,7 @@ enum stack { STACK_AUTO, STACK_LEGACY, STACK_MODERN };
 static const char *const stack_names[] = {"auto", "legacy", "modern"};
 
 struct row_result {
-	char id[32];
+	char id[128];
 	char source[160];
 	int ok;
 	char reason[2048];
@@ -46,6 +47,17 @@ struct row_result {
 	enum stack stack;   /* the software stack assumed (row_stack) */
 	struct tpp_eval e;
 };
+
+/* src into dst (of size bytes), control characters (a terminal's escape
+ * sequences, tabs, a carriage return) shown as '?': the id and source are
+ * printed and go into the model's description. */
+static void copy_printable(char *dst, const char *src, size_t size)
+{
+	size_t i;
+	for (i = 0; src[i] && i + 1 < size; i++)
+		dst[i] = (unsigned char)src[i] < 0x20 || src[i] == 0x7f ? '?' : src[i];
+	dst[i] = '\0';
+}
 
 /*
  * One line of f, its newline included, into buf (NUL-terminated), at most
@@ -264,7 +276,7 @@ static int predict_row(char **fv, const int *col, const char *dir,
 	field_int(F(c), col_names[c], blank, lo, hi, out, r->reason, sizeof(r->reason))
 	memset(model, 0, sizeof(*model));
 	tpp_strlcpy(model->name, F(C_ID), sizeof(model->name));
-	tpp_strlcpy(model->desc, F(C_SOURCE), sizeof(model->desc));
+	copy_printable(model->desc, F(C_SOURCE), sizeof(model->desc));
 	if (FI(C_LAYERS, 0, 1, 100000, &model->layers) ||
 	    FI(C_HIDDEN, 0, 1, 1 << 22, &model->hidden) ||
 	    FI(C_HEADS, 0, 1, 1 << 20, &model->heads) ||
@@ -519,6 +531,13 @@ int tpp_cmd_validate(int argc, char **argv)
 		fprintf(stderr, "%s: error: not a regular file (a FIFO or device)\n", file);
 		return TPP_E_INPUT;
 	}
+	{
+		struct stat st;
+		if (!stat(file, &st) && S_ISDIR(st.st_mode)) {
+			fprintf(stderr, "%s: error: is a directory\n", file);
+			return TPP_E_INPUT;
+		}
+	}
 	f = fopen(file, "r");
 	if (!f) {
 		fprintf(stderr, "%s: error: cannot open: %s\n", file, strerror(errno));
@@ -543,6 +562,12 @@ int tpp_cmd_validate(int argc, char **argv)
 	while ((got = read_line(f, line, sizeof(line), &len)) != -1) {
 		int n;
 		lineno++;
+		/* a UTF-8 byte-order mark (spreadsheets write one) before the
+		 * header: not part of its first column's name */
+		if (lineno == 1 && len >= 3 && !memcmp(line, "\xEF\xBB\xBF", 3)) {
+			memmove(line, line + 3, len - 2);
+			len -= 3;
+		}
 		/* a NUL byte anywhere, the last line too (a binary file) */
 		if (len != strlen(line)) {
 			fprintf(stderr, "%s:%d:%zu: error: a NUL byte in the line\n",
@@ -619,8 +644,9 @@ int tpp_cmd_validate(int argc, char **argv)
 			int k, bad_step;
 			for (k = 0; k < MAX_COLS; k++)
 				fv[k] = k < n ? fields[k] : (char *)"";
-			tpp_strlcpy(r->id, col[C_ID] < n ? fv[col[C_ID]] : "", sizeof(r->id));
-			tpp_strlcpy(r->source, col[C_SOURCE] >= 0 ? fv[col[C_SOURCE]] : "", sizeof(r->source));
+			copy_printable(r->id, col[C_ID] < n ? fv[col[C_ID]] : "", sizeof(r->id));
+			copy_printable(r->source, col[C_SOURCE] >= 0 ? fv[col[C_SOURCE]] : "",
+				       sizeof(r->source));
 			if (n != ncols) {
 				snprintf(r->reason, sizeof(r->reason), "%s:%d: the row has %d columns, the header %d",
 					 file, lineno, n, ncols);
@@ -638,6 +664,9 @@ int tpp_cmd_validate(int argc, char **argv)
 				snprintf(r->reason, sizeof(r->reason),
 					 "bad step_time_s '%s' (a number of seconds in [%g, %g])",
 					 fv[col[C_STEP]], STEP_MIN_S, STEP_MAX_S);
+			if (col[C_ID] < n && strlen(fv[col[C_ID]]) >= sizeof(r->id))
+				snprintf(r->reason, sizeof(r->reason),
+					 "id longer than %zu characters", sizeof(r->id) - 1);
 			/* a repeated id would count one run twice in the
 			 * statistics (and make rows ambiguous by id) */
 			for (k = 0; k < nrows - 1 && !r->reason[0] && r->id[0]; k++)

@@ -761,6 +761,23 @@ fi
   done; } >"$TMP/dup21.tsv"
 expect validate-dup-id-21 0 out "id 'R21' is the id of an earlier row (the 21st data row)" \
 	"$BIN" validate "$TMP/dup21.tsv"
+# what spreadsheets and other tools write: a UTF-8 byte-order mark before
+# the header, ids longer than 31 characters (two that began alike were
+# cut to the same id and refused as repeats), control characters in the
+# source (printed as '?', not sent to the terminal, and not a bad
+# model description)
+{ printf '\357\273\277'
+  grep -v '^#' "$ROOT/tests/data/runs/one-good-one-bad.tsv" | head -n 1
+  for i in 1 2; do
+	grep -v '^#' "$ROOT/tests/data/runs/one-good-one-bad.tsv" | sed -n 2p |
+		sed "s/^T01/LONG-ID-OF-A-RUN-FROM-A-SPREADSHEET-$i/; s/test: like A01/esc \x1b[31mred/"
+  done; } >"$TMP/bom.tsv"
+if expect validate-bom-long-ids 0 out "rows 2" "$BIN" validate "$TMP/bom.tsv"; then
+	grep -q "^LONG-ID-OF-A-RUN-FROM-A-SPREADSHEET-2 .*esc ?\[31mred" "$OUT" ||
+		fail "validate-bom-long-ids: the second long id, or its cleaned source, not listed"
+	grep -q "$(printf '\033')" "$OUT" && fail "validate-bom-long-ids: an escape character printed"
+fi
+expect validate-directory 3 err "is a directory" "$BIN" validate "$TMP"
 # a row with ZeRO-3 and no pp is an FSDP / ZeRO-3 run without pipelining
 # (validate --help); with pp stated, ZeRO-3 under pipelining is priced
 printf 'id\tlayers\thidden\theads\tvocab\tseq\tgbs\tmbs\ttp\tpp\tdp\tzero\tgpus\tcluster\tstep_time_s\tsource\n' >"$TMP/z3.tsv"
