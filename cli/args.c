@@ -462,9 +462,32 @@ void tpp_cli_problem_init(struct tpp_cli_problem *p, struct tpp_cost_opts *co)
 	p->co = co;
 }
 
+_Static_assert(TPP_O__PROBLEM_END - TPP_O_GPUS == 18, "the names of tpp_cli_problem_opt");
+
 int tpp_cli_problem_opt(struct tpp_cli_problem *p, int ch, char *const *argv,
 			const char *cmd)
 {
+	/* a value given twice is a mistake, not "the last one wins" (as
+	 * --layout and --calibration, which say why themselves) */
+	if (ch == TPP_O_MODEL || ch == TPP_O_CLUSTER ||
+	    (ch >= TPP_O_GPUS && ch < TPP_O__PROBLEM_END && ch != TPP_O_LAYOUT &&
+	     ch != TPP_O_CALIBRATION)) {
+		int bit = ch == TPP_O_MODEL ? 0 : ch == TPP_O_CLUSTER ? 1 : ch - TPP_O_GPUS + 2;
+		/* TPP_O_GPUS .. TPP_O__PROBLEM_END - 1, in order; NULL:
+		 * a switch, harmless twice */
+		static const char *const names[] = {
+			"gpus", "nodes", "global-batch", "seq", "precision", "fp8-recipe",
+			"top", NULL, "time-limit", NULL, "mem-reserve-gib", "attention",
+			NULL, NULL, "gpu-variation", "max-mbs", "max-cp", NULL,
+		};
+		const char *name = ch == TPP_O_MODEL ? "model" : ch == TPP_O_CLUSTER ? "cluster"
+									: names[ch - TPP_O_GPUS];
+		if (name && (p->seen >> bit & 1)) {
+			fprintf(stderr, "tpplan: --%s is given twice\n", name);
+			return TPP_E_USAGE;
+		}
+		p->seen |= 1ULL << bit;
+	}
 	switch (ch) {
 	case TPP_O_MODEL: p->model_arg = optarg; return TPP_OK;
 	case TPP_O_CLUSTER: p->cluster_arg = optarg; return TPP_OK;

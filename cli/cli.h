@@ -66,6 +66,9 @@ struct tpp_cli_problem {
 	int analytic;
 	double time_limit;		/* s per search, default 60; 0 = none */
 	int fp8_recipe_given;
+	unsigned long long seen;	/* options met (bit ch - TPP_O_GPUS + 2;
+					   --model 0, --cluster 1): a value
+					   option twice is a usage error */
 	struct tpp_cost_opts *co;	/* --precision, --fp8-recipe,
 					   --mem-reserve-gib, --attention,
 					   --no-dp-overlap, --no-p2p-overlap,

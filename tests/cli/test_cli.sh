@@ -531,6 +531,13 @@ expect import-whole 0 out "written to" \
 	grep -q "cut short" "$ERR" && fail "import-whole: a whole run warned as cut short"
 # calibrations are not merged: a second --calibration or --import is a
 # usage error, not silently the one that counts
+# every value option: given twice is a usage error, not "the last one wins"
+expect model-twice 2 err "--model is given twice" \
+	"$BIN" --model 175b --model "$ROOT/tests/data/models/minimal.yaml" --cluster dgx-a100 --gpus 8
+expect gpus-twice 2 err "--gpus is given twice" \
+	"$BIN" report --model 125m --cluster dgx-a100 --gpus 8 --gpus 16 -o "$TMP/twice"
+expect switch-twice 0 out "best layouts" \
+	"$BIN" --model 125m --cluster dgx-a100 --gpus 8 --no-dp-overlap --no-dp-overlap
 expect calibration-twice 2 err "--calibration is given twice" \
 	"$BIN" --model 125m --cluster dgx-a100 --calibration a.yaml --calibration b.yaml
 expect import-twice 2 err "--import is given twice" \
