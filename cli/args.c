@@ -488,6 +488,12 @@ int tpp_cli_problem_opt(struct tpp_cli_problem *p, int ch, char *const *argv,
 		}
 		p->seen |= 1ULL << bit;
 	}
+	/* `--model --cluster x`: getopt took the next option for the value */
+	if ((ch == TPP_O_MODEL || ch == TPP_O_CLUSTER) && optarg && !strncmp(optarg, "--", 2)) {
+		fprintf(stderr, "tpplan: --%s needs a value (a name or a file), got the option '%s'\n",
+			ch == TPP_O_MODEL ? "model" : "cluster", optarg);
+		return TPP_E_USAGE;
+	}
 	switch (ch) {
 	case TPP_O_MODEL: p->model_arg = optarg; return TPP_OK;
 	case TPP_O_CLUSTER: p->cluster_arg = optarg; return TPP_OK;

@@ -143,10 +143,14 @@ int tpp_cmd_plan(int argc, char **argv)
 			free(alt);
 			free(tmp);
 		}
-		if (!plan->considered)
+		if (!plan->considered && s.mbs != TPP_FREE && s.mbs > s.gbs)
+			fprintf(stderr, "  no layout matches the constraints: mbs=%d is more than "
+				"the global batch of %d sequences (--global-batch)\n", s.mbs, s.gbs);
+		else if (!plan->considered)
 			fprintf(stderr, "  no layout matches the constraints for %d GPUs "
 				"(--layout: tp*pp*dp*cp must equal the GPU count; vp > 1 and "
-				"zb-h1 need pp >= 2; zb-h1 needs vp = 1; sp needs tp >= 2)\n", gpus);
+				"zb-h1 need pp >= 2; zb-h1 needs vp = 1; sp needs tp >= 2; "
+				"mbs at most the global batch)\n", gpus);
 	}
 out:
 	free(plan);

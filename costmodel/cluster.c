@@ -233,6 +233,16 @@ int tpp_cluster_resolve(const char *name_or_path, const char *topodir,
 			return rc;
 	}
 	{
+		/* there, but no file (and no preset of that name): say so,
+		 * not "not found" */
+		struct stat st;
+		if (!stat(name_or_path, &st))
+			return tpp_err_set(err, TPP_E_INPUT, NULL, 0, 0,
+					   "cluster '%s' is %s, not a cluster YAML file",
+					   name_or_path, S_ISDIR(st.st_mode) ? "a directory"
+									 : "not a regular file (a FIFO or device)");
+	}
+	{
 		char near[512];
 		nearest_cluster(name_or_path, dirs, npresets, near, sizeof(near));
 		return tpp_err_set(err, TPP_E_INPUT, NULL, 0, 0,

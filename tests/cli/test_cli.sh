@@ -531,6 +531,12 @@ expect import-whole 0 out "written to" \
 	grep -q "cut short" "$ERR" && fail "import-whole: a whole run warned as cut short"
 # calibrations are not merged: a second --calibration or --import is a
 # usage error, not silently the one that counts
+# an option where a value belongs, and a directory for a cluster file
+expect model-no-value 2 err "--model needs a value (a name or a file), got the option '--cluster'" \
+	"$BIN" --model --cluster dgx-a100 --gpus 8
+expect cluster-directory 3 err "cluster '$TMP' is a directory" "$BIN" --model 125m --cluster "$TMP"
+expect mbs-over-batch 1 err "mbs=1024 is more than the global batch of 512 sequences" \
+	"$BIN" --model 175b --cluster dgx-a100 --gpus 64 --layout mbs=1024 --global-batch 512
 # every value option: given twice is a usage error, not "the last one wins"
 expect model-twice 2 err "--model is given twice" \
 	"$BIN" --model 175b --model "$ROOT/tests/data/models/minimal.yaml" --cluster dgx-a100 --gpus 8
