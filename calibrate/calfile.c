@@ -331,6 +331,23 @@ int tpp_cal_write_keep(const struct tpp_calibration *cal, const char *path_arg,
 			if (real && strlen(real) < sizeof(target)) {
 				tpp_strlcpy(target, real, sizeof(target));
 				path = target;
+			} else if (!real && errno == ENOENT) {
+				/* a dangling link: create the file it names
+				 * (relative to the link's directory) */
+				char link[sizeof(target)];
+				ssize_t ln = readlink(path, link, sizeof(link) - 1);
+				if (ln > 0 && (size_t)ln < sizeof(link) - 1) {
+					const char *slash = strrchr(path, '/');
+					int lw;
+					link[ln] = '\0';
+					if (link[0] == '/' || !slash)
+						lw = snprintf(target, sizeof(target), "%s", link);
+					else
+						lw = snprintf(target, sizeof(target), "%.*s/%s",
+							     (int)(slash - path), path, link);
+					if (lw > 0 && (size_t)lw < sizeof(target))
+						path = target;
+				}
 			}
 			free(real);
 		}

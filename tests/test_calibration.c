@@ -1540,6 +1540,22 @@ static void test_keep_existing(void)
 	CHECK_STR_CONTAINS(kept, "/cal.yaml.");
 	CHECK(count_entries(dir) == 5); /* cal.yaml, current.yaml, 3 kept */
 
+	/* through a dangling link (relative, as ln -s makes it): the file
+	 * it names is created, the link stays a link */
+	{
+		char dangling[600], target[600];
+		snprintf(dangling, sizeof(dangling), "%s/next.yaml", dir);
+		snprintf(target, sizeof(target), "%s/new.yaml", dir);
+		CHECK(symlink("new.yaml", dangling) == 0);
+		CHECK(tpp_cal_write_keep(&c, dangling, kept, sizeof(kept), &err) == TPP_OK);
+		CHECK(kept[0] == '\0');
+		CHECK(lstat(dangling, &st) == 0 && S_ISLNK(st.st_mode));
+		CHECK(tpp_cal_load(target, &b, &err) == TPP_OK);
+		CHECK(!strcmp(b.hosts, "node-c"));
+		remove(dangling);
+		remove(target);
+	}
+
 	CHECK(remove_kept(dir) == 3);
 	remove(link_path);
 	remove(path);
