@@ -1014,6 +1014,25 @@ static int parse_cal(struct tpp_ydoc *d, struct tpp_calibration *c,
 			      "calibration", err);
 }
 
+/* Control characters other than newline and tab (an MPI library's
+ * version string has lines) as '?'. */
+static void printable(char *s)
+{
+	for (; *s; s++)
+		if (((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t') || *s == 0x7f)
+			*s = '?';
+}
+
+void tpp_cal_printable(struct tpp_calibration *c)
+{
+	char *const str[] = {c->created_utc, c->tpplan_version, c->backend, c->hosts,
+			     c->device, c->mpi, c->blas, c->cuda, c->nccl, c->driver,
+			     c->source};
+	size_t i;
+	for (i = 0; i < TPP_ARRAY_LEN(str); i++)
+		printable(str[i]);
+}
+
 int tpp_cal_load(const char *path, struct tpp_calibration *out,
 		 struct tpp_err *err)
 {
@@ -1030,8 +1049,10 @@ int tpp_cal_load(const char *path, struct tpp_calibration *out,
 		return tpp_err_set(err, TPP_E_SYSTEM, path, 0, 0, "out of memory");
 	}
 	rc = parse_cal(&d, c, err);
-	if (!rc)
+	if (!rc) {
+		tpp_cal_printable(c);
 		memcpy(out, c, sizeof(*c));
+	}
 	free(c);
 	tpp_ydoc_free(&d);
 	return rc;

@@ -102,6 +102,12 @@ struct tpp_calibration {
 	struct tpp_cal_gemm gemm[TPP_PREC__COUNT];
 };
 
+/* The environment strings of a calibration (device, hosts, versions,
+ * source, ...) with control characters other than newline and tab shown
+ * as '?': they come from other tools' output and are printed (a terminal
+ * escape sequence would act). */
+void tpp_cal_printable(struct tpp_calibration *c);
+
 /* nccl-tests bus-bandwidth factor of `op` over n ranks (calibration.md 1.6). */
 double tpp_cal_bus_factor(enum tpp_coll op, int n);
 /* Ring steps used by the joint fit: 2(n-1) for all-reduce, n-1 otherwise. */

@@ -875,6 +875,7 @@ int tpp_cal_import_warn(const char *path, enum tpp_coll op, int group, int tier,
 	else
 		snprintf(src, sizeof(src), "%.200s (nccl-tests)", base_name(path));
 	append_list(cal->source, sizeof(cal->source), "; ", src);
+	tpp_cal_printable(cal);
 	/* nccl-tests' text output ends with its summary; without it the run
 	 * was cut short, and the sizes it did not reach are missing */
 	if (warn && *p != '{' && !m.summary)

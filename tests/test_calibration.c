@@ -931,6 +931,27 @@ static void test_import_ranks(void)
  * a file whose name names no collective: the error asks for --op and
  * lists the names (review: it said "name it" without the flag).
  */
+/* The environment strings of a calibration reach the terminal (the
+ * "measured on" warning): a control character, an escape sequence's ESC
+ * above all, is loaded as '?'. */
+static void test_printable_meta(void)
+{
+	static struct tpp_calibration c;
+	struct tpp_err err;
+	char path[] = "/tmp/tpp_cal_meta_XXXXXX";
+	int fd = mkstemp(path);
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	close(fd);
+	CHECK(write_text(path, "schema: tpplan.calibration/v1\n"
+			       "meta: {device: \"GPU \\e[31mred\\t\", hosts: \"a\\rb\"}\n") == 0);
+	CHECK(tpp_cal_load(path, &c, &err) == TPP_OK);
+	CHECK(!strcmp(c.device, "GPU ?[31mred\t"));
+	CHECK(!strcmp(c.hosts, "a?b"));
+	remove(path);
+}
+
 static void test_import_op_named(void)
 {
 	static struct tpp_calibration cal;
@@ -1573,6 +1594,7 @@ int main(void)
 	test_import();
 	test_import_ranks();
 	test_import_op_named();
+	test_printable_meta();
 	test_bad_files();
 	test_apply_order();
 	test_check_groups();
