@@ -479,6 +479,14 @@ static int load_file(const char *path, struct tpp_model *out,
 	if (!m.ffn)
 		m.ffn = 4 * m.hidden; /* hidden <= 2^20: no overflow */
 	if (!m.head_dim) {
+		/* derived: a problem with it is hidden's and heads' */
+		if (m.hidden / m.heads > TPP_MODEL_MAX_HEAD_DIM) {
+			snprintf(msg, sizeof(msg),
+				 "hidden / heads = %d / %d = %d, the head dimension, exceeds %d",
+				 m.hidden, m.heads, m.hidden / m.heads, TPP_MODEL_MAX_HEAD_DIM);
+			rc = located(&d, root, "heads", msg, err);
+			goto out;
+		}
 		if (m.hidden % m.heads) {
 			snprintf(msg, sizeof(msg),
 				 "heads = %d does not divide hidden = %d (give "
