@@ -316,6 +316,9 @@ static int tok_num(const struct tok *t, double *x)
 	if (!isdigit((unsigned char)buf[0]) && buf[0] != '-' && buf[0] != '+' &&
 	    buf[0] != '.')
 		return 0;
+	/* decimal only: nccl-tests prints no hex (strtod would read 0x16) */
+	if (strpbrk(buf, "xXpP"))
+		return 0;
 	errno = 0;
 	*x = strtod(buf, &end);
 	return *end == '\0' && errno != ERANGE && isfinite(*x);
@@ -432,6 +435,11 @@ static int text_row(const char *path, int lineno, const char *line,
 					   "columns not in nccl-tests order?",
 					   implied, algbw);
 	}
+	/* a #wrong that is a number must be a count ("N/A" without -c) */
+	if ((nt - i >= 4 && tok_num(&tk[i + 3], &wrong) && (wrong < 0 || wrong != floor(wrong))) ||
+	    (nt - i >= 8 && tok_num(&tk[i + 7], &wrong) && (wrong < 0 || wrong != floor(wrong))))
+		return tpp_err_set(err, TPP_E_INPUT, path, lineno, 1,
+				   "#wrong %g is not a count of elements", wrong);
 	if (nt - i >= 4 && tok_num(&tk[i + 3], &wrong) && wrong > 0)
 		return tpp_err_set(err, TPP_E_INPUT, path, lineno, tk[i + 3].col,
 				   "nccl-tests reported %.0f wrong elements at this size",
@@ -481,9 +489,22 @@ static int parse_text(const char *path, char *text, struct tpp_cal_coll *t,
 				tpp_strlcpy(m->nccl, v, sizeof(m->nccl));
 			continue;
 		}
-		if (!isdigit((unsigned char)*p))
+		if (!isdigit((unsigned char)*p) &&
+		    !(*p == '-' && isdigit((unsigned char)p[1])))
 			continue; /* blank, warnings, other tools' lines */
 		nt = tokenize(line, tk, (int)TPP_ARRAY_LEN(tk));
+		{
+			/* a row whose size is no whole number of bytes
+			 * (-64, 64.5) is a misread, not a line to skip:
+			 * a number, then the element count */
+			double x;
+			if (tok_num(&tk[0], &x) && !tok_int(&tk[0]) && nt >= 2 && tok_num(&tk[1], &x))
+				return tpp_err_set(err, TPP_E_INPUT, path, lineno, tk[0].col,
+						   "the size must be a whole number of bytes");
+			if (tok_int(&tk[0]) && tk[0].s[0] == '-')
+				return tpp_err_set(err, TPP_E_INPUT, path, lineno, tk[0].col,
+						   "the size must be a whole number of bytes");
+		}
 		if (!tok_int(&tk[0]))
 			continue; /* "10-0-0-7:123:123 [0] NCCL INFO ...", not a row */
 		if ((rc = text_row(path, lineno, line, tk, nt, t, err)))

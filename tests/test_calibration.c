@@ -732,6 +732,32 @@ static void test_import(void)
 	CHECK_STR_CONTAINS(err.msg, "not a measured collective");
 	remove(path);
 
+	/* misread rows are errors, not lines to skip or numbers to guess:
+	 * a negative or fractional size, a hex time, a negative #wrong */
+	{
+		static const struct {
+			const char *row, *msg;
+			int col;
+		} bad[] = {
+			{"  -64  -16  float  sum  -1  10.50  0.01  0.01  0\n", "whole number of bytes", 3},
+			{"  64.5  16  float  sum  -1  10.50  0.01  0.01  0\n", "whole number of bytes", 3},
+			{"  64  16  float  sum  -1  0x16  0.01  0.01  0\n", "got '0x16'", 27},
+			{"  64  16  float  sum  -1  10.50  0.01  0.01  -5\n", "#wrong -5 is not a count", 1},
+		};
+		size_t b;
+		for (b = 0; b < TPP_ARRAY_LEN(bad); b++) {
+			char text[256];
+			snprintf(text, sizeof(text), "  32  8  float  sum  -1  10.00  0.00  0.00  0\n%s",
+				 bad[b].row);
+			CHECK(write_text(path, text) == 0);
+			rc = tpp_cal_import(path, TPP_COLL_ALL_REDUCE, 8, 0, &cal, &err);
+			CHECK(rc == TPP_E_INPUT);
+			CHECK(err.line == 2 && err.col == bad[b].col);
+			CHECK_STR_CONTAINS(err.msg, bad[b].msg);
+		}
+		remove(path);
+	}
+
 	/* A NUL byte: located like every other error */
 	snprintf(path, sizeof(path), "%s/nul.txt", dir);
 	{
