@@ -4,6 +4,7 @@
  */
 #include "tpp_yaml.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -356,6 +357,15 @@ static const char *scalar(const yaml_node_t *n)
 	return (const char *)n->data.scalar.value;
 }
 
+/* A leading zero before another digit ("016", "-007.5"): YAML 1.1
+ * reads 016 as octal 14, strtod as 16; neither is meant, so refused. */
+static int leading_zero(const char *s)
+{
+	if (*s == '+' || *s == '-')
+		s++;
+	return s[0] == '0' && isdigit((unsigned char)s[1]);
+}
+
 int tpp_y_double(struct tpp_ydoc *d, yaml_node_t *node, double *out,
 		 struct tpp_err *err)
 {
@@ -367,6 +377,11 @@ int tpp_y_double(struct tpp_ydoc *d, yaml_node_t *node, double *out,
 	if (node->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
 		return tpp_y_err(d, node, err,
 				 "expected a number, got the quoted string '%s' (drop the quotes)",
+				 scalar(node));
+	/* decimal only: strtod would take hex (0x55) and hex floats */
+	if (strpbrk(scalar(node), "xXpP") || leading_zero(scalar(node)))
+		return tpp_y_err(d, node, err,
+				 "expected a decimal number (no hex, no leading zeros), got '%s'",
 				 scalar(node));
 	errno = 0;
 	v = strtod(scalar(node), &end);
@@ -388,6 +403,10 @@ int tpp_y_int(struct tpp_ydoc *d, yaml_node_t *node, long long *out,
 	if (node->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
 		return tpp_y_err(d, node, err,
 				 "expected an integer, got the quoted string '%s' (drop the quotes)",
+				 scalar(node));
+	if (leading_zero(scalar(node)))
+		return tpp_y_err(d, node, err,
+				 "expected a decimal integer (no leading zeros: YAML reads 016 as octal), got '%s'",
 				 scalar(node));
 	errno = 0;
 	v = strtoll(scalar(node), &end, 10);
@@ -517,6 +536,11 @@ static int fill_field(struct tpp_ydoc *d, yaml_node_t *v,
 	case TPP_YF_STR:
 		return tpp_y_str(d, v, p, f->size, err);
 	case TPP_YF_BOOL:
+		/* "true" quoted is a string, as a quoted number is */
+		if (v->type == YAML_SCALAR_NODE && v->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+			return tpp_y_err(d, v, err,
+					 "%s.%s: expected true or false, got the quoted string '%s' (drop the quotes)",
+					 what, f->key, scalar(v));
 		if (!parse_bool(scalar(v), (int *)p))
 			return tpp_y_err(d, v, err,
 					 "%s.%s: expected true or false, got '%s'",
