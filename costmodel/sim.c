@@ -33,10 +33,11 @@
  * chunk) start on a separate stream when that chunk's last weight gradient
  * is done (overlap on) or when the rank's compute is done (overlap off).
  * Where the pipeline transfers and the gradient reduction leave the node
- * through the same NICs, a transfer that overlaps a bucket in time gets half
- * the bandwidth and the bucket is stretched by the transfer's duration
- * (fair sharing of one link, calibration.md 4.4); this is resolved by a
- * second pass with the first pass's bucket intervals.
+ * through the same NICs, a transfer gets half the bandwidth for the time it
+ * overlaps a bucket in flight (full outside: the gaps between buckets are
+ * free) and the bucket loses as much (fair sharing of one link,
+ * calibration.md 4.4); this is resolved by a second pass with the first
+ * pass's bucket intervals.
  */
 #include "sim.h"
 
@@ -68,8 +69,13 @@ struct sim {
 	double *done[3];   /* F, B (or BW), W end times, [chunk * m + mb]; -1 pending */
 	double *free_at;   /* per rank */
 	int *ptr;
-	/* NIC sharing: per rank, DP bucket busy intervals from the previous pass */
+	/* NIC sharing: per rank, the span of its DP buckets (dp_lo, dp_hi) and
+	 * the intervals they are in flight (back-to-back buckets merged):
+	 * rank r's are iv_lo/iv_hi[iv_off[r] .. iv_off[r] + iv_n[r]), in
+	 * time order, from the previous pass */
 	double *dp_lo, *dp_hi;
+	double *iv_lo, *iv_hi;
+	int *iv_off, *iv_n;
 	int share;         /* transfers and DP buckets share the NICs */
 	int instant;       /* transfers take no time (finding ZB-H1's order) */
 };
@@ -133,17 +139,52 @@ static double *slot(struct sim *s, int which, int chunk, int mb)
 	return &s->done[which][(size_t)chunk * s->m + mb];
 }
 
-/* Transfer time from the rank of chunk a to that of chunk b leaving at t. */
+/*
+ * How much longer a transfer of d seconds leaving at t takes on rank r's
+ * NIC, whose buckets are in flight in r's intervals: fair sharing of one
+ * link (calibration.md 4.4), full rate outside them, half inside.  The
+ * bucket it overlaps loses as much.
+ */
+static double shared_extra(const struct sim *s, int r, double t, double d)
+{
+	const double *lo = s->iv_lo + s->iv_off[r], *hi = s->iv_hi + s->iv_off[r];
+	int n = s->iv_n[r], a = 0, b = n, i;
+	double now = t, left = d;
+	/* the first interval that ends after t */
+	while (a < b) {
+		int mid = (a + b) / 2;
+		if (hi[mid] <= t)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	for (i = a; i < n && left > 0; i++) {
+		if (lo[i] > now) {
+			if (left <= lo[i] - now)
+				return now + left - t - d;
+			left -= lo[i] - now;
+			now = lo[i];
+		}
+		if (2 * left <= hi[i] - now)
+			return now + 2 * left - t - d;
+		left -= (hi[i] - now) / 2;
+		now = hi[i];
+	}
+	return now + left - t - d;
+}
+
+/* Transfer time from the rank of chunk a to that of chunk b leaving at t:
+ * slower while either end's NIC carries a gradient bucket. */
 static double xfer(const struct sim *s, int ra, int rb, double t)
 {
-	double d = s->st->p2p_s;
+	double d = s->st->p2p_s, ea, eb;
 	if (ra == rb || s->instant)
 		return 0;
-	if (s->share && s->dp_lo &&
-	    ((t >= s->dp_lo[ra] && t < s->dp_hi[ra]) ||
-	     (t >= s->dp_lo[rb] && t < s->dp_hi[rb])))
-		d *= 2; /* half the NIC bandwidth while a bucket is in flight */
-	return d;
+	if (!s->share || !s->iv_n)
+		return d;
+	ea = shared_extra(s, ra, t, d);
+	eb = shared_extra(s, rb, t, d);
+	return d + (ea > eb ? ea : eb);
 }
 
 /* Flight time of a transfer that left at t: none when the sender already
@@ -498,11 +539,27 @@ int tpp_sim_stages(const struct tpp_sim_input *in, struct tpp_sim_result *out,
 	s.free_at = calloc((size_t)s.p, sizeof(double));
 	s.dp_lo = calloc((size_t)s.p, sizeof(double));
 	s.dp_hi = calloc((size_t)s.p, sizeof(double));
+	{
+		/* one interval per bucket at most: a chunk's layers, or one */
+		size_t nb = 0;
+		for (k = 0; k < s.n; k++)
+			nb += st->layers[k] > 0 ? (size_t)st->layers[k] : 1;
+		s.iv_lo = malloc(sizeof(double) * nb);
+		s.iv_hi = malloc(sizeof(double) * nb);
+		s.iv_off = calloc((size_t)s.p, sizeof(int));
+		s.iv_n = calloc((size_t)s.p, sizeof(int));
+		for (r = 0, i = 0; s.iv_off && r < s.p; r++) {
+			s.iv_off[r] = i;
+			for (k = r; k < s.n; k += s.p)
+				i += st->layers[k] > 0 ? st->layers[k] : 1;
+		}
+	}
 	dp_end = calloc((size_t)s.p, sizeof(double));
 	rank_end = calloc((size_t)s.p, sizeof(double));
 	for (i = 0; i < 3; i++)
 		s.done[i] = malloc(sizeof(double) * cells);
 	if (!s.ops || !s.nops || !s.ptr || !s.free_at || !s.dp_lo || !s.dp_hi ||
+	    !s.iv_lo || !s.iv_hi || !s.iv_off || !s.iv_n ||
 	    !dp_end || !rank_end || !s.done[0] || !s.done[1] || !s.done[2]) {
 		rc = tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0, "out of memory");
 		goto out;
@@ -552,6 +609,8 @@ int tpp_sim_stages(const struct tpp_sim_input *in, struct tpp_sim_result *out,
 		 */
 		for (r = 0; r < s.p; r++) {
 			double t_dp = 0, layers_r = 0, first_start = -1;
+			double *ilo = s.iv_lo + s.iv_off[r], *ihi = s.iv_hi + s.iv_off[r];
+			int niv = 0;
 			for (k = r; k < s.n; k += s.p)
 				layers_r += st->layers[k];
 			for (i = 0; i < s.v && in->dp_grad_s > 0; i++) {
@@ -570,8 +629,16 @@ int tpp_sim_stages(const struct tpp_sim_input *in, struct tpp_sim_result *out,
 					if (first_start < 0)
 						first_start = start;
 					t_dp = start + per;
+					/* back to back: one interval */
+					if (niv && start <= ihi[niv - 1]) {
+						ihi[niv - 1] = t_dp;
+					} else {
+						ilo[niv] = start;
+						ihi[niv++] = t_dp;
+					}
 				}
 			}
+			s.iv_n[r] = niv; /* the next pass plays with these */
 			dp_end[r] = t_dp;
 			s.dp_lo[r] = first_start < 0 ? 0 : first_start;
 			s.dp_hi[r] = first_start < 0 ? 0 : t_dp;
@@ -579,17 +646,17 @@ int tpp_sim_stages(const struct tpp_sim_input *in, struct tpp_sim_result *out,
 	}
 	if (s.share) {
 		/* a transfer that ran while the rank's buckets were in flight
-		 * took half the link; the buckets lose the transfer's time */
+		 * had half the link for that while; the buckets lose as much */
 		for (r = 0; r < s.p; r++) {
 			double lost = 0;
 			for (k = r; k < s.n; k += s.p) {
 				int j;
 				for (j = 0; j < s.m; j++) {
 					double tf = *slot(&s, 0, k, j), tb = *slot(&s, 1, k, j);
-					if (k + 1 < s.n && tf >= s.dp_lo[r] && tf < s.dp_hi[r])
-						lost += st->p2p_s;
-					if (k > 0 && tb >= s.dp_lo[r] && tb < s.dp_hi[r])
-						lost += st->p2p_s;
+					if (k + 1 < s.n)
+						lost += shared_extra(&s, r, tf, st->p2p_s);
+					if (k > 0)
+						lost += shared_extra(&s, r, tb, st->p2p_s);
 				}
 			}
 			if (dp_end[r] > 0)
@@ -634,6 +701,10 @@ out:
 	free(s.free_at);
 	free(s.dp_lo);
 	free(s.dp_hi);
+	free(s.iv_lo);
+	free(s.iv_hi);
+	free(s.iv_off);
+	free(s.iv_n);
 	free(dp_end);
 	free(rank_end);
 	return rc;

@@ -146,6 +146,23 @@ static void test_nic_sharing(void)
 	CHECK(b.step_s > a.step_s);
 	/* without a reduction there is nothing to share */
 	CHECK_REL(run(0, 0, 1, 1, NULL), run(0, 0, 1, 0, NULL), 1e-12);
+
+	/*
+	 * Shared for the time it overlaps a bucket in flight, not for the
+	 * span of the buckets: 4 layers a rank, 0.4 s of reduction, so
+	 * 0.1 s buckets at 0.5 s intervals over the last BW (2 s), the last
+	 * from its end, when the gradient leaves.  The 0.1 s transfer runs
+	 * at half rate for that bucket's 0.1 s (0.05 s done), then at full
+	 * rate (0.05 s more): +0.05 s, not +0.1 s.
+	 */
+	uniform(2, 1, 4, 1.0, 1.5, 0.5);
+	st.layers[0] = st.layers[1] = 4;
+	st.p2p_s = 0.1;
+	run(0, 0.4, 1, 0, &a);
+	run(0, 0.4, 1, 1, &b);
+	CHECK_REL(b.pipeline_s - a.pipeline_s, 0.05, 1e-9);
+	/* the bucket loses what the transfer took of the link */
+	CHECK(b.step_s > a.step_s);
 }
 
 /*
