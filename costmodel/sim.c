@@ -13,17 +13,14 @@
  *                schedules.py, costmodel.md 3.4);
  *   ZB-H1        1F1B with each backward split into its input-gradient
  *                part B (on the critical path) and weight-gradient part W
- *                (Qi et al. 2024).  Its order is found greedily with the
- *                transfers taken as instant: a free rank runs a B whose
- *                input has arrived, else the next F (at most p - r
- *                forwards ahead of the backwards, the 1F1B limit), else
- *                its oldest pending W, else waits; with equal F, B and W
- *                this gives ZB-H1's bubble (p-1)(F + B - W).  That order
- *                is then played with the transfers, like the others: the
- *                zero-bubble runtime executes a schedule fixed before the
- *                step.  (Greedy with the transfers in flight, a rank whose
- *                B input was a transfer away started a whole W instead,
- *                which delayed the critical path every cycle.)
+ *                (Qi et al. 2024), in the better of two orders fixed
+ *                before the step (tpp_sim_stages): 1F1B with each W right
+ *                after its B (never slower than 1F1B), and the order of a
+ *                greedy play with instant transfers (a free rank runs a
+ *                B whose input has arrived, else the next F, at most
+ *                p - r forwards ahead of the backwards, the 1F1B limit,
+ *                else its oldest pending W, else waits; with equal F, B
+ *                and W this gives ZB-H1's bubble (p-1)(F + B - W)).
  * An operation starts when its rank is free and its input is there: the
  * forward of chunk k needs chunk k-1's forward of the same micro-batch plus
  * one point-to-point transfer, the backward needs chunk k+1's backward (the
@@ -77,7 +74,8 @@ struct sim {
 	double *iv_lo, *iv_hi;
 	int *iv_off, *iv_n;
 	int share;         /* transfers and DP buckets share the NICs */
-	int instant;       /* transfers take no time (finding ZB-H1's order) */
+	int keep_order;    /* play_zb pushes what it runs into ops */
+	int instant;       /* transfers take no time (a ZB-H1 order) */
 };
 
 static void push(struct sim *s, int r, int kind, int chunk, int mb)
@@ -99,10 +97,13 @@ static void vmb(int p, int v, int i, int forward, int *chunk_local, int *mb)
 	*mb = (i / (p * v)) * p + group % p;
 }
 
-static void build_orders(struct sim *s)
+/* Each rank's list in its schedule's order; split: 1F1B with each
+ * backward as B then W at once (v = 1; a ZB-H1 candidate order). */
+static void build_orders(struct sim *s, int split)
 {
 	int p = s->p, v = s->v, m = s->m, r, i;
 	for (r = 0; r < p; r++) {
+		s->nops[r] = 0;
 		if (v == 1) {
 			int w = p - r - 1 < m ? p - r - 1 : m;
 			for (i = 0; i < w; i++)
@@ -110,7 +111,12 @@ static void build_orders(struct sim *s)
 			for (i = 0; i < m; i++) {
 				if (i + w < m)
 					push(s, r, TPP_EV_F, r, i + w);
-				push(s, r, TPP_EV_BW, r, i);
+				if (split) {
+					push(s, r, TPP_EV_B, r, i);
+					push(s, r, TPP_EV_W, r, i);
+				} else {
+					push(s, r, TPP_EV_BW, r, i);
+				}
 			}
 		} else {
 			int total = m * v;
@@ -473,7 +479,8 @@ static int play_zb(struct sim *s, struct tpp_sim_event *ev, size_t cap,
 			else
 				nw[best_r]++;
 			record(ev, cap, nev, best_r, best_r, o.mb, (enum tpp_ev_kind)o.kind, start, end);
-			push(s, best_r, o.kind, best_r, o.mb); /* the order, for play() */
+			if (s->keep_order)
+				push(s, best_r, o.kind, best_r, o.mb);
 			left--;
 		}
 		/* the rank, and the neighbour that consumes its output (a
@@ -498,12 +505,132 @@ out:
 	return rc;
 }
 
+/*
+ * Play the ranks' lists (greedy: play_zb instead, its order kept in the
+ * lists) and the gradient buckets after them: one pass, or two where
+ * transfers and buckets share the NICs (the second with the first's
+ * bucket intervals) unless one_pass.  Fills each
+ * rank's end, its buckets' end, the pipeline's and the step's end (before
+ * the tail); events of the last pass when `events`.
+ */
+static int run_passes(struct sim *s, const struct tpp_sim_input *in, int greedy,
+		      int one_pass, struct tpp_sim_event *events, size_t cap, size_t *nev,
+		      double *rank_end, double *dp_end, double *pipe_end, double *step_end,
+		      struct tpp_err *err)
+{
+	const struct tpp_stages *st = s->st;
+	int r, k, pass, npass, i;
+
+	npass = s->share && !one_pass ? 2 : 1;
+	/* the first pass shares nothing: no bucket is placed yet */
+	for (r = 0; r < s->p; r++)
+		s->iv_n[r] = 0;
+	for (pass = 0; pass < npass; pass++) {
+		struct tpp_sim_event *ev = pass == npass - 1 ? events : NULL;
+		int prc;
+		if (greedy && pass == 0) {
+			/* the greedy decides the order once, as the runtime
+			 * fixes its schedule before the step; the sharing
+			 * pass plays that order with its slower transfers */
+			for (r = 0; r < s->p; r++)
+				s->nops[r] = 0;
+			s->keep_order = 1;
+			prc = play_zb(s, ev, cap, nev);
+			s->keep_order = 0;
+		} else {
+			prc = play(s, ev, cap, nev);
+		}
+		if (prc == -2)
+			return tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0, "out of memory");
+		if (prc)
+			return tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0,
+					   "internal error: schedule deadlock");
+		*pipe_end = 0;
+		for (r = 0; r < s->p; r++) {
+			rank_end[r] = s->free_at[r];
+			if (rank_end[r] > *pipe_end)
+				*pipe_end = rank_end[r];
+		}
+		/*
+		 * DP stream per rank: one bucket per layer (Megatron's buckets
+		 * are about a layer at the default 40M parameters), in the
+		 * order the last micro-batch's backward frees them: a chunk's
+		 * layers finish evenly over its last weight-gradient pass,
+		 * and the rank's later chunks finish first.  Overlap off: all
+		 * buckets wait for the rank's last operation.
+		 */
+		for (r = 0; r < s->p; r++) {
+			double t_dp = 0, layers_r = 0, first_start = -1;
+			double *ilo = s->iv_lo + s->iv_off[r], *ihi = s->iv_hi + s->iv_off[r];
+			int niv = 0;
+			for (k = r; k < s->n; k += s->p)
+				layers_r += st->layers[k];
+			for (i = 0; i < s->v && in->dp_grad_s > 0; i++) {
+				int kk = (s->v - 1 - i) * s->p + r, j, nl = st->layers[kk];
+				double we = *slot(s, 2, kk, s->m - 1);
+				double ws = we - (in->zb ? st->w_s[kk] : st->b_s[kk] + st->w_s[kk]);
+				double per = layers_r > 0 ? in->dp_grad_s / layers_r : in->dp_grad_s;
+				if (nl < 1) {
+					nl = 1;
+					per = in->dp_grad_s / s->v;
+				}
+				for (j = 0; j < nl; j++) {
+					double rdy = in->dp_overlap ? ws + (we - ws) * (j + 1) / nl
+								    : rank_end[r];
+					double start = rdy > t_dp ? rdy : t_dp;
+					if (first_start < 0)
+						first_start = start;
+					t_dp = start + per;
+					/* back to back: one interval */
+					if (niv && start <= ihi[niv - 1]) {
+						ihi[niv - 1] = t_dp;
+					} else {
+						ilo[niv] = start;
+						ihi[niv++] = t_dp;
+					}
+				}
+			}
+			s->iv_n[r] = niv; /* the next pass plays with these */
+			dp_end[r] = t_dp;
+			s->dp_lo[r] = first_start < 0 ? 0 : first_start;
+			s->dp_hi[r] = first_start < 0 ? 0 : t_dp;
+		}
+	}
+	if (s->share) {
+		/* a transfer that ran while the rank's buckets were in flight
+		 * had half the link for that while; the buckets lose as much */
+		for (r = 0; r < s->p; r++) {
+			double lost = 0;
+			for (k = r; k < s->n; k += s->p) {
+				int j;
+				for (j = 0; j < s->m; j++) {
+					double tf = *slot(s, 0, k, j), tb = *slot(s, 1, k, j);
+					if (k + 1 < s->n)
+						lost += shared_extra(s, r, tf, st->p2p_s);
+					if (k > 0)
+						lost += shared_extra(s, r, tb, st->p2p_s);
+				}
+			}
+			if (dp_end[r] > 0)
+				dp_end[r] += lost;
+		}
+	}
+
+	*step_end = 0;
+	for (r = 0; r < s->p; r++) {
+		double end = rank_end[r] > dp_end[r] ? rank_end[r] : dp_end[r];
+		if (end > *step_end)
+			*step_end = end;
+	}
+	return TPP_OK;
+}
+
 int tpp_sim_stages(const struct tpp_sim_input *in, struct tpp_sim_result *out,
 		   struct tpp_sim_event *events, size_t cap, struct tpp_err *err)
 {
 	const struct tpp_stages *st = in->st;
 	struct sim s;
-	int rc = TPP_OK, r, k, pass, npass, i;
+	int rc = TPP_OK, r, k, i;
 	size_t nev = 0, cells;
 	double pipe_end = 0, step_end = 0, busy_max = 0;
 	double *dp_end = NULL, *rank_end = NULL;
@@ -564,112 +691,62 @@ int tpp_sim_stages(const struct tpp_sim_input *in, struct tpp_sim_result *out,
 		rc = tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0, "out of memory");
 		goto out;
 	}
-	if (!in->zb) {
-		build_orders(&s);
-	} else {
-		/* ZB-H1's order: the greedy play with instant transfers */
-		int prc;
-		s.instant = 1;
-		prc = play_zb(&s, NULL, 0, &nev);
-		s.instant = 0;
-		if (prc) {
-			rc = prc == -2 ? tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0, "out of memory")
-				       : tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0,
-						     "internal error: schedule deadlock");
-			goto out;
-		}
-	}
 	s.share = in->share_nic && in->dp_grad_s > 0;
-
-	npass = s.share ? 2 : 1;
-	for (pass = 0; pass < npass; pass++) {
-		int prc = play(&s, pass == npass - 1 ? events : NULL, cap, &nev);
-		if (prc == -2) {
-			rc = tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0, "out of memory");
-			goto out;
-		}
-		if (prc) {
-			rc = tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0,
-					 "internal error: schedule deadlock");
-			goto out;
-		}
-		pipe_end = 0;
-		for (r = 0; r < s.p; r++) {
-			rank_end[r] = s.free_at[r];
-			if (rank_end[r] > pipe_end)
-				pipe_end = rank_end[r];
-		}
+	if (!in->zb) {
+		build_orders(&s, 0);
+		rc = run_passes(&s, in, 0, 0, events, cap, &nev, rank_end, dp_end, &pipe_end,
+				&step_end, err);
+	} else {
 		/*
-		 * DP stream per rank: one bucket per layer (Megatron's buckets
-		 * are about a layer at the default 40M parameters), in the
-		 * order the last micro-batch's backward frees them: a chunk's
-		 * layers finish evenly over its last weight-gradient pass,
-		 * and the rank's later chunks finish first.  Overlap off: all
-		 * buckets wait for the rank's last operation.
+		 * ZB-H1 (Qi et al. 2024): the zero-bubble runtime runs a
+		 * schedule fixed before the step, chosen with the profiled F,
+		 * B, W and transfer times; the simulator plays the better of
+		 * two orders: (0) 1F1B with each W right after its B, which
+		 * ZB-H1 can always run (so it is never slower than 1F1B), and
+		 * (1) a greedy play with instant transfers -- a free rank
+		 * runs a ready B, else a ready F within the 1F1B limit, else
+		 * its oldest pending W, the W's that fill the bubbles -- its
+		 * order then played with the transfers.  Each wins somewhere:
+		 * (1) on 175B over 4480 A100s at pp 35 (4.95 s against 5.64 s
+		 * for 1F1B), (0) on 405B at pp 32 with 1024 micro-batches
+		 * (540.2 s against 542.3 s).  The same greedy played with the
+		 * transfers in flight came out at most 0.3 % better than both
+		 * where the transfers block, and worse elsewhere (a W started
+		 * while a B's input was a transfer away delays the critical
+		 * path); it would add half again to the search's time.
 		 */
-		for (r = 0; r < s.p; r++) {
-			double t_dp = 0, layers_r = 0, first_start = -1;
-			double *ilo = s.iv_lo + s.iv_off[r], *ihi = s.iv_hi + s.iv_off[r];
-			int niv = 0;
-			for (k = r; k < s.n; k += s.p)
-				layers_r += st->layers[k];
-			for (i = 0; i < s.v && in->dp_grad_s > 0; i++) {
-				int kk = (s.v - 1 - i) * s.p + r, j, nl = st->layers[kk];
-				double we = *slot(&s, 2, kk, s.m - 1);
-				double ws = we - (in->zb ? st->w_s[kk] : st->b_s[kk] + st->w_s[kk]);
-				double per = layers_r > 0 ? in->dp_grad_s / layers_r : in->dp_grad_s;
-				if (nl < 1) {
-					nl = 1;
-					per = in->dp_grad_s / s.v;
-				}
-				for (j = 0; j < nl; j++) {
-					double rdy = in->dp_overlap ? ws + (we - ws) * (j + 1) / nl
-								    : rank_end[r];
-					double start = rdy > t_dp ? rdy : t_dp;
-					if (first_start < 0)
-						first_start = start;
-					t_dp = start + per;
-					/* back to back: one interval */
-					if (niv && start <= ihi[niv - 1]) {
-						ihi[niv - 1] = t_dp;
-					} else {
-						ilo[niv] = start;
-						ihi[niv++] = t_dp;
-					}
-				}
+		double end[2], pe = 0;
+		int c, best = 0;
+		for (c = 0; c < 2 && !rc; c++) {
+			if (c == 0) {
+				build_orders(&s, 1);
+			} else {
+				s.instant = 1; /* the greedy keeps its order */
+				rc = run_passes(&s, in, 1, 1, NULL, 0, &nev, rank_end, dp_end, &pe,
+						&end[c], err);
+				s.instant = 0;
 			}
-			s.iv_n[r] = niv; /* the next pass plays with these */
-			dp_end[r] = t_dp;
-			s.dp_lo[r] = first_start < 0 ? 0 : first_start;
-			s.dp_hi[r] = first_start < 0 ? 0 : t_dp;
+			if (!rc)
+				rc = run_passes(&s, in, 0, 1, NULL, 0, &nev, rank_end, dp_end, &pe,
+						&end[c], err);
+			if (!rc && end[c] < end[best])
+				best = c;
+		}
+		/* the order chosen (without the NIC sharing, which the
+		 * schedule cannot foresee), then played in full; the last
+		 * played stands where nothing is left to add */
+		if (!rc && best == 0)
+			build_orders(&s, 1);
+		if (!rc && best == 1 && !s.share && !events) {
+			pipe_end = pe;
+			step_end = end[1];
+		} else if (!rc) {
+			rc = run_passes(&s, in, 0, 0, events, cap, &nev, rank_end, dp_end, &pipe_end,
+					&step_end, err);
 		}
 	}
-	if (s.share) {
-		/* a transfer that ran while the rank's buckets were in flight
-		 * had half the link for that while; the buckets lose as much */
-		for (r = 0; r < s.p; r++) {
-			double lost = 0;
-			for (k = r; k < s.n; k += s.p) {
-				int j;
-				for (j = 0; j < s.m; j++) {
-					double tf = *slot(&s, 0, k, j), tb = *slot(&s, 1, k, j);
-					if (k + 1 < s.n)
-						lost += shared_extra(&s, r, tf, st->p2p_s);
-					if (k > 0)
-						lost += shared_extra(&s, r, tb, st->p2p_s);
-				}
-			}
-			if (dp_end[r] > 0)
-				dp_end[r] += lost;
-		}
-	}
-
-	step_end = 0;
-	for (r = 0; r < s.p; r++) {
-		double end = rank_end[r] > dp_end[r] ? rank_end[r] : dp_end[r];
-		if (end > step_end)
-			step_end = end;
-	}
+	if (rc)
+		goto out;
 	for (r = 0; r < s.p; r++) {
 		double busy = 0;
 		for (k = r; k < s.n; k += s.p)
