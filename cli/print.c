@@ -398,6 +398,9 @@ void tpp_print_plan_text(FILE *f, const struct tpp_plan_ctx *x,
 			100 * (e->step_s / best->step_s - 1),
 			e->step_s == best->step_s ? "(best)" : why);
 	}
+	if (p->degrees_cut)
+		fprintf(f, "  (--time-limit came while these were refined: an entry may be more than %.0f%% above its degree's best)\n",
+			100 * TPP_DEGREE_TOL);
 	fprintf(f, "\nFLOP convention: %s\n", tpp_cost_flops_doc);
 }
 
@@ -565,7 +568,8 @@ void tpp_print_plan_json(FILE *f, const struct tpp_plan_ctx *x,
 	json_degrees(f, p->best_tp, p->n_best_tp);
 	fprintf(f, "], \"pp\": [");
 	json_degrees(f, p->best_pp, p->n_best_pp);
-	fprintf(f, "]},\n  \"layouts\": [\n");
+	fprintf(f, "]},\n  \"best_per_degree_complete\": %s,\n  \"layouts\": [\n",
+		p->degrees_cut ? "false" : "true");
 	for (i = 0; i < p->n_top; i++) {
 		json_eval(f, &p->top[i], "    ",
 			  tpp_plan_ties_best(p, i) ? "true" : "false");

@@ -132,6 +132,11 @@ struct ctx {
 	struct tpp_plan *plan;
 	struct cand *cands;
 	size_t n, cap;
+	/* the per-degree refinement's simulations (simulate_degrees), so
+	 * the PP pass reuses the TP pass's: cand index -> entry of sim_e */
+	int *sim_at;
+	struct tpp_eval *sim_e;
+	size_t n_sim_e, cap_sim_e;
 	struct tpp_cost_cache *cache;
 	struct tpp_err *err;
 	int oom;
@@ -436,10 +441,26 @@ static int simulate_degrees(struct ctx *x, const struct degree_pick *pick, int n
 				continue;
 			if (c->bound_s * (1 + TPP_DEGREE_TOL) >= cur)
 				break;
-			if (past_limit(x))
-				return 1;
-			if (simulate_pick(x, &c->l, &e))
-				return -1;
+			if (x->sim_at && x->sim_at[k] >= 0) {
+				e = x->sim_e[x->sim_at[k]];
+			} else {
+				if (past_limit(x))
+					return 1;
+				if (simulate_pick(x, &c->l, &e))
+					return -1;
+				if (x->sim_at && x->n_sim_e == x->cap_sim_e) {
+					size_t cap = x->cap_sim_e ? 2 * x->cap_sim_e : 64;
+					struct tpp_eval *ne = realloc(x->sim_e, cap * sizeof(*ne));
+					if (ne) {
+						x->sim_e = ne;
+						x->cap_sim_e = cap;
+					}
+				}
+				if (x->sim_at && x->n_sim_e < x->cap_sim_e) {
+					x->sim_e[x->n_sim_e] = e;
+					x->sim_at[k] = (int)x->n_sim_e++;
+				}
+			}
 			keep_best(t, nt, d, &e);
 			if (e.step_s < cur)
 				cur = e.step_s;
@@ -472,7 +493,7 @@ int tpp_plan_search(const struct tpp_model *m, const struct tpp_cluster *c,
 	struct tpp_layout l;
 	int tp, cp, pp, i, pr, rc = TPP_OK;
 	int div[TPP_MAX_DIVISORS], ndiv = 0, a, b, d;
-	size_t k;
+	size_t k, k2;
 
 	memset(plan, 0, sizeof(*plan));
 	if (s->gpus < 1)
@@ -561,14 +582,30 @@ int tpp_plan_search(const struct tpp_model *m, const struct tpp_cluster *c,
 			keep_best(plan->best_pp, &plan->n_best_pp, e.layout.pp, &e);
 		}
 		/* the best per TP and PP degree, simulated: the rest of each
-		 * degree's candidates, pruned by its best so far */
+		 * degree's candidates, pruned by its best so far (without the
+		 * reuse table, memory short, a layout may be played twice) */
+		x.sim_at = malloc(sizeof(int) * (x.n ? x.n : 1));
+		for (k2 = 0; x.sim_at && k2 < x.n; k2++)
+			x.sim_at[k2] = -1;
 		if ((pr = simulate_degrees(&x, x.pick_tp, x.n_tp, k, 0, plan->best_tp,
 					   &plan->n_best_tp)) ||
 		    (pr = simulate_degrees(&x, x.pick_pp, x.n_pp, k, 1, plan->best_pp,
 					   &plan->n_best_pp))) {
-			if (pr > 0)
-				goto timeout;
-			goto fail;
+			if (pr < 0)
+				goto fail;
+			/* out of time with the ranking done: it stands; the
+			 * degrees not reached get their analytic pick */
+			plan->degrees_cut = 1;
+			for (i = 0; i < x.n_tp; i++)
+				if (tpp_degree_find(plan->best_tp, plan->n_best_tp,
+						    x.pick_tp[i].degree) < 0)
+					price_picks(&x, &x.pick_tp[i], 1, plan->best_tp,
+						    &plan->n_best_tp);
+			for (i = 0; i < x.n_pp; i++)
+				if (tpp_degree_find(plan->best_pp, plan->n_best_pp,
+						    x.pick_pp[i].degree) < 0)
+					price_picks(&x, &x.pick_pp[i], 1, plan->best_pp,
+						    &plan->n_best_pp);
 		}
 	} else {
 		price_picks(&x, x.pick_tp, x.n_tp, plan->best_tp, &plan->n_best_tp);
@@ -577,6 +614,8 @@ int tpp_plan_search(const struct tpp_model *m, const struct tpp_cluster *c,
 	qsort(plan->best_tp, plan->n_best_tp, sizeof(*plan->best_tp), by_degree);
 	qsort(plan->best_pp, plan->n_best_pp, sizeof(*plan->best_pp), by_degree);
 	free(x.cands);
+	free(x.sim_at);
+	free(x.sim_e);
 	tpp_cost_cache_free(x.cache);
 	plan->elapsed_s = mono_now() - x.t0;
 	if (!plan->n_top)
@@ -586,15 +625,20 @@ int tpp_plan_search(const struct tpp_model *m, const struct tpp_cluster *c,
 	return rc;
 oom:
 	free(x.cands);
+	free(x.sim_at);
+	free(x.sim_e);
 	tpp_cost_cache_free(x.cache);
 	return tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0, "out of memory");
 timeout:
 	free(x.cands);
+	free(x.sim_at);
+	free(x.sim_e);
 	tpp_cost_cache_free(x.cache);
 	/* an unfinished search ranks nothing: what it had found so far is
 	 * not the best */
 	plan->timed_out = 1;
 	plan->n_top = 0;
+	plan->simulated = plan->too_long = plan->pruned = 0; /* none ranked */
 	plan->elapsed_s = mono_now() - x.t0;
 	return tpp_err_set(err, TPP_E_INFEASIBLE, NULL, 0, 0,
 			   "the search of %s on %d GPUs stopped after its %g s time limit "
@@ -603,6 +647,8 @@ timeout:
 			   m->name, s->gpus, s->time_limit_s, plan->considered, plan->feasible);
 fail:
 	free(x.cands);
+	free(x.sim_at);
+	free(x.sim_e);
 	tpp_cost_cache_free(x.cache);
 	return TPP_E_SYSTEM; /* err set by the simulator */
 }

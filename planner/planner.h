@@ -108,6 +108,12 @@ struct tpp_plan {
 						best of their TP / PP degree */
 	unsigned long long rejected[TPP_REJ__COUNT];
 	double elapsed_s;                    /* wall time of the search, s */
+	int degrees_cut;                     /* the time limit came while the
+						best per degree was refined: an
+						entry may be more than
+						TPP_DEGREE_TOL above its degree's
+						best (a degree not reached is
+						priced by the analytic model) */
 	int timed_out;                       /* stopped by its time limit: no
 						layouts are reported */
 	/* closest-to-fitting layout rejected for memory (smallest total) */

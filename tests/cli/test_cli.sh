@@ -331,7 +331,8 @@ if expect time-limit-stop 1 err "stopped after its 0.05 s time limit" \
 fi
 expect time-limit-stop-json 1 out '"time_limit"' \
 	"$BIN" --model 1t --cluster dgx-a100 --gpus 3072 --time-limit 0.05 --json &&
-	jcheck time-limit-stop-json "$OUT" '.status == "time_limit" and .closest_miss == null'
+	jcheck time-limit-stop-json "$OUT" '.status == "time_limit" and .closest_miss == null and
+		.simulated == 0 and .too_long_to_simulate == 0 and .pruned_by_bound == 0'
 # "needs X GiB of Y GiB": digits enough to tell them apart (a reserve
 # that leaves the layout 0.004 GiB short of the 80 GiB; it printed "80.0 of
 # 80.0")
@@ -346,7 +347,7 @@ expect closest-digits 1 err "needs 80.004 GiB of 80.000 GiB per GPU" \
 # the per-degree picks are counted apart
 if expect counts 0 out '"simulated_best_per_degree"' \
 	"$BIN" --model 175b --cluster dgx.yaml --json; then
-	jcheck counts "$OUT" '.feasible == .simulated + .too_long_to_simulate + .pruned_by_bound and .simulated_best_per_degree >= 0'
+	jcheck counts "$OUT" '.feasible == .simulated + .too_long_to_simulate + .pruned_by_bound and .simulated_best_per_degree >= 0 and .best_per_degree_complete == true'
 fi
 # ZeRO-3 across nodes: the plan says the model is optimistic there (the
 # SC21 DeepSpeed rows); not for the default 175B plan (ZeRO-1)
