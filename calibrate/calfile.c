@@ -332,21 +332,39 @@ int tpp_cal_write_keep(const struct tpp_calibration *cal, const char *path_arg,
 				tpp_strlcpy(target, real, sizeof(target));
 				path = target;
 			} else if (!real && errno == ENOENT) {
-				/* a dangling link: create the file it names
-				 * (relative to the link's directory) */
-				char link[sizeof(target)];
-				ssize_t ln = readlink(path, link, sizeof(link) - 1);
-				if (ln > 0 && (size_t)ln < sizeof(link) - 1) {
-					const char *slash = strrchr(path, '/');
+				/* a dangling link, or a chain of links that
+				 * ends dangling: create the file the last one
+				 * names (each relative to its link's directory) */
+				char cur[sizeof(target)], link[sizeof(target)];
+				int hops, ok = 1;
+				tpp_strlcpy(cur, path, sizeof(cur));
+				for (hops = 0; ok && hops < 40; hops++) {
+					struct stat ls;
+					ssize_t ln;
+					const char *slash;
 					int lw;
+					if (lstat(cur, &ls) || !S_ISLNK(ls.st_mode))
+						break;
+					ln = readlink(cur, link, sizeof(link) - 1);
+					if (ln <= 0 || (size_t)ln >= sizeof(link) - 1) {
+						ok = 0;
+						break;
+					}
 					link[ln] = '\0';
+					slash = strrchr(cur, '/');
 					if (link[0] == '/' || !slash)
 						lw = snprintf(target, sizeof(target), "%s", link);
 					else
 						lw = snprintf(target, sizeof(target), "%.*s/%s",
-							     (int)(slash - path), path, link);
-					if (lw > 0 && (size_t)lw < sizeof(target))
-						path = target;
+							     (int)(slash - cur), cur, link);
+					if (lw <= 0 || (size_t)lw >= sizeof(target))
+						ok = 0;
+					else
+						tpp_strlcpy(cur, target, sizeof(cur));
+				}
+				if (ok && hops < 40 && strcmp(cur, path)) {
+					tpp_strlcpy(target, cur, sizeof(target));
+					path = target;
 				}
 			}
 			free(real);

@@ -1601,6 +1601,20 @@ static void test_keep_existing(void)
 		CHECK(!strcmp(b.hosts, "node-c"));
 		remove(dangling);
 		remove(target);
+		/* a chain of two links that ends dangling: both stay links */
+		{
+			char mid[600];
+			snprintf(mid, sizeof(mid), "%s/mid.yaml", dir);
+			CHECK(symlink("mid.yaml", dangling) == 0);
+			CHECK(symlink("new.yaml", mid) == 0);
+			CHECK(tpp_cal_write_keep(&c, dangling, kept, sizeof(kept), &err) == TPP_OK);
+			CHECK(lstat(dangling, &st) == 0 && S_ISLNK(st.st_mode));
+			CHECK(lstat(mid, &st) == 0 && S_ISLNK(st.st_mode));
+			CHECK(tpp_cal_load(target, &b, &err) == TPP_OK);
+			remove(dangling);
+			remove(mid);
+			remove(target);
+		}
 	}
 
 	CHECK(remove_kept(dir) == 3);
