@@ -568,6 +568,18 @@ int tpp_cmd_validate(int argc, char **argv)
 			memmove(line, line + 3, len - 2);
 			len -= 3;
 		}
+		/* a carriage return inside the line: lines that end with CR
+		 * alone (classic Mac) read as one long line */
+		{
+			const char *cr = strchr(line, '\r');
+			if (cr && cr[1] != '\n' && cr[1] != '\0') {
+				fprintf(stderr, "%s:%d:%d: error: a carriage return inside the line: "
+					"lines that end with CR alone? (convert them to LF or CR LF)\n",
+					file, lineno, (int)(cr - line) + 1);
+				rc = TPP_E_INPUT;
+				goto out;
+			}
+		}
 		/* a NUL byte anywhere, the last line too (a binary file) */
 		if (len != strlen(line)) {
 			fprintf(stderr, "%s:%d:%zu: error: a NUL byte in the line\n",
