@@ -22,9 +22,21 @@ void tpp_err_clear(struct tpp_err *e)
 
 int tpp_has_control_char(const char *s)
 {
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+	const unsigned char *u = (const unsigned char *)s;
+	for (; *u; u++) {
+		if (*u < 0x20 || *u == 0x7f)
 			return 1;
+		/* in UTF-8: C1 controls (U+0080-U+009F, NEL among them), the
+		 * line and paragraph separators U+2028/U+2029 and the bidi
+		 * embeddings, overrides and isolates U+202A-U+202E,
+		 * U+2066-U+2069, which break or reorder a printed line */
+		if (u[0] == 0xc2 && u[1] >= 0x80 && u[1] <= 0x9f)
+			return 1;
+		if (u[0] == 0xe2 && u[1] == 0x80 && u[2] >= 0xa8 && u[2] <= 0xae)
+			return 1;
+		if (u[0] == 0xe2 && u[1] == 0x81 && u[2] >= 0xa6 && u[2] <= 0xa9)
+			return 1;
+	}
 	return 0;
 }
 

@@ -65,9 +65,10 @@ _Noreturn void tpp_assert_fail(const char *expr, const char *file, int line);
 
 /* Bounded string copy that always NUL-terminates (dst_size > 0). */
 void tpp_strlcpy(char *dst, const char *src, size_t dst_size);
-/* Whether s holds an ASCII control character (below 0x20, or DEL): names
- * that must stay on one line (a newline would break --timeline's comment
- * line and every table heading). */
+/* Whether s holds a control character: ASCII (below 0x20, or DEL), or in
+ * UTF-8 a C1 control, a line or paragraph separator or a bidi override /
+ * isolate: names that must stay on one line, printed as written (a newline
+ * would break --timeline's comment line and every table heading). */
 int tpp_has_control_char(const char *s);
 /* Append printf-formatted text to the NUL-terminated string in buf (of
  * size bytes in all), cut short where buf ends. */

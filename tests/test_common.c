@@ -81,6 +81,12 @@ int main(void)
 	CHECK(!tpp_has_control_char("dgx-a100 (Selene) caf\xc3\xa9"));
 	CHECK(tpp_has_control_char("a\nb") && tpp_has_control_char("a\tb") &&
 	      tpp_has_control_char("\x7f"));
+	/* Unicode ones that break or reorder a printed line: NEL, the line
+	 * separator, a right-to-left override, an isolate; not other
+	 * characters of those blocks (an en dash, U+2013; a bullet, U+2022) */
+	CHECK(tpp_has_control_char("a\xc2\x85" "b") && tpp_has_control_char("a\xe2\x80\xa8" "b") &&
+	      tpp_has_control_char("a\xe2\x80\xae" "b") && tpp_has_control_char("\xe2\x81\xa6"));
+	CHECK(!tpp_has_control_char("a\xe2\x80\x93" "b \xe2\x80\xa2 \xc2\xa0"));
 
 	/* edit distance for "did you mean": case does not count */
 	CHECK(tpp_name_distance("llama3-70B", "llama3-70b") == 0);
