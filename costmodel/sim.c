@@ -13,14 +13,15 @@
  *                schedules.py, costmodel.md 3.4);
  *   ZB-H1        1F1B with each backward split into its input-gradient
  *                part B (on the critical path) and weight-gradient part W
- *                (Qi et al. 2024), in the better of two orders fixed
- *                before the step (tpp_sim_stages): 1F1B with each W right
- *                after its B (never slower than 1F1B), and the order of a
- *                greedy play with instant transfers (a free rank runs a
- *                B whose input has arrived, else the next F, at most
- *                p - r forwards ahead of the backwards, the 1F1B limit,
- *                else its oldest pending W, else waits; with equal F, B
- *                and W this gives ZB-H1's bubble (p-1)(F + B - W)).
+ *                (Qi et al. 2024), in the best of three orders fixed
+ *                before the step (tpp_sim_stages): plain 1F1B (so never
+ *                slower than 1F1B), 1F1B with each W right after its B,
+ *                and the order of a greedy play with instant transfers
+ *                (a free rank runs a B whose input has arrived, else the
+ *                next F, at most p - r forwards ahead of the backwards,
+ *                the 1F1B limit, else its oldest pending W, else waits;
+ *                with equal F, B and W this gives ZB-H1's bubble
+ *                (p-1)(F + B - W)).
  * An operation starts when its rank is free and its input is there: the
  * forward of chunk k needs chunk k-1's forward of the same micro-batch plus
  * one point-to-point transfer, the backward needs chunk k+1's backward (the
@@ -76,6 +77,8 @@ struct sim {
 	int share;         /* transfers and DP buckets share the NICs */
 	int keep_order;    /* play_zb pushes what it runs into ops */
 	int instant;       /* transfers take no time (a ZB-H1 order) */
+	int split;         /* the backwards are B and W apart (ZB-H1's own
+			      orders): a chunk's gradients are ready over W */
 };
 
 static void push(struct sim *s, int r, int kind, int chunk, int mb)
@@ -568,7 +571,7 @@ static int run_passes(struct sim *s, const struct tpp_sim_input *in, int greedy,
 			for (i = 0; i < s->v && in->dp_grad_s > 0; i++) {
 				int kk = (s->v - 1 - i) * s->p + r, j, nl = st->layers[kk];
 				double we = *slot(s, 2, kk, s->m - 1);
-				double ws = we - (in->zb ? st->w_s[kk] : st->b_s[kk] + st->w_s[kk]);
+				double ws = we - (s->split ? st->w_s[kk] : st->b_s[kk] + st->w_s[kk]);
 				double per = layers_r > 0 ? in->dp_grad_s / layers_r : in->dp_grad_s;
 				if (nl < 1) {
 					nl = 1;
@@ -700,26 +703,31 @@ int tpp_sim_stages(const struct tpp_sim_input *in, struct tpp_sim_result *out,
 		/*
 		 * ZB-H1 (Qi et al. 2024): the zero-bubble runtime runs a
 		 * schedule fixed before the step, chosen with the profiled F,
-		 * B, W and transfer times; the simulator plays the better of
-		 * two orders: (0) 1F1B with each W right after its B, which
-		 * ZB-H1 can always run (so it is never slower than 1F1B), and
-		 * (1) a greedy play with instant transfers -- a free rank
+		 * B, W and transfer times; the simulator plays the best of
+		 * three orders: (0) plain 1F1B, the backward not split, which
+		 * the runtime can always fall back to (so ZB-H1 is never
+		 * slower than 1F1B); (1) 1F1B with each W right after its B
+		 * (the B's output leaves before W, but the layers' gradients
+		 * are ready only over W, so their reduction starts later);
+		 * (2) a greedy play with instant transfers -- a free rank
 		 * runs a ready B, else a ready F within the 1F1B limit, else
 		 * its oldest pending W, the W's that fill the bubbles -- its
 		 * order then played with the transfers.  Each wins somewhere:
-		 * (1) on 175B over 4480 A100s at pp 35 (4.95 s against 5.64 s
-		 * for 1F1B), (0) on 405B at pp 32 with 1024 micro-batches
-		 * (540.2 s against 542.3 s).  The same greedy played with the
-		 * transfers in flight came out at most 0.3 % better than both
+		 * (2) on 175B over 4480 A100s at pp 35 (4.95 s against 5.64 s
+		 * for 1F1B), (1) on 405B at pp 32 with 1024 micro-batches
+		 * (540.2 s against 542.3 s), (0) at pp 2 with 2 micro-batches
+		 * and the gradient reduction exposed.  The same greedy played
+		 * with the transfers in flight came out at most 0.3 % better
 		 * where the transfers block, and worse elsewhere (a W started
 		 * while a B's input was a transfer away delays the critical
 		 * path); it would add half again to the search's time.
 		 */
-		double end[2], pe = 0;
+		double end[3], pe = 0;
 		int c, best = 0;
-		for (c = 0; c < 2 && !rc; c++) {
-			if (c == 0) {
-				build_orders(&s, 1);
+		for (c = 0; c < 3 && !rc; c++) {
+			s.split = c > 0;
+			if (c < 2) {
+				build_orders(&s, c);
 			} else {
 				s.instant = 1; /* the greedy keeps its order */
 				rc = run_passes(&s, in, 1, 1, NULL, 0, &nev, rank_end, dp_end, &pe,
@@ -735,11 +743,12 @@ int tpp_sim_stages(const struct tpp_sim_input *in, struct tpp_sim_result *out,
 		/* the order chosen (without the NIC sharing, which the
 		 * schedule cannot foresee), then played in full; the last
 		 * played stands where nothing is left to add */
-		if (!rc && best == 0)
-			build_orders(&s, 1);
-		if (!rc && best == 1 && !s.share && !events) {
+		s.split = best > 0;
+		if (!rc && best < 2)
+			build_orders(&s, best);
+		if (!rc && best == 2 && !s.share && !events) {
 			pipe_end = pe;
-			step_end = end[1];
+			step_end = end[2];
 		} else if (!rc) {
 			rc = run_passes(&s, in, 0, 0, events, cap, &nev, rank_end, dp_end, &pipe_end,
 					&step_end, err);
