@@ -571,8 +571,10 @@ int tpp_cmd_validate(int argc, char **argv)
 		/* a carriage return inside the line: lines that end with CR
 		 * alone (classic Mac) read as one long line */
 		{
-			const char *cr = strchr(line, '\r');
-			if (cr && cr[1] != '\n' && cr[1] != '\0') {
+			const char *cr = strchr(line, '\r'), *q = cr;
+			while (q && *q == '\r')
+				q++; /* CR CR LF: a CR LF file saved twice */
+			if (cr && *q != '\n' && *q != '\0') {
 				fprintf(stderr, "%s:%d:%d: error: a carriage return inside the line: "
 					"lines that end with CR alone? (convert them to LF or CR LF)\n",
 					file, lineno, (int)(cr - line) + 1);

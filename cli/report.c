@@ -1642,7 +1642,7 @@ static int exec_text(struct tpp_ydoc *d, yaml_node_t *o, const char *key,
 	if ((rc = tpp_y_str(d, v, buf, size, err)))
 		return rc;
 	if (tpp_has_control_char(buf))
-		return tpp_y_err(d, v, err, "\"%s\": must not contain control characters (newline, tab)",
+		return tpp_y_err(d, v, err, "\"%s\": must not contain control characters (newline, tab, line separators, bidi controls)",
 				 key);
 	return TPP_OK;
 }
@@ -1684,7 +1684,7 @@ int tpp_report_read_exec(const char *path, struct tpp_report *r)
 				continue;
 			tpp_strlcpy(dst, tpp_y_text(it), sizeof(r->exec_notes[0]));
 			if (tpp_has_control_char(dst)) {
-				rc = tpp_y_err(&d, it, &err, "\"notes\": must not contain control characters (newline, tab)");
+				rc = tpp_y_err(&d, it, &err, "\"notes\": must not contain control characters (newline, tab, line separators, bidi controls)");
 				goto out;
 			}
 			r->nexec_notes++;
@@ -1745,7 +1745,7 @@ int tpp_report_read_exec(const char *path, struct tpp_report *r)
 		/* a tab or newline would split the phase's row of exec.dat
 		 * and of the Markdown table */
 		if (tpp_has_control_char(ph->name)) {
-			rc = tpp_y_err(&d, v, &err, "phases[%d].phase: must not contain control characters (newline, tab)", i);
+			rc = tpp_y_err(&d, v, &err, "phases[%d].phase: must not contain control characters (newline, tab, line separators, bidi controls)", i);
 			goto out;
 		}
 		if ((rc = exec_num(&d, ph_node, "measured_s", -1, 1e-9, 1e6, &ph->measured_s, &err)) ||

@@ -28,12 +28,16 @@ int tpp_has_control_char(const char *s)
 			return 1;
 		/* in UTF-8: C1 controls (U+0080-U+009F, NEL among them), the
 		 * line and paragraph separators U+2028/U+2029 and the bidi
-		 * embeddings, overrides and isolates U+202A-U+202E,
-		 * U+2066-U+2069, which break or reorder a printed line */
+		 * marks, embeddings, overrides and isolates (U+200E, U+200F,
+		 * U+061C, U+202A-U+202E, U+2066-U+2069), which break or
+		 * reorder a printed line */
 		if (u[0] == 0xc2 && u[1] >= 0x80 && u[1] <= 0x9f)
 			return 1;
-		if (u[0] == 0xe2 && u[1] == 0x80 && u[2] >= 0xa8 && u[2] <= 0xae)
-			return 1;
+		if (u[0] == 0xe2 && u[1] == 0x80 &&
+		    ((u[2] >= 0xa8 && u[2] <= 0xae) || u[2] == 0x8e || u[2] == 0x8f))
+			return 1; /* U+2028-U+202E, and the marks U+200E, U+200F */
+		if (u[0] == 0xd8 && u[1] == 0x9c)
+			return 1; /* U+061C, the Arabic letter mark */
 		if (u[0] == 0xe2 && u[1] == 0x81 && u[2] >= 0xa6 && u[2] <= 0xa9)
 			return 1;
 	}

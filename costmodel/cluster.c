@@ -309,7 +309,7 @@ static int check_name(struct tpp_ydoc *d, yaml_node_t *node, const char *what,
 		return tpp_y_err(d, node, err, "%s: must not be empty", what);
 	if (tpp_has_control_char(name))
 		return tpp_y_err(d, node, err,
-				 "%s: must not contain control characters (newline, tab)",
+				 "%s: must not contain control characters (newline, tab, line separators, bidi controls)",
 				 what);
 	return TPP_OK;
 }

@@ -266,13 +266,13 @@ static int model_problem(const struct tpp_model *m, const char **key,
 	}
 	if (tpp_has_control_char(m->name)) {
 		*key = "name";
-		snprintf(msg, size, "name must not contain control characters (newline, tab)");
+		snprintf(msg, size, "name must not contain control characters (newline, tab, line separators, bidi controls)");
 		return 1;
 	}
 	/* printed in the plan's first line, which a newline would split */
 	if (tpp_has_control_char(m->desc)) {
 		*key = "description";
-		snprintf(msg, size, "description must not contain control characters (newline, tab)");
+		snprintf(msg, size, "description must not contain control characters (newline, tab, line separators, bidi controls)");
 		return 1;
 	}
 	for (i = 0; i < TPP_ARRAY_LEN(ranges); i++) {

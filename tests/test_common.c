@@ -85,7 +85,8 @@ int main(void)
 	 * separator, a right-to-left override, an isolate; not other
 	 * characters of those blocks (an en dash, U+2013; a bullet, U+2022) */
 	CHECK(tpp_has_control_char("a\xc2\x85" "b") && tpp_has_control_char("a\xe2\x80\xa8" "b") &&
-	      tpp_has_control_char("a\xe2\x80\xae" "b") && tpp_has_control_char("\xe2\x81\xa6"));
+	      tpp_has_control_char("a\xe2\x80\xae" "b") && tpp_has_control_char("\xe2\x81\xa6") &&
+	      tpp_has_control_char("a\xe2\x80\x8f" "b") && tpp_has_control_char("a\xd8\x9c"));
 	CHECK(!tpp_has_control_char("a\xe2\x80\x93" "b \xe2\x80\xa2 \xc2\xa0"));
 
 	/* edit distance for "did you mean": case does not count */

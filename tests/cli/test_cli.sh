@@ -795,6 +795,9 @@ expect validate-directory 3 err "is a directory" "$BIN" validate "$TMP"
 # lines that end with CR alone (classic Mac) read as one line: said so
 grep -v '^#' "$ROOT/tests/data/runs/one-good-one-bad.tsv" | tr '\n' '\r' >"$TMP/cr.tsv"
 expect validate-cr-only 3 err "a carriage return inside the line" "$BIN" validate "$TMP/cr.tsv"
+# a CR LF file saved again as CR LF (CR CR LF) reads as CR LF did
+grep -v '^#' "$ROOT/tests/data/runs/one-good-one-bad.tsv" | sed 's/$/\r\r/' >"$TMP/crcrlf.tsv"
+expect validate-cr-cr-lf 0 out "rows 1  (not predicted: 1 of 2)" "$BIN" validate "$TMP/crcrlf.tsv"
 # a row with ZeRO-3 and no pp is an FSDP / ZeRO-3 run without pipelining
 # (validate --help); with pp stated, ZeRO-3 under pipelining is priced
 printf 'id\tlayers\thidden\theads\tvocab\tseq\tgbs\tmbs\ttp\tpp\tdp\tzero\tgpus\tcluster\tstep_time_s\tsource\n' >"$TMP/z3.tsv"
