@@ -331,6 +331,10 @@ int tpp_cal_write_keep(const struct tpp_calibration *cal, const char *path_arg,
 			if (real && strlen(real) < sizeof(target)) {
 				tpp_strlcpy(target, real, sizeof(target));
 				path = target;
+			} else if (!real && errno == ELOOP) {
+				free(real);
+				return tpp_err_set(err, TPP_E_USAGE, path, 0, 0,
+						   "cannot write calibration: a loop of symbolic links");
 			} else if (!real && errno == ENOENT) {
 				/* a dangling link, or a chain of links that
 				 * ends dangling: create the file the last one

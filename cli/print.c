@@ -399,7 +399,7 @@ void tpp_print_plan_text(FILE *f, const struct tpp_plan_ctx *x,
 			e->step_s == best->step_s ? "(best)" : why);
 	}
 	if (p->degrees_cut)
-		fprintf(f, "  (--time-limit came while these were refined: an entry may be more than %.0f%% above its degree's best)\n",
+		fprintf(f, "  (--time-limit came while these were refined: an entry may be more than %.0f%% above its degree's best, and degrees not reached are left out)\n",
 			100 * TPP_DEGREE_TOL);
 	fprintf(f, "\nFLOP convention: %s\n", tpp_cost_flops_doc);
 }

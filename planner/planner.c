@@ -593,19 +593,16 @@ int tpp_plan_search(const struct tpp_model *m, const struct tpp_cluster *c,
 					   &plan->n_best_pp))) {
 			if (pr < 0)
 				goto fail;
-			/* out of time with the ranking done: it stands; the
-			 * degrees not reached get their analytic pick */
+			/* out of time with the ranking done: it stands, and
+			 * the tables keep what was simulated (a degree not
+			 * reached is left out) */
 			plan->degrees_cut = 1;
-			for (i = 0; i < x.n_tp; i++)
-				if (tpp_degree_find(plan->best_tp, plan->n_best_tp,
-						    x.pick_tp[i].degree) < 0)
-					price_picks(&x, &x.pick_tp[i], 1, plan->best_tp,
-						    &plan->n_best_tp);
-			for (i = 0; i < x.n_pp; i++)
-				if (tpp_degree_find(plan->best_pp, plan->n_best_pp,
-						    x.pick_pp[i].degree) < 0)
-					price_picks(&x, &x.pick_pp[i], 1, plan->best_pp,
-						    &plan->n_best_pp);
+		}
+		/* every layout the refinement played counts for both its
+		 * degrees (the TP pass's for the PP table, and back) */
+		for (k2 = 0; k2 < x.n_sim_e; k2++) {
+			keep_best(plan->best_tp, &plan->n_best_tp, x.sim_e[k2].layout.tp, &x.sim_e[k2]);
+			keep_best(plan->best_pp, &plan->n_best_pp, x.sim_e[k2].layout.pp, &x.sim_e[k2]);
 		}
 	} else {
 		price_picks(&x, x.pick_tp, x.n_tp, plan->best_tp, &plan->n_best_tp);

@@ -112,8 +112,8 @@ struct tpp_plan {
 						best per degree was refined: an
 						entry may be more than
 						TPP_DEGREE_TOL above its degree's
-						best (a degree not reached is
-						priced by the analytic model) */
+						best, and a degree not reached is
+						left out */
 	int timed_out;                       /* stopped by its time limit: no
 						layouts are reported */
 	/* closest-to-fitting layout rejected for memory (smallest total) */

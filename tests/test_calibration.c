@@ -1615,6 +1615,19 @@ static void test_keep_existing(void)
 			remove(mid);
 			remove(target);
 		}
+		/* a loop of links: refused, both stay links */
+		{
+			char other[600];
+			snprintf(other, sizeof(other), "%s/other.yaml", dir);
+			CHECK(symlink("other.yaml", dangling) == 0);
+			CHECK(symlink("next.yaml", other) == 0);
+			CHECK(tpp_cal_write_keep(&c, dangling, kept, sizeof(kept), &err) == TPP_E_USAGE);
+			CHECK_STR_CONTAINS(err.msg, "a loop of symbolic links");
+			CHECK(lstat(dangling, &st) == 0 && S_ISLNK(st.st_mode));
+			CHECK(lstat(other, &st) == 0 && S_ISLNK(st.st_mode));
+			remove(dangling);
+			remove(other);
+		}
 	}
 
 	CHECK(remove_kept(dir) == 3);
