@@ -220,6 +220,28 @@ static void test_blocking_p2p(void)
 		}
 }
 
+/*
+ * ZB-H1 is never slower than 1F1B with the gradient reduction either: with
+ * W right after B a chunk's layer gradients are ready only over W, so
+ * their buckets start later than over 1F1B's whole backward, and with the
+ * reduction exposed (2 micro-batches, 4 layers a chunk) that order alone
+ * lost to 1F1B; plain 1F1B is among ZB-H1's orders.
+ */
+static void test_zb_with_reduction(void)
+{
+	int p, m, ov;
+	for (p = 2; p <= 4; p++)
+		for (m = 1; m <= 4; m++)
+			for (ov = 0; ov <= 1; ov++) {
+				int k;
+				uniform(p, 1, m, 1.0, 1.5, 0.5);
+				for (k = 0; k < p; k++)
+					st.layers[k] = 4;
+				st.p2p_s = 0.05;
+				CHECK(run(1, 3.0, ov, 0, NULL) <= run(0, 3.0, ov, 0, NULL) * (1 + 1e-12));
+			}
+}
+
 /* tpp_rank_layers is the sum of tpp_chunk_layers over a rank's chunks,
  * every layer is placed once, and chunks differ by at most one layer.
  * Among the middle ranks 1 .. p-2 each chunk of rank r holds at least as
@@ -261,5 +283,6 @@ int main(void)
 	test_dp_overlap();
 	test_nic_sharing();
 	test_blocking_p2p();
+	test_zb_with_reduction();
 	return tpp_test_done("test_sim");
 }
