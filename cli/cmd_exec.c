@@ -556,8 +556,8 @@ int tpp_cmd_exec(int argc, char **argv)
 					comm_notes[1] = "pp send/recv includes waiting for the neighbouring stage (the pipeline's fill and drain), which its prediction (the transfers) leaves out";
 			}
 			if (json) {
-				printf("{\n  \"schema\": \"tpplan.exec/v1\",\n  \"status\": \"%s\",\n",
-				       rc ? "check_failed" : "ok");
+				printf("{\n  \"schema\": \"tpplan.exec/v1\",\n  \"tpplan_version\": \"%s\",\n  \"status\": \"%s\",\n",
+				       tpp_version, rc ? "check_failed" : "ok");
 				printf("  \"backend\": \"%s\",\n  \"precision\": \"%s\",\n  \"ranks\": %d,\n",
 				       o.backend, tpp_prec_names[o.prec], res.ranks);
 				printf("  \"layout_arg\": \"%s\",\n  \"schedule\": \"%s\",\n", lb,
