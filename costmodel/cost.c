@@ -748,6 +748,7 @@ const char *const tpp_invalid_names[TPP_INV__COUNT] = {
 	[TPP_INV_PRECISION] = "no peak for the precision on this GPU",
 	[TPP_INV_CP_ATTN] = "context parallelism needs flash attention (--attention flash)",
 	[TPP_INV_RECOMPUTE] = "recompute_layers needs recompute=full and at most the layers of a model chunk",
+	[TPP_INV_INTERLEAVE_PP2] = "interleaving with blocking pipeline transfers needs pp >= 3 (Megatron's check; --no-p2p-overlap, or a 2021-22 stack)",
 };
 
 int tpp_tp_divides(const struct tpp_model *m, int tp)
@@ -824,6 +825,13 @@ enum tpp_invalid tpp_layout_invalid(const struct tpp_model *m,
 	     (l->recompute != TPP_RECOMPUTE_FULL ||
 	      l->recompute_layers > tpp_max_chunk_layers(m, l))))
 		return TPP_INV_RECOMPUTE;
+	/* Megatron's validate_args: the interleaved schedule without
+	 * --overlap-p2p-communication needs pp > 2 ("to avoid having
+	 * multiple p2p sends and recvs between same 2 ranks per
+	 * communication batch"); the Megatron of 2021 asserted pp > 2 for
+	 * interleaving at all (its transfers block: p2p_overlap off) */
+	if (o && l->vp > 1 && l->pp == 2 && !o->p2p_overlap)
+		return TPP_INV_INTERLEAVE_PP2;
 	return TPP_INV_NONE;
 }
 

@@ -239,6 +239,8 @@ enum tpp_invalid {
 	TPP_INV_CP_ATTN,   /* context parallelism with unfused attention */
 	TPP_INV_RECOMPUTE, /* recompute_layers without recompute full, or
 			      more than a model chunk's layers */
+	TPP_INV_INTERLEAVE_PP2, /* interleaving on pp = 2 with blocking
+				   transfers (Megatron refuses it) */
 	TPP_INV__COUNT
 };
 extern const char *const tpp_invalid_names[TPP_INV__COUNT];

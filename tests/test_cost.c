@@ -794,6 +794,20 @@ static void test_layout_check(void)
 			f->o.attn = TPP_ATTN_FLASH;
 			CHECK(tpp_layout_invalid(f->m, &f->c, &f->o, &good[3]) == TPP_INV_NONE);
 		}
+		/* Megatron's validate_args: interleaving on pp = 2 needs
+		 * --overlap-p2p-communication; pp 4 needs nothing */
+		{
+			struct tpp_layout l = good[1];
+			l.pp = 2;
+			l.dp = 4;
+			CHECK(tpp_layout_invalid(f->m, &f->c, &f->o, &l) == TPP_INV_NONE);
+			f->o.p2p_overlap = 0;
+			CHECK(tpp_layout_invalid(f->m, &f->c, &f->o, &l) == TPP_INV_INTERLEAVE_PP2);
+			CHECK(tpp_layout_invalid(f->m, &f->c, &f->o, &good[1]) == TPP_INV_NONE);
+			l.vp = 1;
+			CHECK(tpp_layout_invalid(f->m, &f->c, &f->o, &l) == TPP_INV_NONE);
+			f->o.p2p_overlap = 1;
+		}
 	}
 }
 

@@ -447,6 +447,13 @@ expect timeline-is-cluster 2 err "that is the input file" "$BIN" --model 125m \
 	--cluster "$TMP/tl-cluster.yaml" --gpus 8 --timeline "$TMP/tl-cluster.yaml"
 cmp -s "$TMP/tl-cluster.yaml" "$ROOT/topologies/dgx-a100.yaml" || fail "timeline-is-cluster: the cluster file was changed"
 
+# Megatron refuses interleaving on pp = 2 without --overlap-p2p-communication
+# (validate_args): with blocking transfers such a layout is rejected, named
+expect interleave-pp2-blocking 1 err "interleaving with blocking pipeline transfers needs pp >= 3" \
+	"$BIN" --model 13b --cluster dgx-a100 --gpus 64 --layout pp=2,schedule=interleaved --no-p2p-overlap
+expect interleave-pp2-overlapped 0 out "interleaved" \
+	"$BIN" --model 13b --cluster dgx-a100 --gpus 64 --layout pp=2,schedule=interleaved
+
 # ---- pipeline transfers: overlapped (interleaved default) vs blocking --------------
 P2P_LAYOUT=tp=8,pp=8,dp=1,mbs=1,vp=3,sp=1,recompute=selective,zero=0,tp_overlap=0
 if expect p2p-overlap 0 out '"step_s"' "$BIN" --model 175b --cluster dgx-a100 \
