@@ -1591,6 +1591,25 @@ int tpp_report_write(const char *dir, const struct tpp_report *r)
 			remove(log);
 	}
 
+	/* what an earlier report into this directory left that this one
+	 * does not write: a figure it has no data for (its .dat, .gp and
+	 * .png), and a picture it did not draw (--no-plots, no gnuplot, or
+	 * gnuplot failed), so that nothing stale sits beside the report */
+	for (i = 0; i < FIG__COUNT; i++) {
+		static const char *const ext[] = {"dat", "gp", "png"};
+		size_t k;
+		for (k = 0; k < TPP_ARRAY_LEN(ext); k++) {
+			char path[PATH_LEN];
+			int keep = fg.wanted[i] && (k < 2 || fg.drawn[i]);
+			if (keep)
+				continue;
+			snprintf(path, sizeof(path), "%s/%s.%s", dir, fig_names[i], ext[k]);
+			if (remove(path) && errno != ENOENT)
+				fprintf(stderr, "tpplan: report: warning: cannot remove the earlier %s: %s\n",
+					path, strerror(errno));
+		}
+	}
+
 	d.in_row = 0;
 	d.col = 0;
 	if ((rc = af_open(&a, dir, "index.html")))

@@ -521,6 +521,23 @@ EOF
 	fi
 fi
 
+# a report into the directory of an earlier one leaves nothing stale: the
+# 175B report's figures go when an infeasible report has no data for them,
+# and its pictures when --no-plots draws none
+D=$TMP/scale175
+touch "$D/breakdown.png" "$D/memory.png" "$D/mine.txt"
+if "$BIN" report --model 1t --cluster dgx-a100 --gpus 16 --no-plots -o "$D" >/dev/null 2>"$TMP/err" ||
+	[ $? -eq 1 ]; then
+	left=$(cd "$D" && ls breakdown.* memory.* timeline.* sensitivity.* *.png 2>/dev/null | tr '\n' ' ')
+	if [ -z "$left" ] && [ -e "$D/mine.txt" ] && [ -s "$D/scaling.dat" ]; then
+		ok "re-run into the same directory: no stale figures, other files kept"
+	else
+		fail "re-run into the same directory: left '$left'"
+	fi
+else
+	fail "re-run into the same directory: exit $?"
+fi
+
 if [ $fails -ne 0 ]; then
 	echo "test_report: $fails failed" >&2
 	exit 1
