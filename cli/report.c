@@ -998,8 +998,9 @@ static const char css[] =
 #define OPTIMISTIC_MARK " (ZeRO-3 across nodes: the published runs took " TPP_OPTIMISTIC_RANGE " times such predictions; costmodel/README.md, Accuracy)"
 
 /* Columns of a memory table, a row of it (GiB), labelled `what`. */
-static const char *const mem_heads[] = {"#", "weights", "grads", "optimizer", "activations",
-					"other", "reserve", "total", "capacity"};
+static const char *const mem_heads[] = {"#", "weights (GiB)", "grads (GiB)", "optimizer (GiB)",
+					"activations (GiB)", "other (GiB)", "reserve (GiB)",
+					"total (GiB)", "capacity (GiB)"};
 static void mem_row(struct doc *d, const char *what, const struct tpp_mem_breakdown *mb,
 		    const struct tpp_gpu *g)
 {
@@ -1485,8 +1486,17 @@ static int file_in_the_way(const char *dir, char *buf)
 int tpp_report_check_dir(const char *dir)
 {
 	char f[PATH_LEN];
-	if (!file_in_the_way(dir, f))
+	if (!file_in_the_way(dir, f)) {
+		/* an existing directory must take the files: said now, not
+		 * after every search */
+		struct stat st;
+		if (!stat(dir, &st) && S_ISDIR(st.st_mode) && access(dir, W_OK | X_OK)) {
+			fprintf(stderr, "tpplan: report: -o %s: cannot write into it: %s\n", dir,
+				strerror(errno));
+			return TPP_E_SYSTEM;
+		}
 		return TPP_OK;
+	}
 	if (!strcmp(f, dir))
 		fprintf(stderr, "tpplan: report: -o %s: exists and is not a directory\n", dir);
 	else
