@@ -851,14 +851,14 @@ static int fig_sens(const char *dir, const struct tpp_report *r)
 	int i, rc;
 	if ((rc = af_open(&a, dir, "sensitivity.dat")))
 		return rc;
-	fputs("# inter-node bandwidth\tbest step_s\n", a.f);
+	fputs("# bandwidth beyond the first tier\tbest step_s\n", a.f);
 	for (i = 0; i < r->nsens; i++)
-		fprintf(a.f, "%gx inter-node bandwidth\t%s%.6g\n", r->sens[i].factor,
+		fprintf(a.f, "%gx outer bandwidth\t%s%.6g\n", r->sens[i].factor,
 			r->sens[i].ok ? "" : "?", r->sens[i].ok ? r->sens[i].step_s : 0.0);
 	if ((rc = af_close(&a)) || (rc = af_open(&a, dir, "sensitivity.gp")))
 		return rc;
-	gp_head(a.f, "sensitivity", "best step time if the inter-node bandwidth halves or doubles");
-	fputs("set title \"Best step time vs inter-node bandwidth (tiers beyond the first scaled)\"\n"
+	gp_head(a.f, "sensitivity", "best step time if the bandwidth beyond the first tier halves or doubles");
+	fputs("set title \"Best step time vs the bandwidth beyond the first tier (scaled)\"\n"
 	      "set ylabel \"seconds per step\"\nset yrange [0:*]\nset key off\n"
 	      "set style data histograms\nset style fill solid 0.85 border -1\nset boxwidth 0.5\n"
 	      "plot \"sensitivity.dat\" using 2:xtic(1) lc rgb \"#4e79a7\", \\\n"
@@ -1349,13 +1349,21 @@ static void write_doc(struct doc *d, const struct tpp_report *r,
 
 	/* 6. sensitivity */
 	if (r->nsens) {
-		d_h(d, 2, "Sensitivity to the inter-node bandwidth");
+		/* what the first tier spans: a node, or a larger NVLink
+		 * domain (a GB200 NVL72 rack), beyond which the tiers scale */
+		char dom[96];
+		if (c->ntiers < 2 || c->tiers[0].span_gpus == c->gpus_per_node)
+			tpp_strlcpy(dom, "node", sizeof(dom));
+		else
+			snprintf(dom, sizeof(dom), "%s domain (%d GPUs)", c->tiers[0].name,
+				 c->tiers[0].span_gpus);
+		d_h(d, 2, "Sensitivity to the bandwidth beyond one %s", dom);
 		if (c->ntiers < 2)
 			d_note(d, "The cluster has a single network tier; scaling the tiers beyond the first changes nothing.");
 		d_p(d, "Every tier beyond the first (datasheet bandwidth, measured bus bandwidths and their size curves) scaled by the factor, then the search rerun.");
-		figure(d, fg, FIG_SENS, "Best step time if the inter-node bandwidth halves or doubles");
+		figure(d, fg, FIG_SENS, "Best step time if the bandwidth beyond the first tier halves or doubles");
 		{
-			static const char *const h[] = {"inter-node bandwidth", "best step (s)", "change", "tokens/s", "best layout"};
+			static const char *const h[] = {"bandwidth beyond the first tier", "best step (s)", "change", "tokens/s", "best layout"};
 			d_table(d, h, 5);
 		}
 		for (i = 0; i < r->nsens; i++) {
@@ -1376,7 +1384,8 @@ static void write_doc(struct doc *d, const struct tpp_report *r,
 			for (i = 0; i < r->nsens; i++)
 				same &= r->sens[i].ok && fabs(r->sens[i].step_s / r->sens[0].step_s - 1) < 1e-9;
 			if (same && c->ntiers >= 2)
-				d_note(d, "The step does not change: the best layout at each bandwidth waits on no transfer beyond the first tier (its groups stay inside a node, or what crosses nodes is hidden behind compute).");
+				d_note(d, "The step does not change: the best layout at each bandwidth waits on no transfer beyond the first tier (its groups stay inside one %s, or what leaves it is hidden behind compute).",
+				       dom);
 		}
 	}
 

@@ -521,6 +521,22 @@ EOF
 	fi
 fi
 
+# the sensitivity names what the first tier spans: a node on DGX, the
+# 72-GPU NVLink domain on GB200 NVL72 (it said "inter-node" for both)
+D=$TMP/nvl72
+if "$BIN" report --model 13b --cluster gb200-nvl72 --gpus 72 --no-plots -o "$D" >/dev/null 2>"$TMP/err"; then
+	if grep -q "^## Sensitivity to the bandwidth beyond one nvl72 domain (72 GPUs)" "$D/report.md" &&
+		! grep -q "inter-node" "$D/report.md"; then
+		ok "sensitivity: the first tier's domain named"
+	else
+		fail "sensitivity: heading $(grep '^## Sensitivity' "$D/report.md")"
+	fi
+else
+	fail "report on gb200-nvl72: exit $?"
+fi
+grep -q "^## Sensitivity to the bandwidth beyond one node" "$TMP/scale175/report.md" ||
+	fail "sensitivity: dgx-a100 heading not 'beyond one node'"
+
 # a report into the directory of an earlier one leaves nothing stale: the
 # 175B report's figures go when an infeasible report has no data for them,
 # and its pictures when --no-plots draws none
