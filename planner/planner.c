@@ -394,30 +394,6 @@ static int simulate(struct ctx *x, const struct tpp_layout *l, int pick,
 }
 
 /*
- * Simulate a per-degree pick, or take the result of the same layout
- * already simulated as a finalist or as another degree's pick (a fixed
- * layout is all three).  Layouts come from one memset layout (the search
- * loops), so memcmp compares them whole.
- */
-static int simulate_pick(struct ctx *x, const struct tpp_layout *l,
-			 struct tpp_eval *e)
-{
-	const struct tpp_plan *p = x->plan;
-	int i;
-	for (i = 0; i < p->n_top; i++)
-		if (!memcmp(&p->top[i].layout, l, sizeof(*l))) {
-			*e = p->top[i];
-			return 0;
-		}
-	for (i = 0; i < p->n_best_tp; i++)
-		if (!memcmp(&p->best_tp[i].e.layout, l, sizeof(*l))) {
-			*e = p->best_tp[i].e;
-			return 0;
-		}
-	return simulate(x, l, 1, e);
-}
-
-/*
  * The best simulated layout of each degree into table t (tp: which = 0,
  * pp: 1), by the pruning of the top K with a tolerance: the candidates
  * from `from` on (the earlier ones were simulated as finalists and are in
@@ -441,25 +417,27 @@ static int simulate_degrees(struct ctx *x, const struct degree_pick *pick, int n
 				continue;
 			if (c->bound_s * (1 + TPP_DEGREE_TOL) >= cur)
 				break;
-			if (x->sim_at && x->sim_at[k] >= 0) {
+			if (x->sim_at[k] >= 0) {
 				e = x->sim_e[x->sim_at[k]];
 			} else {
 				if (past_limit(x))
 					return 1;
-				if (simulate_pick(x, &c->l, &e))
-					return -1;
-				if (x->sim_at && x->n_sim_e == x->cap_sim_e) {
+				if (x->n_sim_e == x->cap_sim_e) {
 					size_t cap = x->cap_sim_e ? 2 * x->cap_sim_e : 64;
 					struct tpp_eval *ne = realloc(x->sim_e, cap * sizeof(*ne));
-					if (ne) {
-						x->sim_e = ne;
-						x->cap_sim_e = cap;
+					if (!ne) {
+						tpp_err_set(x->err, TPP_E_SYSTEM, NULL, 0, 0, "out of memory");
+						return -1;
 					}
+					x->sim_e = ne;
+					x->cap_sim_e = cap;
 				}
-				if (x->sim_at && x->n_sim_e < x->cap_sim_e) {
-					x->sim_e[x->n_sim_e] = e;
-					x->sim_at[k] = (int)x->n_sim_e++;
-				}
+				/* a candidate from `from` on was no finalist:
+				 * played here first */
+				if (simulate(x, &c->l, 1, &e))
+					return -1;
+				x->sim_e[x->n_sim_e] = e;
+				x->sim_at[k] = (int)x->n_sim_e++;
 			}
 			keep_best(t, nt, d, &e);
 			if (e.step_s < cur)
@@ -582,10 +560,11 @@ int tpp_plan_search(const struct tpp_model *m, const struct tpp_cluster *c,
 			keep_best(plan->best_pp, &plan->n_best_pp, e.layout.pp, &e);
 		}
 		/* the best per TP and PP degree, simulated: the rest of each
-		 * degree's candidates, pruned by its best so far (without the
-		 * reuse table, memory short, a layout may be played twice) */
+		 * degree's candidates, pruned by its best so far */
 		x.sim_at = malloc(sizeof(int) * (x.n ? x.n : 1));
-		for (k2 = 0; x.sim_at && k2 < x.n; k2++)
+		if (!x.sim_at)
+			goto oom;
+		for (k2 = 0; k2 < x.n; k2++)
 			x.sim_at[k2] = -1;
 		if ((pr = simulate_degrees(&x, x.pick_tp, x.n_tp, k, 0, plan->best_tp,
 					   &plan->n_best_tp)) ||
