@@ -75,7 +75,6 @@ struct sim {
 	double *iv_lo, *iv_hi;
 	int *iv_off, *iv_n;
 	int share;         /* transfers and DP buckets share the NICs */
-	int keep_order;    /* play_zb pushes what it runs into ops */
 	int instant;       /* transfers take no time (a ZB-H1 order) */
 	int split;         /* the backwards are B and W apart (ZB-H1's own
 			      orders): a chunk's gradients are ready over W */
@@ -189,7 +188,7 @@ static double xfer(const struct sim *s, int ra, int rb, double t)
 	double d = s->st->p2p_s, ea, eb;
 	if (ra == rb || s->instant)
 		return 0;
-	if (!s->share || !s->iv_n)
+	if (!s->share)
 		return d;
 	ea = shared_extra(s, ra, t, d);
 	eb = shared_extra(s, rb, t, d);
@@ -339,7 +338,8 @@ static int play(struct sim *s, struct tpp_sim_event *ev, size_t cap,
 /*
  * Zero-bubble play (v = 1, chunk k on rank k): a discrete-event loop that
  * always advances the rank whose next operation starts first, so every
- * decision sees all earlier completions.
+ * decision sees all earlier completions; the order it plays becomes the
+ * ranks' lists (s->ops), for play() to replay.
  */
 /* Rank r's next zero-bubble operation and its start time: a B whose input
  * has arrived, else an F whose input has arrived (at most p - r ahead of
@@ -454,6 +454,7 @@ static int play_zb(struct sim *s, struct tpp_sim_event *ev, size_t cap,
 	q.key = key;
 	for (r = 0; r < p; r++) {
 		s->free_at[r] = 0;
+		s->nops[r] = 0; /* the order played is kept in the lists */
 		ck[r] = -1;
 		key[r] = HUGE_VAL;
 		h[r] = r;
@@ -482,8 +483,7 @@ static int play_zb(struct sim *s, struct tpp_sim_event *ev, size_t cap,
 			else
 				nw[best_r]++;
 			record(ev, cap, nev, best_r, best_r, o.mb, (enum tpp_ev_kind)o.kind, start, end);
-			if (s->keep_order)
-				push(s, best_r, o.kind, best_r, o.mb);
+			push(s, best_r, o.kind, best_r, o.mb);
 			left--;
 		}
 		/* the rank, and the neighbour that consumes its output (a
@@ -535,11 +535,7 @@ static int run_passes(struct sim *s, const struct tpp_sim_input *in, int greedy,
 			/* the greedy decides the order once, as the runtime
 			 * fixes its schedule before the step; the sharing
 			 * pass plays that order with its slower transfers */
-			for (r = 0; r < s->p; r++)
-				s->nops[r] = 0;
-			s->keep_order = 1;
 			prc = play_zb(s, ev, cap, nev);
-			s->keep_order = 0;
 		} else {
 			prc = play(s, ev, cap, nev);
 		}
