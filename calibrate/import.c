@@ -744,6 +744,17 @@ static void append_list(char *dst, size_t size, const char *sep, const char *s)
 	snprintf(dst + used, size - used, "%s%s", used ? sep : "", s);
 }
 
+/* "all_reduce, all_gather, ...": the collectives tpplan imports, for
+ * messages (buf of size bytes). */
+static const char *coll_list(char *buf, size_t size)
+{
+	int i;
+	buf[0] = '\0';
+	for (i = 0; i < TPP_COLL__COUNT; i++)
+		append_list(buf, size, ", ", tpp_coll_names[i]);
+	return buf;
+}
+
 int tpp_cal_import(const char *path, enum tpp_coll op, int group, int tier,
 		   struct tpp_calibration *cal, struct tpp_err *err)
 {
@@ -792,13 +803,10 @@ int tpp_cal_import_warn(const char *path, enum tpp_coll op, int group, int tier,
 	/* The collective: the file's word, else the argument, else the name. */
 	file_op = m.op;
 	if (file_op < 0 && m.op_other[0]) {
-		char names[128] = "";
-		int i;
-		for (i = 0; i < TPP_COLL__COUNT; i++)
-			append_list(names, sizeof(names), ", ", tpp_coll_names[i]);
+		char names[128];
 		rc = tpp_err_set(err, TPP_E_INPUT, path, m.op_other_line, m.op_other_line ? 1 : 0,
 				 "the file holds %s results, a collective tpplan does not "
-				 "model (it imports %s)", m.op_other, names);
+				 "model (it imports %s)", m.op_other, coll_list(names, sizeof(names)));
 		goto out;
 	}
 	if (file_op >= 0 && op != TPP_COLL__COUNT && file_op != (int)op) {
@@ -810,15 +818,12 @@ int tpp_cal_import_warn(const char *path, enum tpp_coll op, int group, int tier,
 	if (file_op < 0)
 		file_op = op != TPP_COLL__COUNT ? (int)op : op_from_name(base_name(path));
 	if (file_op < 0) {
-		char names[128] = "";
-		int i;
-		for (i = 0; i < TPP_COLL__COUNT; i++)
-			append_list(names, sizeof(names), ", ", tpp_coll_names[i]);
+		char names[128];
 		rc = tpp_err_set(err, TPP_E_INPUT, path, 0, 0,
 				 "cannot tell which collective this is (no \"Collective "
 				 "test starting\" line, and the file name names none): "
 				 "give --op NAME (one of %s), or name the file after "
-				 "the test (all_reduce_perf.txt, ...)", names);
+				 "the test (all_reduce_perf.txt, ...)", coll_list(names, sizeof(names)));
 		goto out;
 	}
 	/* The group: where the file lists its ranks, --group must agree */
