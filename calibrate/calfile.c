@@ -1036,23 +1036,15 @@ static int parse_cal(struct tpp_ydoc *d, struct tpp_calibration *c,
 			      "calibration", err);
 }
 
-/* Control characters other than newline and tab (an MPI library's
- * version string has lines) as '?'. */
-static void printable(char *s)
-{
-	for (; *s; s++)
-		if (((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t') || *s == 0x7f)
-			*s = '?';
-}
-
 void tpp_cal_printable(struct tpp_calibration *c)
 {
 	char *const str[] = {c->created_utc, c->tpplan_version, c->backend, c->hosts,
 			     c->device, c->mpi, c->blas, c->cuda, c->nccl, c->driver,
 			     c->source};
 	size_t i;
+	/* newlines and tabs kept: an MPI library's version string has lines */
 	for (i = 0; i < TPP_ARRAY_LEN(str); i++)
-		printable(str[i]);
+		tpp_printable(str[i], 1);
 }
 
 int tpp_cal_load(const char *path, struct tpp_calibration *out,

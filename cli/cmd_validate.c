@@ -53,10 +53,8 @@ struct row_result {
  * printed and go into the model's description. */
 static void copy_printable(char *dst, const char *src, size_t size)
 {
-	size_t i;
-	for (i = 0; src[i] && i + 1 < size; i++)
-		dst[i] = (unsigned char)src[i] < 0x20 || src[i] == 0x7f ? '?' : src[i];
-	dst[i] = '\0';
+	tpp_strlcpy(dst, src, size);
+	tpp_printable(dst, 0);
 }
 
 /*

@@ -44,6 +44,14 @@ int tpp_has_control_char(const char *s)
 	return 0;
 }
 
+void tpp_printable(char *s, int keep_lines)
+{
+	for (; *s; s++)
+		if (((unsigned char)*s < 0x20 && !(keep_lines && (*s == '\n' || *s == '\t'))) ||
+		    *s == 0x7f)
+			*s = '?';
+}
+
 void tpp_appendf(char *buf, size_t size, const char *fmt, ...)
 {
 	size_t used = strnlen(buf, size);

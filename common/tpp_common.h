@@ -70,6 +70,10 @@ void tpp_strlcpy(char *dst, const char *src, size_t dst_size);
  * isolate: names that must stay on one line, printed as written (a newline
  * would break --timeline's comment line and every table heading). */
 int tpp_has_control_char(const char *s);
+/* Show s's ASCII control characters (below 0x20, or DEL) as '?', in place,
+ * but for newline and tab when keep_lines: text from files or other tools
+ * that is printed (a terminal escape sequence would act). */
+void tpp_printable(char *s, int keep_lines);
 /* Append printf-formatted text to the NUL-terminated string in buf (of
  * size bytes in all), cut short where buf ends. */
 void tpp_appendf(char *buf, size_t size, const char *fmt, ...)

@@ -88,6 +88,16 @@ int main(void)
 	      tpp_has_control_char("a\xe2\x80\xae" "b") && tpp_has_control_char("\xe2\x81\xa6") &&
 	      tpp_has_control_char("a\xe2\x80\x8f" "b") && tpp_has_control_char("a\xd8\x9c"));
 	CHECK(!tpp_has_control_char("a\xe2\x80\x93" "b \xe2\x80\xa2 \xc2\xa0"));
+	/* tpp_printable: ESC, CR and DEL as '?', newline and tab too unless
+	 * kept; other bytes as they are */
+	{
+		char t1[] = "a\x1b[31m\tb\r\n\x7f\xc3\xa9", t2[sizeof(t1)];
+		memcpy(t2, t1, sizeof(t1));
+		tpp_printable(t1, 0);
+		tpp_printable(t2, 1);
+		CHECK(!strcmp(t1, "a?[31m?b???\xc3\xa9"));
+		CHECK(!strcmp(t2, "a?[31m\tb?\n?\xc3\xa9"));
+	}
 
 	/* edit distance for "did you mean": case does not count */
 	CHECK(tpp_name_distance("llama3-70B", "llama3-70b") == 0);
