@@ -296,6 +296,22 @@ static void test_tp_tiers_175b(struct tpp_plan *p)
 	       p->top[0].layout.dp, p->best_tp[4].e.step_s);
 }
 
+/* Each entry of a per-degree table (degrees up to max) is no faster than
+ * best[degree], the brute force's best of that degree, and at most
+ * TPP_DEGREE_TOL above it. */
+static void check_near_best(const struct tpp_degree_best *t, int n, const double *best,
+			    int max)
+{
+	int i;
+	for (i = 0; i < n; i++) {
+		int d = t[i].degree;
+		CHECK(d <= max && best[d] > 0);
+		if (d <= max)
+			CHECK(t[i].e.step_s >= best[d] * (1 - 1e-12) &&
+			      t[i].e.step_s <= best[d] * (1 + TPP_DEGREE_TOL));
+	}
+}
+
 /*
  * The two-tier search is exhaustive in effect: simulating every feasible
  * layout by brute force finds no faster one than the pruned search, and
@@ -373,20 +389,8 @@ static void test_two_tier_exhaustive(struct tpp_plan *p)
 	/* each degree's best: at most TPP_DEGREE_TOL above the brute force's
 	 * (the analytic model's pick of the degree, simulated, was up to 4 %
 	 * above it on 175B: "best per degree" that was not) */
-	for (i = 0; i < p->n_best_tp; i++) {
-		int d = p->best_tp[i].degree;
-		CHECK(d <= 16 && best_tp[d] > 0);
-		if (d <= 16)
-			CHECK(p->best_tp[i].e.step_s >= best_tp[d] * (1 - 1e-12) &&
-			      p->best_tp[i].e.step_s <= best_tp[d] * (1 + TPP_DEGREE_TOL));
-	}
-	for (i = 0; i < p->n_best_pp; i++) {
-		int d = p->best_pp[i].degree;
-		CHECK(d <= 16 && best_pp[d] > 0);
-		if (d <= 16)
-			CHECK(p->best_pp[i].e.step_s >= best_pp[d] * (1 - 1e-12) &&
-			      p->best_pp[i].e.step_s <= best_pp[d] * (1 + TPP_DEGREE_TOL));
-	}
+	check_near_best(p->best_tp, p->n_best_tp, best_tp, 16);
+	check_near_best(p->best_pp, p->n_best_pp, best_pp, 16);
 	CHECK(p->n_best_tp == 5 && p->n_best_pp == 5);
 	CHECK(p->simulated < p->feasible);
 	CHECK(p->pruned > 0);
