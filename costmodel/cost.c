@@ -868,6 +868,19 @@ struct layer_cost {
 	double flops_recomp; /* per GPU, recomputation */
 };
 
+/* A layer's whole forward and backward time (recompute, TP collectives
+ * and the exposed CP ring included): what data-parallel traffic on its
+ * own stream can hide under. */
+static double layer_fwd_cover(const struct layer_cost *lc)
+{
+	return lc->fwd_s + lc->tp_fwd_s + lc->cp_f_s;
+}
+
+static double layer_bwd_cover(const struct layer_cost *lc)
+{
+	return lc->bwd_s + lc->recomp_s + lc->tp_bwd_s + lc->cp_b_s;
+}
+
 static void layer_cost(const struct tpp_model *m, const struct tpp_cluster *c,
 		       const struct tpp_cost_opts *o, const struct tpp_layout *l,
 		       struct layer_cost *lc)
@@ -2090,8 +2103,8 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 				 * context-parallel ring included: the gathers run
 				 * on their own stream while a layer waits too.
 				 */
-				double f_all = L * (lc->fwd_s + lc->tp_fwd_s + lc->cp_f_s);
-				double b_all = L * (lc->bwd_s + lc->recomp_s + lc->tp_bwd_s + lc->cp_b_s);
+				double f_all = L * layer_fwd_cover(lc);
+				double b_all = L * layer_bwd_cover(lc);
 				double c_b = (gathers - 1) * ag + rs;
 				x_mb = fmax(ag - f_all, 0) + ag / L +
 				       fmax(c_b - b_all, 0) + c_b / L;
@@ -2125,8 +2138,7 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 			 */
 			if (l->zero == 2 && mb > 1 && !tpp_zero_pipelined(l)) {
 				double layers_r = (double)m->layers / l->pp;
-				double bwd_mb = layers_r * (lc->bwd_s + lc->recomp_s + lc->tp_bwd_s +
-							    lc->cp_b_s);
+				double bwd_mb = layers_r * layer_bwd_cover(lc);
 				double x = t_grad;
 				if (o->dp_overlap)
 					x = fmax(t_grad - bwd_mb, t_grad / layers_r);
@@ -2140,11 +2152,8 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 				double layers_r = (double)m->layers / l->pp;
 				double bucket_g = t_grad / layers_r;
 				double bucket_p = t_param / layers_r;
-				/* the layers' whole time covers, the exposed
-				 * CP ring included (as for ZeRO-3 above) */
-				double last_bwd = layers_r * (lc->bwd_s + lc->recomp_s + lc->tp_bwd_s +
-							      lc->cp_b_s);
-				double first_fwd = layers_r * (lc->fwd_s + lc->tp_fwd_s + lc->cp_f_s);
+				double last_bwd = layers_r * layer_bwd_cover(lc);
+				double first_fwd = layers_r * layer_fwd_cover(lc);
 				double ex_g = t_grad - last_bwd, ex_p = t_param - first_fwd;
 				e.dp_param_exposed_s = t_param > 0 ? (ex_p > bucket_p ? ex_p : bucket_p) : 0;
 				/* FSDP2 under pipelining reduce-scatters after
