@@ -158,6 +158,83 @@ static int check_json_keys(struct tpp_ydoc *d, struct tpp_err *err)
 	return rc;
 }
 
+/*
+ * Explicit YAML tags.  libyaml's document API gives an untagged plain
+ * scalar the default tag !!str, so a node no longer tells "5" written
+ * `!!str 5` from a plain 5.  The event API does: a second pass over the
+ * same text, whose scalar, sequence and mapping events come in the
+ * order the loader made the nodes (aliases make none), finds the tagged
+ * ones.  `!!str` on a scalar makes it a string, as quotes do: its style
+ * becomes YAML_ANY_SCALAR_STYLE, which the parser never gives, so every
+ * reader that wants a plain scalar (a number, a boolean, null) refuses
+ * it.  Any other tag is refused: tpplan's schemas type every value.
+ */
+static int check_tags(struct tpp_ydoc *d, const char *text, size_t n,
+		      struct tpp_err *err)
+{
+	static const char core[] = "tag:yaml.org,2002:";
+	yaml_parser_t p;
+	yaml_event_t ev;
+	yaml_node_t *node = d->doc.nodes.start;
+	int rc = TPP_OK, done = 0;
+
+	if (!yaml_parser_initialize(&p))
+		return tpp_err_set(err, TPP_E_SYSTEM, d->path, 0, 0,
+				   "out of memory initialising YAML parser");
+	yaml_parser_set_input_string(&p, (const unsigned char *)text, n);
+	while (!done && !rc) {
+		const yaml_char_t *tag = NULL;
+		if (!yaml_parser_parse(&p, &ev))
+			break; /* the loader read this text: cannot happen */
+		switch (ev.type) {
+		case YAML_SCALAR_EVENT:
+			tag = ev.data.scalar.tag;
+			break;
+		case YAML_SEQUENCE_START_EVENT:
+			tag = ev.data.sequence_start.tag;
+			break;
+		case YAML_MAPPING_START_EVENT:
+			tag = ev.data.mapping_start.tag;
+			break;
+		case YAML_DOCUMENT_END_EVENT:
+		case YAML_STREAM_END_EVENT:
+			done = 1;
+			break;
+		default:
+			break;
+		}
+		if (ev.type == YAML_SCALAR_EVENT || ev.type == YAML_SEQUENCE_START_EVENT ||
+		    ev.type == YAML_MAPPING_START_EVENT) {
+			if (node >= d->doc.nodes.top) {
+				done = 1;
+			} else {
+				if (tag && ev.type == YAML_SCALAR_EVENT &&
+				    !strcmp((const char *)tag, YAML_STR_TAG)) {
+					node->data.scalar.style = YAML_ANY_SCALAR_STYLE;
+				} else if (tag) {
+					char shown[128];
+					const char *t = (const char *)tag;
+					if (!strncmp(t, core, sizeof(core) - 1))
+						snprintf(shown, sizeof(shown), "!!%s",
+							 t + sizeof(core) - 1);
+					else
+						snprintf(shown, sizeof(shown), "%s", t);
+					tpp_printable(shown, 0);
+					rc = tpp_y_err(d, node, err,
+						       "YAML tag '%s' is not read: tpplan types each value "
+						       "itself; remove the tag (quote a value, or tag it !!str, "
+						       "to make it a string)",
+						       shown);
+				}
+				node++;
+			}
+		}
+		yaml_event_delete(&ev);
+	}
+	yaml_parser_delete(&p);
+	return rc;
+}
+
 static int finish_load(struct tpp_ydoc *d, yaml_parser_t *p, const char *text,
 		       size_t n, const char *syntax, struct tpp_err *err)
 {
@@ -217,6 +294,13 @@ static int finish_load(struct tpp_ydoc *d, yaml_parser_t *p, const char *text,
 				tpp_ydoc_free(d);
 				return rc;
 			}
+	}
+	{
+		int rc = check_tags(d, text, n, err);
+		if (rc) {
+			tpp_ydoc_free(d);
+			return rc;
+		}
 	}
 	if (!strcmp(syntax, "JSON")) {
 		int rc = check_json_keys(d, err);
@@ -357,6 +441,34 @@ static const char *scalar(const yaml_node_t *n)
 	return (const char *)n->data.scalar.value;
 }
 
+/* A scalar that is a string by its writing, for messages: quoted, tagged
+ * !!str (check_tags) or a block scalar (| or >). */
+static const char *string_kind(const yaml_node_t *n)
+{
+	switch (n->data.scalar.style) {
+	case YAML_ANY_SCALAR_STYLE:
+		return "!!str-tagged string";
+	case YAML_LITERAL_SCALAR_STYLE:
+	case YAML_FOLDED_SCALAR_STYLE:
+		return "block string";
+	default:
+		return "quoted string";
+	}
+}
+
+static const char *string_mark(const yaml_node_t *n)
+{
+	switch (n->data.scalar.style) {
+	case YAML_ANY_SCALAR_STYLE:
+		return "tag";
+	case YAML_LITERAL_SCALAR_STYLE:
+	case YAML_FOLDED_SCALAR_STYLE:
+		return "| or >";
+	default:
+		return "quotes";
+	}
+}
+
 /* A leading zero before another digit ("016", "-007.5"): YAML 1.1
  * reads 016 as octal 14, strtod as 16; neither is meant, so refused. */
 static int leading_zero(const char *s)
@@ -375,9 +487,8 @@ int tpp_y_double(struct tpp_ydoc *d, yaml_node_t *node, double *out,
 		return tpp_y_err(d, node, err, "expected a number");
 	/* "80" is a string in YAML, as in JSON: not read as a number */
 	if (node->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
-		return tpp_y_err(d, node, err,
-				 "expected a number, got the quoted string '%s' (drop the quotes)",
-				 scalar(node));
+		return tpp_y_err(d, node, err, "expected a number, got the %s '%s' (drop the %s)",
+				 string_kind(node), scalar(node), string_mark(node));
 	/* decimal only: strtod would take hex (0x55) and hex floats */
 	if (strpbrk(scalar(node), "xXpP") || leading_zero(scalar(node)))
 		return tpp_y_err(d, node, err,
@@ -401,9 +512,8 @@ int tpp_y_int(struct tpp_ydoc *d, yaml_node_t *node, long long *out,
 	if (!node || node->type != YAML_SCALAR_NODE)
 		return tpp_y_err(d, node, err, "expected an integer");
 	if (node->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
-		return tpp_y_err(d, node, err,
-				 "expected an integer, got the quoted string '%s' (drop the quotes)",
-				 scalar(node));
+		return tpp_y_err(d, node, err, "expected an integer, got the %s '%s' (drop the %s)",
+				 string_kind(node), scalar(node), string_mark(node));
 	if (leading_zero(scalar(node)))
 		return tpp_y_err(d, node, err,
 				 "expected a decimal integer (no leading zeros: YAML reads 016 as octal), got '%s'",
@@ -539,8 +649,8 @@ static int fill_field(struct tpp_ydoc *d, yaml_node_t *v,
 		/* "true" quoted is a string, as a quoted number is */
 		if (v->type == YAML_SCALAR_NODE && v->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
 			return tpp_y_err(d, v, err,
-					 "%s.%s: expected true or false, got the quoted string '%s' (drop the quotes)",
-					 what, f->key, scalar(v));
+					 "%s.%s: expected true or false, got the %s '%s' (drop the %s)",
+					 what, f->key, string_kind(v), scalar(v), string_mark(v));
 		if (!parse_bool(scalar(v), (int *)p))
 			return tpp_y_err(d, v, err,
 					 "%s.%s: expected true or false, got '%s'",

@@ -110,6 +110,32 @@ int main(void)
 	CHECK(tpp_name_near("17b", "13b") == -1 && tpp_name_near("13B", "13b") == 0);
 	CHECK(tpp_name_near("kitten", "sitting") == -1);
 
+	/* YAML tags: !!str makes a value a string, as quotes do (libyaml's
+	 * document API alone cannot tell it from a plain scalar); any other
+	 * tag is refused where it stands */
+	CHECK(parse("n: !!str 7\n", &t, &err) == TPP_E_INPUT);
+	CHECK_STR_CONTAINS(err.msg, "expected an integer, got the !!str-tagged string '7' (drop the tag)");
+	CHECK(err.line == 1 && err.col == 4);
+	CHECK(parse("n: 1\nx: !!str 2.5\n", &t, &err) == TPP_E_INPUT);
+	CHECK_STR_CONTAINS(err.msg, "expected a number, got the !!str-tagged string");
+	CHECK(parse("n: 1\nflag: !!str true\n", &t, &err) == TPP_E_INPUT);
+	CHECK_STR_CONTAINS(err.msg, "expected true or false, got the !!str-tagged string 'true'");
+	CHECK(parse("n: 1\nx: |\n  2.5\n", &t, &err) == TPP_E_INPUT);
+	CHECK_STR_CONTAINS(err.msg, "got the block string");
+	CHECK(parse("n: 1\nname: !!str 12\n", &t, &err) == TPP_OK);
+	CHECK(!strcmp(t.name, "12"));
+	/* the pass that finds tags keeps to the loader's node order across
+	 * anchors and aliases: the tagged value is the one reported */
+	CHECK(parse("name: &a abc\ncolor: *a\nn: 1\nx: !!float 3\n", &t, &err) == TPP_E_INPUT);
+	CHECK_STR_CONTAINS(err.msg, "YAML tag '!!float' is not read");
+	CHECK(err.line == 4 && err.col == 4);
+	CHECK(parse("n: !!int 7\n", &t, &err) == TPP_E_INPUT);
+	CHECK_STR_CONTAINS(err.msg, "YAML tag '!!int' is not read");
+	CHECK(parse("!!map {n: 7}\n", &t, &err) == TPP_E_INPUT);
+	CHECK(err.line == 1 && err.col == 1);
+	CHECK(parse("n: 1\nname: !x%01y z\n", &t, &err) == TPP_E_INPUT);
+	CHECK_STR_CONTAINS(err.msg, "'!x?y'");
+
 	CHECK(parse("n: [1, 2\n", &t, &err) == TPP_E_INPUT);
 	CHECK_STR_CONTAINS(err.msg, "YAML syntax error");
 	CHECK(err.line >= 1);
