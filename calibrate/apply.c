@@ -327,6 +327,9 @@ void tpp_cal_apply(const struct tpp_calibration *cal, const char *path,
 		 * calibrated one is cited through c->calibration */
 		c->gpu.gemm_flops[p] = g->best_flops_per_s;
 		c->gpu.gemm_src[p] = TPP_SRC_CALIBRATION;
+		/* the published figure's shape does not go with this one; the
+		 * measured table below prices shapes instead */
+		memset(c->gpu.gemm_shape[p], 0, sizeof(c->gpu.gemm_shape[p]));
 		{
 			struct tpp_gemm_table *t = &c->gpu.gemm_table[p];
 			int i;

@@ -240,9 +240,9 @@ size_t tpp_print_caution(char *buf, size_t size, const struct tpp_plan *p);
  * so a change to the model updates them here.
  */
 #define TPP_ACC_RUNS 43
-#define TPP_ACC_ERR_MIN (-0.2038)
-#define TPP_ACC_ERR_MEDIAN (-0.0775)
-#define TPP_ACC_ERR_MAX 0.0126
+#define TPP_ACC_ERR_MIN (-0.1925)
+#define TPP_ACC_ERR_MEDIAN (-0.0542)
+#define TPP_ACC_ERR_MAX 0.0360
 /* What the global batch leaves data parallelism, for the batch
  * rejection: " (dp divides both the global batch B and the N GPUs: at most
  * their gcd, G)" into buf, "" when G is N (no limit then); returns buf. */

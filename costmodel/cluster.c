@@ -287,7 +287,7 @@ static const struct tpp_yfield coll_fields[TPP_COLL__COUNT] = {
 /* ---- gpu ------------------------------------------------------------------- */
 
 struct gpu_measured {
-	yaml_node_t *gemm;
+	yaml_node_t *gemm, *shape;
 	char source[TPP_SOURCE_LEN];
 };
 
@@ -295,6 +295,8 @@ static const struct tpp_yfield gpu_measured_fields[] = {
 	{.key = "gemm_tflops", .type = TPP_YF_CUSTOM,
 	 .offset = offsetof(struct gpu_measured, gemm), .handler = tpp_y_keep_node,
 	 .required = 1},
+	{.key = "gemm_shape", .type = TPP_YF_CUSTOM,
+	 .offset = offsetof(struct gpu_measured, shape), .handler = tpp_y_keep_node},
 	{.key = "source", .type = TPP_YF_STR,
 	 .offset = offsetof(struct gpu_measured, source),
 	 .size = TPP_SOURCE_LEN, .required = 1},
@@ -311,6 +313,58 @@ static int check_name(struct tpp_ydoc *d, yaml_node_t *node, const char *what,
 		return tpp_y_err(d, node, err,
 				 "%s: must not contain control characters (newline, tab, line separators, bidi controls)",
 				 what);
+	return TPP_OK;
+}
+
+/*
+ * gpu.measured.gemm_shape: {PREC: [M, N, K], ...}, the shape each
+ * gemm_tflops figure was measured at (whole numbers, 1 .. 2^24), for a
+ * precision that has a figure.
+ */
+static int parse_gemm_shape(struct tpp_ydoc *d, yaml_node_t *map,
+			    struct tpp_gpu *g, struct tpp_err *err)
+{
+	static const char *const what = "gpu.measured.gemm_shape";
+	yaml_node_pair_t *pr;
+	if (map->type != YAML_MAPPING_NODE)
+		return tpp_y_err(d, map, err,
+				 "%s: expected a mapping of precision to [M, N, K]", what);
+	for (pr = map->data.mapping.pairs.start; pr < map->data.mapping.pairs.top; pr++) {
+		yaml_node_t *k = yaml_document_get_node(&d->doc, pr->key);
+		yaml_node_t *v = yaml_document_get_node(&d->doc, pr->value);
+		int p, n, i, rc;
+		for (p = 0; p < TPP_PREC__COUNT; p++)
+			if (k->type == YAML_SCALAR_NODE &&
+			    !strcmp((const char *)k->data.scalar.value, tpp_prec_names[p]))
+				break;
+		if (p == TPP_PREC__COUNT)
+			return tpp_y_err(d, k, err,
+					 "%s: unknown precision (expected fp32, tf32, fp16, bf16 or fp8)",
+					 what);
+		if (g->gemm_shape[p][0] > 0)
+			return tpp_y_err(d, k, err, "%s: duplicate key '%s'", what,
+					 tpp_prec_names[p]);
+		if (!(g->gemm_flops[p] > 0))
+			return tpp_y_err(d, k, err,
+					 "%s.%s: gpu.measured.gemm_tflops has no %s figure to go with it",
+					 what, tpp_prec_names[p], tpp_prec_names[p]);
+		if ((rc = tpp_y_seq(d, v, what, &n, err)))
+			return rc;
+		if (n != 3)
+			return tpp_y_err(d, v, err, "%s.%s: expected [M, N, K], got %d numbers",
+					 what, tpp_prec_names[p], n);
+		for (i = 0; i < 3; i++) {
+			yaml_node_t *x = tpp_y_seq_item(d, v, i);
+			long long e;
+			if ((rc = tpp_y_int(d, x, &e, err)))
+				return rc;
+			if (e < 1 || e > (1LL << 24))
+				return tpp_y_err(d, x, err,
+						 "%s.%s: each of M, N, K must be in [1, 16777216]",
+						 what, tpp_prec_names[p]);
+			g->gemm_shape[p][i] = (double)e;
+		}
+	}
 	return TPP_OK;
 }
 
@@ -390,6 +444,8 @@ static int parse_gpu(struct tpp_ydoc *d, yaml_node_t *node,
 						 peak / TPP_TFLOPS, tpp_prec_names[p]);
 			in.g.gemm_src[p] = TPP_SRC_PUBLISHED;
 		}
+		if (m.shape && (rc = parse_gemm_shape(d, m.shape, &in.g, err)))
+			return rc;
 		tpp_strlcpy(in.g.gemm_source, m.source, sizeof(in.g.gemm_source));
 	}
 	*out = in.g;

@@ -117,8 +117,13 @@ struct tpp_gpu {
 	char name[TPP_NAME_LEN];
 	/* Dense (no sparsity) datasheet peak per precision, FLOP/s; 0 = unsupported. */
 	double peak_flops[TPP_PREC__COUNT];
-	/* Measured achievable GEMM FLOP/s (e.g. MAMF) per precision; 0 = unknown. */
+	/* Measured GEMM FLOP/s per precision, the rate sustained at the
+	 * power limit (MSMF) where published; 0 = unknown. */
 	double gemm_flops[TPP_PREC__COUNT];
+	/* The M, N, K that rate was measured at (0 = not given): the cost
+	 * model divides its own wave / tile and K-loop losses at that
+	 * shape out of the ceiling, so it prices that shape at the rate. */
+	double gemm_shape[TPP_PREC__COUNT][3];
 	enum tpp_src gemm_src[TPP_PREC__COUNT];
 	char gemm_source[TPP_SOURCE_LEN];
 	double hbm_bytes;    /* usable device memory, bytes */

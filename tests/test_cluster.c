@@ -76,10 +76,14 @@ static void test_dgx_a100(void)
 	CHECK_REL(c.gpu.peak_flops[TPP_PREC_FP16], 312e12, 1e-12);
 	CHECK_REL(c.gpu.peak_flops[TPP_PREC_TF32], 156e12, 1e-12);
 	CHECK(c.gpu.peak_flops[TPP_PREC_FP8] == 0);
-	CHECK_REL(c.gpu.gemm_flops[TPP_PREC_BF16], 271.2e12, 1e-12);
+	/* the sustained rate (MSMF) and the shape it was measured at */
+	CHECK_REL(c.gpu.gemm_flops[TPP_PREC_BF16], 258e12, 1e-12);
+	CHECK(c.gpu.gemm_shape[TPP_PREC_BF16][0] == 2304 && c.gpu.gemm_shape[TPP_PREC_BF16][1] == 1536 &&
+	      c.gpu.gemm_shape[TPP_PREC_BF16][2] == 6144);
+	CHECK(c.gpu.gemm_shape[TPP_PREC_FP16][2] == 6144 && c.gpu.gemm_shape[TPP_PREC_FP8][0] == 0);
 	CHECK(c.gpu.gemm_src[TPP_PREC_BF16] == TPP_SRC_PUBLISHED);
 	CHECK(c.gpu.gemm_src[TPP_PREC_FP8] == TPP_SRC_NONE);
-	CHECK_STR_CONTAINS(c.gpu.gemm_source, "MAMF");
+	CHECK_STR_CONTAINS(c.gpu.gemm_source, "MSMF");
 	CHECK_REL(c.gpu.hbm_bytes, 85.899e9, 1e-12); /* 80 GiB */
 	CHECK_REL(c.gpu.hbm_Bps, 2.039e12, 1e-12);
 	CHECK(c.gpu.sm_count == 108);
@@ -135,7 +139,8 @@ static void test_other_presets(void)
 
 	CHECK(load("dgx-h100", &c) == TPP_OK);
 	CHECK_REL(c.gpu.peak_flops[TPP_PREC_FP8], 1979e12, 1e-12);
-	CHECK_REL(c.gpu.gemm_flops[TPP_PREC_BF16], 794.5e12, 1e-12);
+	CHECK_REL(c.gpu.gemm_flops[TPP_PREC_BF16], 755e12, 1e-12);
+	CHECK_REL(c.gpu.gemm_flops[TPP_PREC_FP8], 1354e12, 1e-12);
 	CHECK_REL(c.tiers[0].bw_Bps, 450e9, 1e-12);
 	CHECK(c.tiers[0].nvls);
 	CHECK_REL(c.tiers[0].busbw_Bps[TPP_COLL_ALL_REDUCE], 480e9, 1e-12);
@@ -148,7 +153,9 @@ static void test_other_presets(void)
 
 	CHECK(load("dgx-b200", &c) == TPP_OK);
 	CHECK_REL(c.gpu.peak_flops[TPP_PREC_BF16], 2250e12, 1e-12);
-	CHECK_REL(c.gpu.gemm_flops[TPP_PREC_BF16], 1745.0e12, 1e-12);
+	CHECK_REL(c.gpu.gemm_flops[TPP_PREC_BF16], 1439e12, 1e-12);
+	CHECK_REL(c.gpu.gemm_flops[TPP_PREC_FP8], 2788e12, 1e-12);
+	CHECK(c.gpu.gemm_shape[TPP_PREC_FP8][2] == 6144);
 	CHECK_REL(c.tiers[0].bw_Bps, 900e9, 1e-12);
 
 	/* dgx-a100-40gb: the DGX A100 node with the 40GB part, which
@@ -189,7 +196,7 @@ static void test_other_presets(void)
 	CHECK_REL(c.gpu.hbm_bytes, 205.823e9, 1e-12); /* 192 GiB */
 	CHECK(c.tiers[0].kind == TPP_TIER_XGMI && c.tiers[0].mesh);
 	CHECK_REL(c.tiers[0].bw_Bps, 448e9, 1e-12);
-	CHECK_REL(c.gpu.gemm_flops[TPP_PREC_BF16], 668.4e12, 1e-12);
+	CHECK_REL(c.gpu.gemm_flops[TPP_PREC_BF16], 659e12, 1e-12);
 	CHECK_REL(c.tiers[0].busbw_Bps[TPP_COLL_ALL_REDUCE], 312.9e9, 1e-12);
 
 	CHECK(load("l40s-ethernet", &c) == TPP_OK);
