@@ -345,6 +345,7 @@ void tpp_bench_opts_default(struct tpp_bench_opts *o)
 	o->warmup = 5;
 	o->coll_mask = (1u << TPP_COLL__COUNT) - 1;
 	o->gemm = 1;
+	o->settle_s = TPP_BENCH_SETTLE_S;
 	o->timeout_s = 300;
 	o->progress = -1;
 }
@@ -356,6 +357,7 @@ void tpp_bench_opts_quick(struct tpp_bench_opts *o)
 	o->max_bytes = 256.0 * 1024;
 	o->iters = 5;
 	o->warmup = 2;
+	o->settle_s = 0;
 }
 
 /* ==== MPI life cycle =========================================================== */
@@ -980,6 +982,59 @@ static int gemm_iters(const struct tpp_bench_opts *o, double probe_s)
 	return n;
 }
 
+/*
+ * Settle before a precision's sweep: the GEMM rate the model wants is the
+ * one a GPU sustains at its power limit (MSMF), which a training step's
+ * seconds of back-to-back GEMMs run at, not the boost-clock burst a cool
+ * device gives a short benchmark (topologies/README.md "GEMM ceiling").
+ * As ml-engineering's mamf-finder settles the clock (up to 20 s of large
+ * matmuls, stopping once the clock stops dropping), every rank runs the
+ * sweep's largest shape back to back, without cache flushes, in windows
+ * of TPP_BENCH_SETTLE_WINDOW_S, until the slowest rank's rate in a window
+ * is within 1 % of the previous window's, or `settle_s` has passed; all
+ * ranks at once, as a node's GPUs load each other's power and cooling in
+ * training.  The sweep that follows runs the device warm.  *spent and
+ * *rate: the seconds it took and the last window's rate (slowest rank).
+ */
+static int gemm_settle(struct run *R, enum tpp_prec p, const struct tpp_bench_shape *shapes,
+		       int nshapes, void *A, void *B, void *C, double *spent, double *rate)
+{
+	const struct tpp_bench_shape *big = &shapes[0];
+	double prev = 0;
+	char what[96];
+	int rc = TPP_OK, i;
+	*spent = 0;
+	*rate = 0;
+	for (i = 1; i < nshapes; i++)
+		if ((double)shapes[i].m * shapes[i].n * shapes[i].k >
+		    (double)big->m * big->n * big->k)
+			big = &shapes[i];
+	snprintf(what, sizeof(what), "gemm %s settle at %dx%dx%d", tpp_prec_names[p],
+		 big->m, big->n, big->k);
+	progress(R, what);
+	while (*spent < R->o->settle_s) {
+		double busy = 0, t = 0, mine, slowest = 0, wmax = 0;
+		int runs = 0;
+		wd_arm(R, what);
+		while (!rc && busy < TPP_BENCH_SETTLE_WINDOW_S) {
+			rc = gemm_once(R, p, big, A, B, C, 0, &t);
+			busy += t;
+			runs++;
+		}
+		if ((rc = agree(R, rc)))
+			return rc;
+		mine = busy > 0 ? runs * 2.0 * big->m * (double)big->n * big->k / busy : 0;
+		MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MIN, R->world);
+		MPI_Allreduce(&busy, &wmax, 1, MPI_DOUBLE, MPI_MAX, R->world);
+		*spent += wmax;
+		*rate = slowest;
+		if (prev > 0 && fabs(slowest - prev) <= 0.01 * prev)
+			break;
+		prev = slowest;
+	}
+	return rc;
+}
+
 static int gemm_prec(struct run *R, enum tpp_prec p, const struct tpp_bench_shape *shapes,
 		     int nshapes, struct tpp_cal_gemm *g)
 {
@@ -1006,6 +1061,9 @@ static int gemm_prec(struct run *R, enum tpp_prec p, const struct tpp_bench_shap
 		goto out;
 	memset(g, 0, sizeof(*g));
 	g->prec = p;
+	if (o->settle_s > 0 && nshapes > 0 &&
+	    (rc = gemm_settle(R, p, shapes, nshapes, A, B, C, &g->settled_s, &g->settled_flops_per_s)))
+		goto out;
 	for (i = 0; i < nshapes && !rc; i++) {
 		const struct tpp_bench_shape *s = &shapes[i];
 		struct tpp_cal_gemm_point *pt;

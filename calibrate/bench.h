@@ -9,7 +9,8 @@
  * Method: nccl-tests (shared/reference/calibration.md 1.4, 5.1) with
  * per-iteration times, each the max over the ranks, summarised by the
  * median / p10 / p90; GEMMs as mamf-finder (5.2), cache flushed between
- * iterations.  No MPI types here.
+ * iterations, after settling the device at its sustained clock
+ * (gemm_settle).  No MPI types here.
  */
 #ifndef TPP_BENCH_H
 #define TPP_BENCH_H
@@ -21,6 +22,11 @@ struct tpp_bench_shape {
 	int m, n, k;
 };
 
+/* Settling before each precision's GEMM sweep (bench.c gemm_settle): at
+ * most this many seconds, in windows of this many seconds of GEMMs. */
+#define TPP_BENCH_SETTLE_S 20.0
+#define TPP_BENCH_SETTLE_WINDOW_S 0.5
+
 struct tpp_bench_opts {
 	const char *backend;      /* "cpu" (default) or "cuda" */
 	double min_bytes, max_bytes; /* collective sweep, x2 steps */
@@ -31,15 +37,17 @@ struct tpp_bench_opts {
 	const struct tpp_bench_shape *shapes; /* NULL: the default grid */
 	int nshapes;
 	int quick;                /* small default grid (tests) */
+	double settle_s;          /* most seconds of back-to-back GEMMs before each precision's sweep */
 	int timeout_s;            /* abort when one step takes longer; 0 = never */
 	int progress;             /* 1 on, 0 off, -1 when stderr is a terminal */
 };
 
 /* Defaults: cpu, 8 B .. 64 MiB, 20 iterations after 5 warm-up, every
- * collective, GEMM on, timeout 300 s, progress auto. */
+ * collective, GEMM on (settling up to 20 s first), timeout 300 s,
+ * progress auto. */
 void tpp_bench_opts_default(struct tpp_bench_opts *o);
 /* The --quick defaults: 1 KiB .. 256 KiB, 5 iterations after 2 warm-up,
- * GEMM grid {64, 128}^3. */
+ * GEMM grid {64, 128}^3, no settling. */
 void tpp_bench_opts_quick(struct tpp_bench_opts *o);
 
 /* The default GEMM grid (m, n, k in {128, ..., 2048}; quick: {64, 128}). */

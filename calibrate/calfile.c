@@ -26,6 +26,8 @@
  *   gemm:
  *     - precision: bf16           # tpp_prec_names
  *       best_tflops: ...          # the best point's tflops
+ *       settled_s: 20.5           # optional: seconds of GEMMs before the
+ *       settled_tflops: ...       #   sweep, and the last window's rate
  *       points:                   # [m, n, k, median_s, tflops]
  *                                 # tflops = 2 m n k / median_s
  * (figures stated twice must agree within GEMM_AGREE)
@@ -227,6 +229,10 @@ static void write_gemm(struct writer *w, const struct tpp_cal_gemm *g)
 	TPP_ASSERT(g->npoints >= 0 && g->npoints <= TPP_CAL_MAX_GEMM);
 	fprintf(f, "  - precision: %s\n    best_tflops: ", tpp_prec_names[g->prec]);
 	put_num(w, g->best_flops_per_s / TPP_TFLOPS, "gemm.best_tflops");
+	fputs("\n    settled_s: ", f);
+	put_num(w, g->settled_s, "gemm.settled_s");
+	fputs("\n    settled_tflops: ", f);
+	put_num(w, g->settled_flops_per_s / TPP_TFLOPS, "gemm.settled_tflops");
 	fputs("\n    points:                 # [m, n, k, median_s, tflops]\n", f);
 	if (!g->npoints)
 		fputs("      []\n", f);
@@ -895,6 +901,12 @@ static const struct tpp_yfield gemm_fields[] = {
 	{.key = "points", .type = TPP_YF_CUSTOM,
 	 .offset = offsetof(struct gemm_in, points), .handler = tpp_y_keep_node,
 	 .required = 1},
+	/* optional (files before them read as not settled) */
+	{.key = "settled_s", .type = TPP_YF_DOUBLE,
+	 .offset = offsetof(struct gemm_in, g.settled_s), .min = 0, .max = 1e6},
+	{.key = "settled_tflops", .type = TPP_YF_DOUBLE,
+	 .offset = offsetof(struct gemm_in, g.settled_flops_per_s),
+	 .scale = TPP_TFLOPS, .min = 0, .max = 1e9 * TPP_TFLOPS},
 };
 
 /* Relative disagreement allowed between figures a calibration file states

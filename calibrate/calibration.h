@@ -81,7 +81,12 @@ struct tpp_cal_gemm {
 	enum tpp_prec prec;
 	int npoints;
 	struct tpp_cal_gemm_point pts[TPP_CAL_MAX_GEMM];
-	double best_flops_per_s; /* best over the measured shapes (MAMF-like) */
+	double best_flops_per_s; /* best over the measured shapes */
+	/* Seconds of back-to-back GEMMs run before the sweep to bring the
+	 * device to its sustained, power-limited clock (0: not settled, the
+	 * rates may be boost-clock bursts), and the last settling window's
+	 * rate (slowest rank). */
+	double settled_s, settled_flops_per_s;
 };
 
 struct tpp_calibration {

@@ -29,7 +29,7 @@ enum {
 	O_BACKEND = 1000, O_QUICK, O_MIN_BYTES, O_MAX_BYTES, O_ITERS, O_WARMUP,
 	O_GEMM, O_NO_GEMM, O_COLLS, O_PRECS, O_SHAPES, O_MODEL, O_TOKENS, O_MAX_TP,
 	O_IMPORT, O_OP, O_GROUP,
-	O_TIER, O_TIMEOUT, O_PROGRESS, O_NO_PROGRESS,
+	O_TIER, O_TIMEOUT, O_PROGRESS, O_NO_PROGRESS, O_SETTLE,
 };
 
 static const struct tpp_optdoc opts[] = {
@@ -43,6 +43,7 @@ static const struct tpp_optdoc opts[] = {
 	{{"gemm", no_argument, 0, O_GEMM}, NULL, "run the GEMM sweep (default)"},
 	{{"no-gemm", no_argument, 0, O_NO_GEMM}, NULL, "skip the GEMM sweep"},
 	{{"collectives", required_argument, 0, O_COLLS}, "LIST", "comma-separated subset of all_reduce,all_gather,reduce_scatter,all_to_all,send_recv, or none (default all)"},
+	{{"gemm-settle", required_argument, 0, O_SETTLE}, "S", "before each precision's GEMM sweep, run its largest shape back to back for up to S seconds, until the rate holds within 1 %: the device's sustained, power-limited clock, which training runs at (default 20; --quick 0)"},
 	{{"gemm-precisions", required_argument, 0, O_PRECS}, "LIST", "comma-separated subset of fp32,tf32,fp16,bf16 (default: all the backend has)"},
 	{{"gemm-shapes", required_argument, 0, O_SHAPES}, "LIST", "GEMM shapes MxNxK,... (default m,n,k in {128..2048}; --quick {64,128})"},
 	{{"model", required_argument, 0, O_MODEL}, "NAME|FILE", "also time the GEMMs of this model's layers and logits for TP 1, 2, 4, ... (forward, input- and weight-gradient orientations)"},
@@ -298,9 +299,14 @@ static void summary(FILE *f, const struct tpp_calibration *cal, const char *path
 		for (i = 1; i < g->npoints; i++)
 			if (g->pts[i].flops_per_s > g->pts[best].flops_per_s)
 				best = i;
-		fprintf(f, "gemm %-5s %3d shapes, best %.3f TFLOP/s at %dx%dx%d\n",
+		fprintf(f, "gemm %-5s %3d shapes, best %.3f TFLOP/s at %dx%dx%d",
 			tpp_prec_names[p], g->npoints, g->best_flops_per_s / TPP_TFLOPS,
 			g->pts[best].m, g->pts[best].n, g->pts[best].k);
+		if (g->settled_s > 0)
+			fprintf(f, " (after %.1f s settling: %.3f TFLOP/s)\n", g->settled_s,
+				g->settled_flops_per_s / TPP_TFLOPS);
+		else
+			fputs(" (not settled: may be boost-clock bursts)\n", f);
 	}
 }
 
@@ -372,7 +378,7 @@ int tpp_cmd_calibrate(int argc, char **argv)
 	const char *out = NULL, *import = NULL, *backend = "cpu";
 	int quick = 0, gemm = 1, iters = -1, warmup = -1, timeout = 300, progress = -1;
 	int op = TPP_COLL__COUNT, group = 0, tier = -1, measure_flag = 0, import_flag = 0;
-	double min_bytes = 0, max_bytes = 0;
+	double min_bytes = 0, max_bytes = 0, settle = -1;
 	unsigned colls = (1u << TPP_COLL__COUNT) - 1, precs = 0;
 	struct gshape *shapes = NULL;
 	int nshapes = 0, ch, rc = TPP_OK, tokens = 0, max_tp = 8;
@@ -403,6 +409,7 @@ int tpp_cmd_calibrate(int argc, char **argv)
 			measure_flag = 1;
 			break;
 		case O_TIMEOUT: rc = tpp_cli_int("--timeout", optarg, 0, 7 * 86400, &timeout); measure_flag = 1; break;
+		case O_SETTLE: rc = tpp_cli_double("--gemm-settle", optarg, 0, 3600, &settle); measure_flag = 1; break;
 		case O_MODEL: model_arg = optarg; measure_flag = 1; break;
 		case O_TOKENS: rc = tpp_cli_int("--tokens", optarg, 1, 1 << 20, &tokens); measure_flag = 1; break;
 		case O_MAX_TP: rc = tpp_cli_int("--max-tp", optarg, 1, 1024, &max_tp); measure_flag = 1; break;
@@ -528,7 +535,7 @@ int tpp_cmd_calibrate(int argc, char **argv)
 #endif
 	rc = TPP_E_USAGE;
 #ifndef TPP_HAVE_BENCH
-	(void)backend; (void)quick; (void)iters; (void)warmup; (void)timeout;
+	(void)backend; (void)quick; (void)iters; (void)warmup; (void)timeout; (void)settle;
 	(void)precs; (void)nshapes; (void)progress;
 	fprintf(stderr, "tpplan was built without MPI; only --import is available\n");
 	rc = TPP_E_SYSTEM;
@@ -560,6 +567,8 @@ int tpp_cmd_calibrate(int argc, char **argv)
 			o.iters = iters;
 		if (warmup >= 0)
 			o.warmup = warmup;
+		if (settle >= 0)
+			o.settle_s = settle;
 		o.coll_mask = colls;
 		o.gemm = gemm;
 		o.prec_mask = precs;

@@ -45,7 +45,8 @@ set +e
 # shellcheck disable=SC2086
 timeout 280 mpiexec $mpiflags -np 1 "$tpplan" calibrate --backend cuda \
 	--out "$out" --collectives none --iters 20 --warmup 5 \
-	--gemm-precisions bf16,fp16,tf32 --gemm-shapes "$shapes" --timeout 120
+	--gemm-precisions bf16,fp16,tf32 --gemm-shapes "$shapes" --timeout 120 \
+	--gemm-settle 10
 rc=$?
 set -e
 if [ "$rc" -ne 0 ]; then

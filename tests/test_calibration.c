@@ -242,6 +242,8 @@ static void fill_cal(struct tpp_calibration *c)
 		if (p->flops_per_s > g->best_flops_per_s)
 			g->best_flops_per_s = p->flops_per_s;
 	}
+	c->gemm[TPP_PREC_BF16].settled_s = 20.25;
+	c->gemm[TPP_PREC_BF16].settled_flops_per_s = 123.456789e12;
 }
 
 #define SAME(a, b) CHECK_REL(a, b, 1e-12)
@@ -301,6 +303,8 @@ static void compare_cal(const struct tpp_calibration *a,
 			continue;
 		CHECK(x->prec == y->prec && x->npoints == y->npoints);
 		SAME(x->best_flops_per_s, y->best_flops_per_s);
+		CHECK(x->settled_s == y->settled_s);
+		SAME(x->settled_flops_per_s, y->settled_flops_per_s);
 		for (j = 0; j < x->npoints && j < y->npoints; j++) {
 			CHECK(x->pts[j].m == y->pts[j].m && x->pts[j].n == y->pts[j].n &&
 			      x->pts[j].k == y->pts[j].k);
