@@ -504,7 +504,7 @@ EOF
 	# a GPU or tier name with a `command` or a '"' ran the command when
 	# gnuplot drew the figure (backquotes are substituted in double quotes)
 	D=$TMP/names
-	sed -e "s|^  name: A100-SXM4-80GB|  name: 'A100 \`touch $TMP/ran-gpu\` \"x'|" \
+	sed -e "s|^  name: A100-SXM4-80GB|  name: 'A100 \`touch $TMP/ran-gpu\` \"x R\&amp;D'|" \
 	    -e "s|^  - name: nvlink3|  - name: 'nvlink3 \`touch $TMP/ran-tier\` it''s \"'|" \
 		"$ROOT/topologies/dgx-a100.yaml" >"$TMP/names.yaml"
 	if "$BIN" report --model 125m --cluster "$TMP/names.yaml" --gpus 8 \
@@ -515,6 +515,18 @@ EOF
 			fail "names: memory.png or calibration.png not drawn"
 		else
 			ok "names in gnuplot scripts"
+		fi
+		# ... and in the Markdown: a backquote there opened a code span
+		# that ran on into the report's own text, and "&amp;" showed as
+		# "&"; now they are escaped, as in "A100 \`touch ...\` "x
+		# R\&amp;D" (the HTML escapes its own way)
+		if grep -qF 'A100 \`touch' "$D/report.md" && grep -qF 'nvlink3 \`touch' "$D/report.md" &&
+			! grep -q 'A100 `touch' "$D/report.md" &&
+			grep -qF 'x R\&amp;D' "$D/report.md" &&
+			grep -qF 'A100 `touch' "$D/index.html" && grep -qF 'x R&amp;amp;D' "$D/index.html"; then
+			ok "names in Markdown: backquotes escaped"
+		else
+			fail "names in Markdown: $(grep -m1 -F 'A100' "$D/report.md")"
 		fi
 	else
 		fail "names: exit $?"; sed 's/^/    /' "$TMP/err" >&2
