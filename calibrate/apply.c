@@ -325,7 +325,12 @@ void tpp_cal_apply(const struct tpp_calibration *cal, const char *path,
 			continue;
 		/* gemm_source keeps citing the other precisions' figures; a
 		 * calibrated one is cited through c->calibration */
-		c->gpu.gemm_flops[p] = g->best_flops_per_s;
+		/* the ceiling is a rate held at the power limit: no more than
+		 * the settled one, where the run settled (its sweep times each
+		 * GEMM alone, so small shapes may run at a higher clock; the
+		 * table keeps what they measured) */
+		c->gpu.gemm_flops[p] = g->settled_flops_per_s > 0 && g->settled_flops_per_s < g->best_flops_per_s
+					       ? g->settled_flops_per_s : g->best_flops_per_s;
 		c->gpu.gemm_src[p] = TPP_SRC_CALIBRATION;
 		/* the published figure's shape does not go with this one; the
 		 * measured table below prices shapes instead */

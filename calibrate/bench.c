@@ -987,51 +987,97 @@ static int gemm_iters(const struct tpp_bench_opts *o, double probe_s)
  * one a GPU sustains at its power limit (MSMF), which a training step's
  * seconds of back-to-back GEMMs run at, not the boost-clock burst a cool
  * device gives a short benchmark (topologies/README.md "GEMM ceiling").
- * As ml-engineering's mamf-finder settles the clock (up to 20 s of large
- * matmuls, stopping once the clock stops dropping), every rank runs the
- * sweep's largest shape back to back, without cache flushes, in windows
- * of TPP_BENCH_SETTLE_WINDOW_S, until the slowest rank's rate in a window
- * is within 1 % of the previous window's, or `settle_s` has passed; all
- * ranks at once, as a node's GPUs load each other's power and cooling in
- * training.  The sweep that follows runs the device warm.  *spent and
- * *rate: the seconds it took and the last window's rate (slowest rank).
+ * As ml-engineering's mamf-finder settles the clock (up to 20 s of
+ * 8192^3 matmuls, stopping once the clock stops dropping), every rank runs
+ * one large shape back to back, without cache flushes, in windows of
+ * TPP_BENCH_SETTLE_WINDOW_S (at most settle_s), all ranks at once, as a
+ * node's GPUs load each other's power and cooling in training:
+ *   - the shape is the sweep's largest, its sides doubled while one GEMM
+ *     would take under TPP_BENCH_SETTLE_GEMM_S (by the slowest rank's
+ *     probe) and no side passes TPP_BENCH_SETTLE_MAX_DIM, so that the
+ *     per-GEMM timing's host round trip is a small part of the window;
+ *   - it stops when the slowest rank's rate in a window is within 1 % of
+ *     the previous window's, once TPP_BENCH_SETTLE_MIN_S (or settle_s if
+ *     less) has passed -- a clock needs seconds to sink -- or at
+ *     settle_s, in seconds of GEMMs on the slowest rank.
+ * The sweep that follows runs the device warm.  *spent and *rate: the
+ * seconds it took and the last window's rate (slowest rank).
  */
 static int gemm_settle(struct run *R, enum tpp_prec p, const struct tpp_bench_shape *shapes,
 		       int nshapes, void *A, void *B, void *C, double *spent, double *rate)
 {
-	const struct tpp_bench_shape *big = &shapes[0];
-	double prev = 0;
+	const struct tpp_bench_opts *o = R->o;
+	size_t eb = tpp_backend_gemm_elem_bytes(R->b, p);
+	struct tpp_bench_shape big = shapes[0];
+	void *SA = NULL, *SB = NULL, *SC = NULL;
+	double probe = 0, slow_probe = 0, prev = 0, grow = 1;
+	double window = o->settle_s < TPP_BENCH_SETTLE_WINDOW_S ? o->settle_s : TPP_BENCH_SETTLE_WINDOW_S;
+	double min_s = o->settle_s < TPP_BENCH_SETTLE_MIN_S ? o->settle_s : TPP_BENCH_SETTLE_MIN_S;
 	char what[96];
-	int rc = TPP_OK, i;
+	int rc, i;
 	*spent = 0;
 	*rate = 0;
 	for (i = 1; i < nshapes; i++)
 		if ((double)shapes[i].m * shapes[i].n * shapes[i].k >
-		    (double)big->m * big->n * big->k)
-			big = &shapes[i];
+		    (double)big.m * big.n * big.k)
+			big = shapes[i];
+	/* the probe runs in the sweep's buffers, which hold this shape */
+	rc = gemm_once(R, p, &big, A, B, C, 0, &probe);
+	if ((rc = agree(R, rc)))
+		return rc;
+	MPI_Allreduce(&probe, &slow_probe, 1, MPI_DOUBLE, MPI_MAX, R->world);
+	while (slow_probe * grow < TPP_BENCH_SETTLE_GEMM_S &&
+	       2 * big.m <= TPP_BENCH_SETTLE_MAX_DIM && 2 * big.n <= TPP_BENCH_SETTLE_MAX_DIM &&
+	       2 * big.k <= TPP_BENCH_SETTLE_MAX_DIM) {
+		big.m *= 2;
+		big.n *= 2;
+		big.k *= 2;
+		grow *= 8;
+	}
+	if (grow > 1) {
+		rc = tpp_backend_alloc(R->b, (size_t)big.m * big.k * eb, &SA, R->err);
+		if (!rc)
+			rc = tpp_backend_alloc(R->b, (size_t)big.k * big.n * eb, &SB, R->err);
+		if (!rc)
+			rc = tpp_backend_alloc(R->b, (size_t)big.m * big.n * eb, &SC, R->err);
+		/* random operands, as in the sweep: zeros draw less power */
+		if (!rc)
+			rc = upload_operand(R, p, eb, SA, (size_t)big.m * big.k, SEED_A);
+		if (!rc)
+			rc = upload_operand(R, p, eb, SB, (size_t)big.k * big.n, SEED_B);
+		if ((rc = agree(R, rc)))
+			goto out;
+		A = SA;
+		B = SB;
+		C = SC;
+	}
 	snprintf(what, sizeof(what), "gemm %s settle at %dx%dx%d", tpp_prec_names[p],
-		 big->m, big->n, big->k);
+		 big.m, big.n, big.k);
 	progress(R, what);
-	while (*spent < R->o->settle_s) {
+	while (*spent < o->settle_s) {
 		double busy = 0, t = 0, mine, slowest = 0, wmax = 0;
 		int runs = 0;
 		wd_arm(R, what);
-		while (!rc && busy < TPP_BENCH_SETTLE_WINDOW_S) {
-			rc = gemm_once(R, p, big, A, B, C, 0, &t);
+		while (!rc && busy < window) {
+			rc = gemm_once(R, p, &big, A, B, C, 0, &t);
 			busy += t;
 			runs++;
 		}
 		if ((rc = agree(R, rc)))
-			return rc;
-		mine = busy > 0 ? runs * 2.0 * big->m * (double)big->n * big->k / busy : 0;
+			break;
+		mine = busy > 0 ? runs * 2.0 * big.m * (double)big.n * big.k / busy : 0;
 		MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MIN, R->world);
 		MPI_Allreduce(&busy, &wmax, 1, MPI_DOUBLE, MPI_MAX, R->world);
 		*spent += wmax;
 		*rate = slowest;
-		if (prev > 0 && fabs(slowest - prev) <= 0.01 * prev)
+		if (*spent >= min_s && prev > 0 && fabs(slowest - prev) <= 0.01 * prev)
 			break;
 		prev = slowest;
 	}
+out:
+	tpp_backend_release(R->b, SA);
+	tpp_backend_release(R->b, SB);
+	tpp_backend_release(R->b, SC);
 	return rc;
 }
 
@@ -1322,7 +1368,7 @@ int tpp_bench_run(const struct tpp_bench_opts *o, struct tpp_calibration *cal,
 		for (p = 0; p < TPP_PREC__COUNT; p++)
 			if (tpp_backend_gemm_elem_bytes(R.b, (enum tpp_prec)p) &&
 			    (!o->prec_mask || (o->prec_mask & (1u << p))))
-				R.nsteps += ngshapes;
+				R.nsteps += ngshapes + (o->settle_s > 0 && ngshapes > 0);
 	maxn = o->iters > 3 ? o->iters : 3;
 	R.t = calloc((size_t)maxn, sizeof(double));
 	R.tmax = calloc((size_t)maxn, sizeof(double));

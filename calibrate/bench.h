@@ -23,9 +23,15 @@ struct tpp_bench_shape {
 };
 
 /* Settling before each precision's GEMM sweep (bench.c gemm_settle): at
- * most this many seconds, in windows of this many seconds of GEMMs. */
+ * most this many seconds (mamf-finder's 20), in windows of this many
+ * seconds of GEMMs, at least this many before the rate may be called
+ * steady, on a shape grown until one GEMM takes this long or a side
+ * reaches this size (mamf-finder settles with 8192^3). */
 #define TPP_BENCH_SETTLE_S 20.0
 #define TPP_BENCH_SETTLE_WINDOW_S 0.5
+#define TPP_BENCH_SETTLE_MIN_S 5.0
+#define TPP_BENCH_SETTLE_GEMM_S 0.005
+#define TPP_BENCH_SETTLE_MAX_DIM 8192
 
 struct tpp_bench_opts {
 	const char *backend;      /* "cpu" (default) or "cuda" */

@@ -990,6 +990,11 @@ static int take_gemm(struct tpp_ydoc *d, yaml_node_t *item, void *p,
 					 "%s: best_tflops %.6g, but the best of its points is %.6g TFLOP/s",
 					 what, b / TPP_TFLOPS, best / TPP_TFLOPS);
 	}
+	/* settling took time and found a rate, or did not happen */
+	if ((in->g.settled_s > 0) != (in->g.settled_flops_per_s > 0))
+		return tpp_y_err(d, tpp_y_map_get(d, item, in->g.settled_s > 0 ? "settled_s" : "settled_tflops"),
+				 err, "%s: settled_s %g with settled_tflops %g: both zero (not settled) or both positive",
+				 what, in->g.settled_s, in->g.settled_flops_per_s / TPP_TFLOPS);
 	in->g.valid = 1;
 	c->gemm[in->g.prec] = in->g;
 	return TPP_OK;

@@ -336,6 +336,8 @@ static int cal_fits_cluster(const struct tpp_calibration *cal, const char *path,
 		for (i = 0; i < g->npoints; i++)
 			if (g->pts[i].flops_per_s > best)
 				best = g->pts[i].flops_per_s;
+		if (g->settled_flops_per_s > best)
+			best = g->settled_flops_per_s;
 		if (best > peak) {
 			fprintf(stderr, "%s: error: gemm %s: measured %g TFLOP/s exceeds the %s peak %g TFLOP/s of %s (cluster %s)\n",
 				path, tpp_prec_names[p], best / TPP_TFLOPS,

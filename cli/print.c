@@ -123,13 +123,23 @@ static void print_sources(FILE *f, const struct tpp_cluster *c,
 	fprintf(f, "figures used:\n");
 	fprintf(f, "  %s %s peak %.1f TFLOP/s (datasheet)", g->name,
 		tpp_prec_names[o->prec], g->peak_flops[o->prec] / TPP_TFLOPS);
-	if (g->gemm_flops[o->prec] > 0)
-		fprintf(f, "; GEMM ceiling %.4g TFLOP/s (%s: %s)\n",
-			g->gemm_flops[o->prec] / TPP_TFLOPS,
-			tpp_src_names[g->gemm_src[o->prec]],
-			g->gemm_src[o->prec] == TPP_SRC_CALIBRATION ? c->calibration : g->gemm_source);
-	else
-		fprintf(f, "; GEMM ceiling: no measurement, 80%% of peak assumed\n");
+	{
+		int q;
+		double rate = tpp_gemm_measured(g, o->prec, &q);
+		if (rate > 0) {
+			fprintf(f, "; GEMM ceiling %.4g TFLOP/s", rate / TPP_TFLOPS);
+			if (q != (int)o->prec)
+				fprintf(f, " (the %s figure)", tpp_prec_names[q]);
+			if (g->gemm_shape[q][0] > 0)
+				fprintf(f, " at %.0fx%.0fx%.0f", g->gemm_shape[q][0],
+					g->gemm_shape[q][1], g->gemm_shape[q][2]);
+			fprintf(f, " (%s: %s)\n", tpp_src_names[g->gemm_src[q]],
+				g->gemm_src[q] == TPP_SRC_CALIBRATION ? c->calibration : g->gemm_source);
+		} else {
+			fprintf(f, "; GEMM ceiling: no measurement, %.0f%% of peak assumed\n",
+				100 * TPP_GEMM_CEILING_DEFAULT);
+		}
+	}
 	fprintf(f, "  HBM %.0f GB at %.2f TB/s (datasheet)\n", g->hbm_bytes / 1e9,
 		g->hbm_Bps / 1e12);
 	for (i = 0; i < c->ntiers; i++) {

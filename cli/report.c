@@ -1326,12 +1326,24 @@ static void write_doc(struct doc *d, const struct tpp_report *r,
 	d_row(d), d_td(d, "%s %s peak", usr(d, g->name), tpp_prec_names[prec]),
 		d_td(d, "%.1f TFLOP/s", g->peak_flops[prec] / TPP_TFLOPS), d_td(d, "datasheet");
 	d_row(d), d_td(d, "GEMM ceiling");
-	if (g->gemm_flops[prec] > 0)
-		d_td(d, "%.4g TFLOP/s", g->gemm_flops[prec] / TPP_TFLOPS),
-			d_td(d, "%s: %s", tpp_src_names[g->gemm_src[prec]],
-			     usr(d, g->gemm_src[prec] == TPP_SRC_CALIBRATION ? c->calibration : g->gemm_source));
-	else
-		d_td(d, "80%% of peak"), d_td(d, "assumed (no measurement)");
+	{
+		int q;
+		double rate = tpp_gemm_measured(g, prec, &q);
+		char at[96] = "";
+		if (rate > 0) {
+			if (g->gemm_shape[q][0] > 0)
+				snprintf(at, sizeof(at), " at %.0fx%.0fx%.0f", g->gemm_shape[q][0],
+					 g->gemm_shape[q][1], g->gemm_shape[q][2]);
+			d_td(d, "%.4g TFLOP/s%s%s%s", rate / TPP_TFLOPS, q != (int)prec ? " (the " : "",
+			     q != (int)prec ? tpp_prec_names[q] : "", q != (int)prec ? " figure)" : ""),
+				d_td(d, "%s: %s%s", tpp_src_names[g->gemm_src[q]],
+				     usr(d, g->gemm_src[q] == TPP_SRC_CALIBRATION ? c->calibration : g->gemm_source),
+				     at);
+		} else {
+			d_td(d, "%.0f%% of peak", 100 * TPP_GEMM_CEILING_DEFAULT),
+				d_td(d, "assumed (no measurement)");
+		}
+	}
 	d_row(d), d_td(d, "HBM"), d_td(d, "%.0f GB at %.2f TB/s", g->hbm_bytes / 1e9, g->hbm_Bps / 1e12),
 		d_td(d, "datasheet");
 	if (x->opts->gpu_speed_sigma > 0)

@@ -167,10 +167,11 @@ static int check_json_keys(struct tpp_ydoc *d, struct tpp_err *err)
  * ones.  `!!str` on a scalar makes it a string, as quotes do: its style
  * becomes YAML_ANY_SCALAR_STYLE, which the parser never gives, so every
  * reader that wants a plain scalar (a number, a boolean, null) refuses
- * it.  Any other tag is refused: tpplan's schemas type every value.
+ * it.  Any other tag is refused: tpplan's schemas type every value.  JSON
+ * has no tags: there every tag is refused.
  */
 static int check_tags(struct tpp_ydoc *d, const char *text, size_t n,
-		      struct tpp_err *err)
+		      const char *syntax, struct tpp_err *err)
 {
 	static const char core[] = "tag:yaml.org,2002:";
 	yaml_parser_t p;
@@ -208,8 +209,11 @@ static int check_tags(struct tpp_ydoc *d, const char *text, size_t n,
 			if (node >= d->doc.nodes.top) {
 				done = 1;
 			} else {
-				if (tag && ev.type == YAML_SCALAR_EVENT &&
-				    !strcmp((const char *)tag, YAML_STR_TAG)) {
+				if (tag && !strcmp(syntax, "JSON")) {
+					rc = tpp_y_err(d, node, err,
+						       "a YAML tag in a JSON file: JSON has none");
+				} else if (tag && ev.type == YAML_SCALAR_EVENT &&
+					   !strcmp((const char *)tag, YAML_STR_TAG)) {
 					node->data.scalar.style = YAML_ANY_SCALAR_STYLE;
 				} else if (tag) {
 					char shown[128];
@@ -296,7 +300,7 @@ static int finish_load(struct tpp_ydoc *d, yaml_parser_t *p, const char *text,
 			}
 	}
 	{
-		int rc = check_tags(d, text, n, err);
+		int rc = check_tags(d, text, n, syntax, err);
 		if (rc) {
 			tpp_ydoc_free(d);
 			return rc;
@@ -441,6 +445,15 @@ static const char *scalar(const yaml_node_t *n)
 	return (const char *)n->data.scalar.value;
 }
 
+/* A scalar's text for a one-line message: control characters (the line
+ * breaks of a block scalar) shown as '?', cut at 200 bytes. */
+static const char *shown(const yaml_node_t *n, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s", (const char *)n->data.scalar.value);
+	tpp_printable(buf, 0);
+	return buf;
+}
+
 /* A scalar that is a string by its writing, for messages: quoted, tagged
  * !!str (check_tags) or a block scalar (| or >). */
 static const char *string_kind(const yaml_node_t *n)
@@ -483,12 +496,13 @@ int tpp_y_double(struct tpp_ydoc *d, yaml_node_t *node, double *out,
 {
 	char *end;
 	double v;
+	char sb[208];
 	if (!node || node->type != YAML_SCALAR_NODE)
 		return tpp_y_err(d, node, err, "expected a number");
 	/* "80" is a string in YAML, as in JSON: not read as a number */
 	if (node->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
 		return tpp_y_err(d, node, err, "expected a number, got the %s '%s' (drop the %s)",
-				 string_kind(node), scalar(node), string_mark(node));
+				 string_kind(node), shown(node, sb, sizeof(sb)), string_mark(node));
 	/* decimal only: strtod would take hex (0x55) and hex floats */
 	if (strpbrk(scalar(node), "xXpP") || leading_zero(scalar(node)))
 		return tpp_y_err(d, node, err,
@@ -509,11 +523,12 @@ int tpp_y_int(struct tpp_ydoc *d, yaml_node_t *node, long long *out,
 {
 	char *end;
 	long long v;
+	char sb[208];
 	if (!node || node->type != YAML_SCALAR_NODE)
 		return tpp_y_err(d, node, err, "expected an integer");
 	if (node->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
 		return tpp_y_err(d, node, err, "expected an integer, got the %s '%s' (drop the %s)",
-				 string_kind(node), scalar(node), string_mark(node));
+				 string_kind(node), shown(node, sb, sizeof(sb)), string_mark(node));
 	if (leading_zero(scalar(node)))
 		return tpp_y_err(d, node, err,
 				 "expected a decimal integer (no leading zeros: YAML reads 016 as octal), got '%s'",
@@ -608,6 +623,7 @@ static int fill_field(struct tpp_ydoc *d, yaml_node_t *v,
 		      struct tpp_err *err)
 {
 	char *p = (char *)base + f->offset;
+	char sb[208];
 	int rc, i;
 
 	if (f->type != TPP_YF_CUSTOM && v->type != YAML_SCALAR_NODE)
@@ -650,7 +666,7 @@ static int fill_field(struct tpp_ydoc *d, yaml_node_t *v,
 		if (v->type == YAML_SCALAR_NODE && v->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
 			return tpp_y_err(d, v, err,
 					 "%s.%s: expected true or false, got the %s '%s' (drop the %s)",
-					 what, f->key, string_kind(v), scalar(v), string_mark(v));
+					 what, f->key, string_kind(v), shown(v, sb, sizeof(sb)), string_mark(v));
 		if (!parse_bool(scalar(v), (int *)p))
 			return tpp_y_err(d, v, err,
 					 "%s.%s: expected true or false, got '%s'",

@@ -21,6 +21,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "cost.h"
 #include "tpp_yaml.h"
 
 #ifndef TPP_TOPODIR
@@ -319,8 +320,11 @@ static int check_name(struct tpp_ydoc *d, yaml_node_t *node, const char *what,
 /*
  * gpu.measured.gemm_shape: {PREC: [M, N, K], ...}, the shape each
  * gemm_tflops figure was measured at (whole numbers, 1 .. 2^24), for a
- * precision that has a figure.
+ * precision that has a figure, on which the cost model's own efficiency
+ * is at least TPP_GEMM_SHAPE_EFF_MIN (the presets' shapes: 0.97-0.98)
+ * and which does not put the normalised rate past the peak.
  */
+#define TPP_GEMM_SHAPE_EFF_MIN 0.8
 static int parse_gemm_shape(struct tpp_ydoc *d, yaml_node_t *map,
 			    struct tpp_gpu *g, struct tpp_err *err)
 {
@@ -363,6 +367,25 @@ static int parse_gemm_shape(struct tpp_ydoc *d, yaml_node_t *map,
 						 "%s.%s: each of M, N, K must be in [1, 16777216]",
 						 what, tpp_prec_names[p]);
 			g->gemm_shape[p][i] = (double)e;
+		}
+		/* the shape must be one that fills the GPU: the model takes
+		 * the rate there, with its own losses at that shape divided
+		 * out, as the rate of a large GEMM */
+		{
+			const double *sh = g->gemm_shape[p];
+			double eff = tpp_gemm_shape_eff(g->sm_count, sh[0], sh[1], sh[2]);
+			double frac = g->gemm_flops[p] / g->peak_flops[p] / eff;
+			if (eff < TPP_GEMM_SHAPE_EFF_MIN)
+				return tpp_y_err(d, v, err,
+						 "%s.%s: at %gx%gx%g the cost model's wave and K-loop efficiency%s is %.2f: too small a shape to stand for the GPU's GEMM rate (below %.2f; give the rate of a GEMM that fills the GPU, as ml-engineering's mamf-finder measures)",
+						 what, tpp_prec_names[p], sh[0], sh[1], sh[2],
+						 g->sm_count > 0 ? " on the GPU's SMs" : "", eff,
+						 TPP_GEMM_SHAPE_EFF_MIN);
+			if (frac > 1.0)
+				return tpp_y_err(d, v, err,
+						 "%s.%s: %g TFLOPS at %gx%gx%g, where the cost model's efficiency is %.3f, means %.3g times the peak (gpu.peak_tflops.%s): a wrong rate, peak or shape",
+						 what, tpp_prec_names[p], g->gemm_flops[p] / TPP_TFLOPS,
+						 sh[0], sh[1], sh[2], eff, frac, tpp_prec_names[p]);
 		}
 	}
 	return TPP_OK;

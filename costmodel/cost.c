@@ -209,18 +209,25 @@ static int gemm_measured_prec(const struct tpp_gpu *g, enum tpp_prec p)
 	return -1;
 }
 
+double tpp_gemm_measured(const struct tpp_gpu *g, enum tpp_prec p, int *from)
+{
+	int q = gemm_measured_prec(g, p);
+	if (from)
+		*from = q;
+	return q >= 0 ? g->gemm_flops[q] : 0;
+}
+
 /*
  * Measured GEMM rate as a fraction of the datasheet peak (calibration.md
  * 7.2): the rate sustained at the power limit (MSMF) where the cluster
  * file gives it, which is what a training run's back-to-back GEMMs get
- * (topologies/README.md "GEMM ceiling"); else 0.80, the low end of the
- * MAMF/peak ratios of current NVIDIA parts (77.6-86.9 %).  This is the
- * rate at the shape it was measured at.
+ * (topologies/README.md "GEMM ceiling"); else TPP_GEMM_CEILING_DEFAULT.
+ * This is the rate at the shape it was measured at.
  */
 static double gemm_ceiling(const struct tpp_gpu *g, enum tpp_prec p)
 {
 	int q = gemm_measured_prec(g, p);
-	return q >= 0 ? g->gemm_flops[q] / g->peak_flops[q] : 0.80;
+	return q >= 0 ? g->gemm_flops[q] / g->peak_flops[q] : TPP_GEMM_CEILING_DEFAULT;
 }
 
 static double peak_flops(const struct tpp_gpu *g, enum tpp_prec p)
@@ -380,14 +387,21 @@ static double gemm_table_rate(const struct tpp_gemm_table *t, double M,
  * shape the rate is taken as the large-shape ceiling as it is.  At most
  * the datasheet peak.
  */
+double tpp_gemm_shape_eff(int sms, double M, double N, double K)
+{
+	return wave_eff(sms, M, N, 1) * (K / (K + 128.0));
+}
+
 static double gemm_peak_ceiling(const struct tpp_gpu *g, enum tpp_prec p)
 {
 	int q = gemm_measured_prec(g, p);
 	double c = gemm_ceiling(g, p);
 	if (q >= 0 && g->gemm_shape[q][0] > 0) {
 		const double *s = g->gemm_shape[q];
-		c /= wave_eff(g->sm_count, s[0], s[1], 1) * (s[2] / (s[2] + 128.0));
+		c /= tpp_gemm_shape_eff(g->sm_count, s[0], s[1], s[2]);
 	}
+	/* cluster.c refuses a shape that would put it past the peak; a
+	 * GPU built in code could still */
 	return c < 1.0 ? c : 1.0;
 }
 

@@ -355,6 +355,24 @@ void tpp_attn_core_time(const struct tpp_gpu *g, enum tpp_prec p,
 			enum tpp_attn attn, double bh, double sq, double sk,
 			double dh, double *fwd_s, double *bwd_s);
 
+/*
+ * GEMM ceiling, as a fraction of the datasheet peak, where the cluster
+ * gives no measured rate: 0.72, the median of the rates NVIDIA parts
+ * sustain at their power limit in ml-engineering's table (@0359db89: A100
+ * PCIe 82.7 %, H200 76.3 %, B300 67.5 %, B200 64.0 % of peak), a
+ * sustained figure like the measured ones it stands in for.
+ */
+#define TPP_GEMM_CEILING_DEFAULT 0.72
+/* The measured GEMM rate (FLOP/s) standing for precision p: p's own, or
+ * for fp16 / bf16 the other 16-bit one (the same tensor-core path), and
+ * in *from (may be NULL) the precision it was measured in; 0 and -1 when
+ * there is none. */
+double tpp_gemm_measured(const struct tpp_gpu *g, enum tpp_prec p, int *from);
+/* The cost model's wave / tile-quantization and K-loop efficiency of an
+ * M x N x K GEMM on `sms` SMs (0: unknown, the K loop only), in (0, 1]:
+ * what it divides out of a rate measured at that shape (gemm_shape). */
+double tpp_gemm_shape_eff(int sms, double M, double N, double K);
+
 /* Predicted time (s) of one GEMM C[M,N] = A[M,K] B[K,N] in precision p:
  * the measured table of the GPU when it has one (interpolated), else the
  * roofline with wave quantization over the GEMM ceiling. */

@@ -1541,6 +1541,40 @@ static void test_apply_per_gpu(void)
 }
 
 /*
+ * A settled calibration's GEMM ceiling is the settled rate where that is
+ * below the sweep's best (small shapes timed alone may run at a higher
+ * clock); the table keeps its points; a published gemm_shape is dropped.
+ */
+static void test_apply_settled(void)
+{
+	static struct tpp_calibration cal;
+	static struct tpp_cluster c;
+	struct tpp_cal_gemm *g = &cal.gemm[TPP_PREC_BF16];
+	int k;
+	for (k = 0; k < 3; k++) {
+		memset(&cal, 0, sizeof(cal));
+		g->valid = 1;
+		g->prec = TPP_PREC_BF16;
+		g->npoints = 1;
+		g->pts[0] = (struct tpp_cal_gemm_point){2048, 2048, 2048, 0, 800e12};
+		g->pts[0].median_s = 2.0 * 2048 * 2048 * 2048 / 800e12;
+		g->best_flops_per_s = 800e12;
+		/* k 0: not settled; 1: settled lower; 2: settled higher */
+		g->settled_s = k ? 20 : 0;
+		g->settled_flops_per_s = k == 1 ? 740e12 : k == 2 ? 810e12 : 0;
+		if (load_cluster("dgx-h200", &c))
+			return;
+		CHECK(c.gpu.gemm_shape[TPP_PREC_BF16][0] > 0);
+		tpp_cal_apply(&cal, "test", &c);
+		CHECK_REL(c.gpu.gemm_flops[TPP_PREC_BF16], k == 1 ? 740e12 : 800e12, 1e-12);
+		CHECK(c.gpu.gemm_src[TPP_PREC_BF16] == TPP_SRC_CALIBRATION);
+		CHECK(c.gpu.gemm_shape[TPP_PREC_BF16][0] == 0);
+		CHECK(c.gpu.gemm_table[TPP_PREC_BF16].n == 1 &&
+		      c.gpu.gemm_table[TPP_PREC_BF16].flops_per_s[0] == (float)800e12);
+	}
+}
+
+/*
  * Never lose a measured calibration: writing over one keeps the old file
  * as PATH.<mtime>.bak with its content, the new file keeps the old one's
  * permissions, and a symbolic link is written through (it still points
@@ -1659,5 +1693,6 @@ int main(void)
 	test_apply_latency_only();
 	test_apply_no_fit();
 	test_apply_per_gpu();
+	test_apply_settled();
 	return tpp_test_done("test_calibration");
 }

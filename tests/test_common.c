@@ -121,7 +121,8 @@ int main(void)
 	CHECK(parse("n: 1\nflag: !!str true\n", &t, &err) == TPP_E_INPUT);
 	CHECK_STR_CONTAINS(err.msg, "expected true or false, got the !!str-tagged string 'true'");
 	CHECK(parse("n: 1\nx: |\n  2.5\n", &t, &err) == TPP_E_INPUT);
-	CHECK_STR_CONTAINS(err.msg, "got the block string");
+	CHECK_STR_CONTAINS(err.msg, "got the block string '2.5?'");
+	CHECK(!strchr(err.msg, '\n')); /* one line, as every message */
 	CHECK(parse("n: 1\nname: !!str 12\n", &t, &err) == TPP_OK);
 	CHECK(!strcmp(t.name, "12"));
 	/* the pass that finds tags keeps to the loader's node order across
@@ -135,6 +136,14 @@ int main(void)
 	CHECK(err.line == 1 && err.col == 1);
 	CHECK(parse("n: 1\nname: !x%01y z\n", &t, &err) == TPP_E_INPUT);
 	CHECK_STR_CONTAINS(err.msg, "'!x?y'");
+	/* JSON has no tags: read through libyaml, one is refused, !!str too */
+	{
+		struct tpp_ydoc jd;
+		CHECK(tpp_ydoc_load_json_string(&jd, "mem.json", "{\"a\": 1,\n \"b\": !!str \"x\"}",
+						&err) == TPP_E_INPUT);
+		CHECK_STR_CONTAINS(err.msg, "a YAML tag in a JSON file");
+		CHECK(err.line == 2 && err.col == 7);
+	}
 
 	CHECK(parse("n: [1, 2\n", &t, &err) == TPP_E_INPUT);
 	CHECK_STR_CONTAINS(err.msg, "YAML syntax error");

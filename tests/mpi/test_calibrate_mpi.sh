@@ -296,17 +296,18 @@ else
 	bad "-np 1 --no-gemm: exit $rc ($(tail -n 2 "$dir/out1b.txt" | tr '\n' ' '))"
 fi
 
-# settling: before the GEMM sweep the largest shape runs back to back until
-# its rate holds (or --gemm-settle S passes); the file records how long and
-# at what rate, and --quick does not settle
+# settling: before the GEMM sweep the largest shape, grown until a GEMM
+# takes 5 ms (128^3 -> 512^3 here), runs back to back until its rate holds
+# after at least min(5 s, S), or --gemm-settle S passes; the file records
+# how long and at what rate, and --quick does not settle
 if mpirun 2 calibrate --backend cpu --collectives none --gemm-precisions fp32 \
 	--gemm-shapes 64x64x64,128x128x128 --gemm-settle 3 --iters 3 --warmup 1 \
 	--out "$dir/settle.yaml" >"$dir/settle.txt" 2>&1 &&
 	awk '/settled_s:/ { s = $2 } /settled_tflops:/ { r = $2 }
-	     END { exit !(s >= 0.5 && s < 4.5 && r > 0) }' "$dir/settle.yaml" &&
+	     END { exit !(s >= 2.99 && s < 4.5 && r > 0) }' "$dir/settle.yaml" &&
 	grep -q "after [0-9.]* s settling" "$dir/settle.txt" &&
 	grep -q "not settled" "$dir/out1.txt"; then
-	ok "--gemm-settle: settled_s in [0.5, 4.5) s, its rate recorded; --quick not settled"
+	ok "--gemm-settle 3: settled_s in [3, 4.5) s, its rate recorded; --quick not settled"
 else
 	bad "--gemm-settle: $(grep settled "$dir/settle.yaml" | tr '\n' ' ') $(tail -n 2 "$dir/settle.txt" | tr '\n' ' ')"
 fi
