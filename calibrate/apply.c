@@ -326,11 +326,12 @@ void tpp_cal_apply(const struct tpp_calibration *cal, const char *path,
 		/* gemm_source keeps citing the other precisions' figures; a
 		 * calibrated one is cited through c->calibration */
 		/* the ceiling is a rate held at the power limit: no more than
-		 * the settled one, where the run settled (its sweep times each
-		 * GEMM alone, so small shapes may run at a higher clock; the
-		 * table keeps what they measured) */
-		c->gpu.gemm_flops[p] = g->settled_flops_per_s > 0 && g->settled_flops_per_s < g->best_flops_per_s
-					       ? g->settled_flops_per_s : g->best_flops_per_s;
+		 * the settled one, where the run settled; and no shape of the
+		 * table above it either (the sweep times each GEMM alone, so
+		 * between small ones the clock may rise: a rate above what a
+		 * GEMM that fills the device holds is a burst) */
+		double cap = g->settled_flops_per_s > 0 ? g->settled_flops_per_s : 0;
+		c->gpu.gemm_flops[p] = cap > 0 && cap < g->best_flops_per_s ? cap : g->best_flops_per_s;
 		c->gpu.gemm_src[p] = TPP_SRC_CALIBRATION;
 		/* the published figure's shape does not go with this one; the
 		 * measured table below prices shapes instead */
@@ -346,7 +347,8 @@ void tpp_cal_apply(const struct tpp_calibration *cal, const char *path,
 				t->m[t->n] = (float)pt->m;
 				t->nn[t->n] = (float)pt->n;
 				t->k[t->n] = (float)pt->k;
-				t->flops_per_s[t->n] = (float)pt->flops_per_s;
+				t->flops_per_s[t->n] = (float)(cap > 0 && pt->flops_per_s > cap
+								? cap : pt->flops_per_s);
 				t->n++;
 			}
 		}

@@ -992,55 +992,70 @@ static int gemm_iters(const struct tpp_bench_opts *o, double probe_s)
  * one large shape back to back, without cache flushes, in windows of
  * TPP_BENCH_SETTLE_WINDOW_S (at most settle_s), all ranks at once, as a
  * node's GPUs load each other's power and cooling in training:
- *   - the shape is the sweep's largest, its sides doubled while one GEMM
- *     would take under TPP_BENCH_SETTLE_GEMM_S (by the slowest rank's
- *     probe) and no side passes TPP_BENCH_SETTLE_MAX_DIM, so that the
- *     per-GEMM timing's host round trip is a small part of the window;
+ *   - the shape is the sweep's largest, each side doubled (up to
+ *     TPP_BENCH_SETTLE_MAX_DIM) while one GEMM takes under
+ *     TPP_BENCH_SETTLE_GEMM_S on the slowest rank, so that the per-GEMM
+ *     timing's host round trip is a small part of the window;
  *   - it stops when the slowest rank's rate in a window is within 1 % of
  *     the previous window's, once TPP_BENCH_SETTLE_MIN_S (or settle_s if
  *     less) has passed -- a clock needs seconds to sink -- or at
  *     settle_s, in seconds of GEMMs on the slowest rank.
- * The sweep that follows runs the device warm.  *spent and *rate: the
- * seconds it took and the last window's rate (slowest rank).
+ * The sweep that follows runs the device warm.  In g: the seconds it
+ * took, the last window's rate (slowest rank) and the shape.
  */
 static int gemm_settle(struct run *R, enum tpp_prec p, const struct tpp_bench_shape *shapes,
-		       int nshapes, void *A, void *B, void *C, double *spent, double *rate)
+		       int nshapes, void *A, void *B, void *C, struct tpp_cal_gemm *g)
 {
 	const struct tpp_bench_opts *o = R->o;
 	size_t eb = tpp_backend_gemm_elem_bytes(R->b, p);
 	struct tpp_bench_shape big = shapes[0];
 	void *SA = NULL, *SB = NULL, *SC = NULL;
-	double probe = 0, slow_probe = 0, prev = 0, grow = 1;
+	double prev = 0, spent = 0;
 	double window = o->settle_s < TPP_BENCH_SETTLE_WINDOW_S ? o->settle_s : TPP_BENCH_SETTLE_WINDOW_S;
 	double min_s = o->settle_s < TPP_BENCH_SETTLE_MIN_S ? o->settle_s : TPP_BENCH_SETTLE_MIN_S;
 	char what[96];
-	int rc, i;
-	*spent = 0;
-	*rate = 0;
+	int rc = TPP_OK, i;
 	for (i = 1; i < nshapes; i++)
 		if ((double)shapes[i].m * shapes[i].n * shapes[i].k >
 		    (double)big.m * big.n * big.k)
 			big = shapes[i];
-	/* the probe runs in the sweep's buffers, which hold this shape */
-	rc = gemm_once(R, p, &big, A, B, C, 0, &probe);
-	if ((rc = agree(R, rc)))
-		return rc;
-	MPI_Allreduce(&probe, &slow_probe, 1, MPI_DOUBLE, MPI_MAX, R->world);
-	while (slow_probe * grow < TPP_BENCH_SETTLE_GEMM_S &&
-	       2 * big.m <= TPP_BENCH_SETTLE_MAX_DIM && 2 * big.n <= TPP_BENCH_SETTLE_MAX_DIM &&
-	       2 * big.k <= TPP_BENCH_SETTLE_MAX_DIM) {
-		big.m *= 2;
-		big.n *= 2;
-		big.k *= 2;
-		grow *= 8;
-	}
-	if (grow > 1) {
+	/*
+	 * Grow the shape: each side under TPP_BENCH_SETTLE_MAX_DIM doubles
+	 * (a thin shape fills out) while the slowest rank's GEMM, timed after
+	 * an untimed run, takes under TPP_BENCH_SETTLE_GEMM_S.  The first
+	 * shape runs in the sweep's buffers, which hold it; a grown one in
+	 * its own, with random operands as in the sweep (zeros draw less
+	 * power).  Every decision is on values all ranks share.
+	 */
+	for (;;) {
+		double t = 0, slowest = 0;
+		struct tpp_bench_shape next = big;
+		snprintf(what, sizeof(what), "gemm %s settle probe %dx%dx%d", tpp_prec_names[p],
+			 big.m, big.n, big.k);
+		wd_arm(R, what);
+		rc = gemm_once(R, p, &big, A, B, C, 0, &t);
+		if (!rc)
+			rc = gemm_once(R, p, &big, A, B, C, 0, &t);
+		if ((rc = agree(R, rc)))
+			goto out;
+		MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, R->world);
+		if (slowest >= TPP_BENCH_SETTLE_GEMM_S)
+			break;
+		next.m = big.m * 2 <= TPP_BENCH_SETTLE_MAX_DIM ? big.m * 2 : big.m;
+		next.n = big.n * 2 <= TPP_BENCH_SETTLE_MAX_DIM ? big.n * 2 : big.n;
+		next.k = big.k * 2 <= TPP_BENCH_SETTLE_MAX_DIM ? big.k * 2 : big.k;
+		if (next.m == big.m && next.n == big.n && next.k == big.k)
+			break;
+		big = next;
+		tpp_backend_release(R->b, SA);
+		tpp_backend_release(R->b, SB);
+		tpp_backend_release(R->b, SC);
+		SA = SB = SC = NULL;
 		rc = tpp_backend_alloc(R->b, (size_t)big.m * big.k * eb, &SA, R->err);
 		if (!rc)
 			rc = tpp_backend_alloc(R->b, (size_t)big.k * big.n * eb, &SB, R->err);
 		if (!rc)
 			rc = tpp_backend_alloc(R->b, (size_t)big.m * big.n * eb, &SC, R->err);
-		/* random operands, as in the sweep: zeros draw less power */
 		if (!rc)
 			rc = upload_operand(R, p, eb, SA, (size_t)big.m * big.k, SEED_A);
 		if (!rc)
@@ -1054,7 +1069,7 @@ static int gemm_settle(struct run *R, enum tpp_prec p, const struct tpp_bench_sh
 	snprintf(what, sizeof(what), "gemm %s settle at %dx%dx%d", tpp_prec_names[p],
 		 big.m, big.n, big.k);
 	progress(R, what);
-	while (*spent < o->settle_s) {
+	while (spent < o->settle_s) {
 		double busy = 0, t = 0, mine, slowest = 0, wmax = 0;
 		int runs = 0;
 		wd_arm(R, what);
@@ -1068,9 +1083,13 @@ static int gemm_settle(struct run *R, enum tpp_prec p, const struct tpp_bench_sh
 		mine = busy > 0 ? runs * 2.0 * big.m * (double)big.n * big.k / busy : 0;
 		MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MIN, R->world);
 		MPI_Allreduce(&busy, &wmax, 1, MPI_DOUBLE, MPI_MAX, R->world);
-		*spent += wmax;
-		*rate = slowest;
-		if (*spent >= min_s && prev > 0 && fabs(slowest - prev) <= 0.01 * prev)
+		spent += wmax;
+		g->settled_s = spent;
+		g->settled_flops_per_s = slowest;
+		g->settled_m = big.m;
+		g->settled_n = big.n;
+		g->settled_k = big.k;
+		if (spent >= min_s && prev > 0 && fabs(slowest - prev) <= 0.01 * prev)
 			break;
 		prev = slowest;
 	}
@@ -1107,8 +1126,7 @@ static int gemm_prec(struct run *R, enum tpp_prec p, const struct tpp_bench_shap
 		goto out;
 	memset(g, 0, sizeof(*g));
 	g->prec = p;
-	if (o->settle_s > 0 && nshapes > 0 &&
-	    (rc = gemm_settle(R, p, shapes, nshapes, A, B, C, &g->settled_s, &g->settled_flops_per_s)))
+	if (o->settle_s > 0 && nshapes > 0 && (rc = gemm_settle(R, p, shapes, nshapes, A, B, C, g)))
 		goto out;
 	for (i = 0; i < nshapes && !rc; i++) {
 		const struct tpp_bench_shape *s = &shapes[i];

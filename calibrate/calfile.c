@@ -27,7 +27,8 @@
  *     - precision: bf16           # tpp_prec_names
  *       best_tflops: ...          # the best point's tflops
  *       settled_s: 20.5           # optional: seconds of GEMMs before the
- *       settled_tflops: ...       #   sweep, and the last window's rate
+ *       settled_tflops: ...       #   sweep, the last window's rate
+ *       settled_shape: [m, n, k]  #   and its shape (when settled)
  *       points:                   # [m, n, k, median_s, tflops]
  *                                 # tflops = 2 m n k / median_s
  * (figures stated twice must agree within GEMM_AGREE)
@@ -233,6 +234,9 @@ static void write_gemm(struct writer *w, const struct tpp_cal_gemm *g)
 	put_num(w, g->settled_s, "gemm.settled_s");
 	fputs("\n    settled_tflops: ", f);
 	put_num(w, g->settled_flops_per_s / TPP_TFLOPS, "gemm.settled_tflops");
+	if (g->settled_m > 0)
+		fprintf(f, "\n    settled_shape: [%d, %d, %d]", g->settled_m, g->settled_n,
+			g->settled_k);
 	fputs("\n    points:                 # [m, n, k, median_s, tflops]\n", f);
 	if (!g->npoints)
 		fputs("      []\n", f);
@@ -887,7 +891,7 @@ static int parse_joint(struct tpp_ydoc *d, yaml_node_t *seq, void *field,
 
 struct gemm_in {
 	struct tpp_cal_gemm g;
-	yaml_node_t *points;
+	yaml_node_t *points, *settled_shape;
 };
 
 static const struct tpp_yfield gemm_fields[] = {
@@ -907,6 +911,8 @@ static const struct tpp_yfield gemm_fields[] = {
 	{.key = "settled_tflops", .type = TPP_YF_DOUBLE,
 	 .offset = offsetof(struct gemm_in, g.settled_flops_per_s),
 	 .scale = TPP_TFLOPS, .min = 0, .max = 1e9 * TPP_TFLOPS},
+	{.key = "settled_shape", .type = TPP_YF_CUSTOM,
+	 .offset = offsetof(struct gemm_in, settled_shape), .handler = tpp_y_keep_node},
 };
 
 /* Relative disagreement allowed between figures a calibration file states
@@ -995,6 +1001,28 @@ static int take_gemm(struct tpp_ydoc *d, yaml_node_t *item, void *p,
 		return tpp_y_err(d, tpp_y_map_get(d, item, in->g.settled_s > 0 ? "settled_s" : "settled_tflops"),
 				 err, "%s: settled_s %g with settled_tflops %g: both zero (not settled) or both positive",
 				 what, in->g.settled_s, in->g.settled_flops_per_s / TPP_TFLOPS);
+	if (in->settled_shape) {
+		int n, j;
+		long long dim[3];
+		if ((rc = tpp_y_seq(d, in->settled_shape, "settled_shape", &n, err)))
+			return rc;
+		if (n != 3 || !(in->g.settled_s > 0))
+			return tpp_y_err(d, in->settled_shape, err,
+					 n != 3 ? "%s.settled_shape: expected [m, n, k]"
+						: "%s.settled_shape: given, but settled_s is 0 (not settled)",
+					 what);
+		for (j = 0; j < 3; j++) {
+			yaml_node_t *v = tpp_y_seq_item(d, in->settled_shape, j);
+			if ((rc = tpp_y_int(d, v, &dim[j], err)))
+				return rc;
+			if (dim[j] < 1 || dim[j] > 2147483647LL)
+				return tpp_y_err(d, v, err,
+						 "%s.settled_shape: dimensions must be in [1, 2147483647]", what);
+		}
+		in->g.settled_m = (int)dim[0];
+		in->g.settled_n = (int)dim[1];
+		in->g.settled_k = (int)dim[2];
+	}
 	in->g.valid = 1;
 	c->gemm[in->g.prec] = in->g;
 	return TPP_OK;

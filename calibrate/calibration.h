@@ -87,6 +87,7 @@ struct tpp_cal_gemm {
 	 * rates may be boost-clock bursts), and the last settling window's
 	 * rate (slowest rank). */
 	double settled_s, settled_flops_per_s;
+	int settled_m, settled_n, settled_k; /* the shape it settled at; 0 = unknown */
 };
 
 struct tpp_calibration {

@@ -302,7 +302,10 @@ static void summary(FILE *f, const struct tpp_calibration *cal, const char *path
 		fprintf(f, "gemm %-5s %3d shapes, best %.3f TFLOP/s at %dx%dx%d",
 			tpp_prec_names[p], g->npoints, g->best_flops_per_s / TPP_TFLOPS,
 			g->pts[best].m, g->pts[best].n, g->pts[best].k);
-		if (g->settled_s > 0)
+		if (g->settled_s > 0 && g->settled_m > 0)
+			fprintf(f, " (after %.1f s settling at %dx%dx%d: %.3f TFLOP/s)\n", g->settled_s,
+				g->settled_m, g->settled_n, g->settled_k, g->settled_flops_per_s / TPP_TFLOPS);
+		else if (g->settled_s > 0)
 			fprintf(f, " (after %.1f s settling: %.3f TFLOP/s)\n", g->settled_s,
 				g->settled_flops_per_s / TPP_TFLOPS);
 		else

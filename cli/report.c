@@ -1072,7 +1072,7 @@ static void write_infeasible(struct doc *d, const struct tpp_report *r)
 	d_h(d, 2, "No feasible layout");
 	tpp_print_counts(counts, sizeof(counts), p, x->search);
 	d_p(d, "No layout of %s on %d GPUs is valid and fits in memory (%s). Each was rejected for the first of these reasons it met:",
-	    x->model->name, x->search->gpus, counts);
+	    usr(d, x->model->name), x->search->gpus, counts);
 	rejections(d, p);
 	if (p->rejected[TPP_REJ_BATCH] && *tpp_print_batch_hint(hint, sizeof(hint), x->search))
 		d_p(d, "Global batch:%s.", hint);
@@ -1265,7 +1265,7 @@ static void write_doc(struct doc *d, const struct tpp_report *r,
 			int n = e ? (int)(e - w) : (int)strlen(w);
 			if (n > 0)
 			{
-				char one[1024];
+				char one[2048];
 				snprintf(one, sizeof(one), "%.*s", n, w);
 				d_note(d, "Calibration warning: %s", usr(d, one));
 			}
@@ -1405,11 +1405,11 @@ static void write_doc(struct doc *d, const struct tpp_report *r,
 	if (r->nsens) {
 		/* what the first tier spans: a node, or a larger NVLink
 		 * domain (a GB200 NVL72 rack), beyond which the tiers scale */
-		char dom[96];
+		char dom[200]; /* a tier name (63), escaped at most twice as long */
 		if (c->ntiers < 2 || c->tiers[0].span_gpus == c->gpus_per_node)
 			tpp_strlcpy(dom, "node", sizeof(dom));
 		else
-			snprintf(dom, sizeof(dom), "%s domain (%d GPUs)", c->tiers[0].name,
+			snprintf(dom, sizeof(dom), "%s domain (%d GPUs)", usr(d, c->tiers[0].name),
 				 c->tiers[0].span_gpus);
 		d_h(d, 2, "Sensitivity to the bandwidth beyond one %s", dom);
 		if (c->ntiers < 2)
@@ -1447,7 +1447,7 @@ static void write_doc(struct doc *d, const struct tpp_report *r,
 	if (r->cal) {
 		const struct tpp_calibration *cal = r->cal;
 		d_h(d, 2, "Calibration");
-		d_p(d, "%s: backend %s, %d ranks (%d per node), device %s, taken %s%s%s.", usr(d, r->cal_path),
+		d_p(d, "File %s: backend %s, %d ranks (%d per node), device %s, taken %s%s%s.", usr(d, r->cal_path),
 		    usr(d, cal->backend), cal->ranks, cal->ranks_per_node, cal->device[0] ? usr(d, cal->device) : "-",
 		    cal->created_utc[0] ? usr(d, cal->created_utc) : "-", cal->source[0] ? ", from " : "",
 		    usr(d, cal->source));
@@ -1481,22 +1481,22 @@ static void write_doc(struct doc *d, const struct tpp_report *r,
 	/* 8. exec */
 	if (r->exec_path) {
 		d_h(d, 2, "Measured vs predicted (tpplan exec)");
-		d_p(d, "%s: layout %s; model %s%s%s%s, predicted for cluster %s%s%s; time per step on the slowest rank.",
+		d_p(d, "File %s: layout %s; model %s%s%s%s, predicted for cluster %s%s%s; time per step on the slowest rank.",
 		    usr(d, r->exec_path), r->exec_layout[0] ? usr(d, r->exec_layout) : "?",
 		    r->exec_model[0] ? usr(d, r->exec_model) : "(exec's own small shape)",
 		    r->exec_shape[0] ? " (" : "", usr(d, r->exec_shape), r->exec_shape[0] ? ")" : "",
 		    r->exec_cluster[0] ? usr(d, r->exec_cluster) : "?",
 		    r->exec_calibration[0] ? " with the calibration " : "", usr(d, r->exec_calibration));
 		for (i = 0; i < r->nexec_notes; i++)
-			d_note(d, "exec: %s", r->exec_notes[i]);
+			d_note(d, "exec: %s", usr(d, r->exec_notes[i]));
 		/* results of another problem than the report's are shown all
 		 * the same, but not silently */
 		if ((r->exec_model[0] && strcmp(r->exec_model, x->model->name)) ||
 		    (r->exec_cluster[0] && strcmp(r->exec_cluster, x->cluster->name)))
 			d_p(d, "Note: these exec results are of %s on %s, not of this report's %s on %s; the run is a scaled-down check of the model's layer arithmetic, compared with its own prediction.",
-			    r->exec_model[0] ? r->exec_model : "another model",
-			    r->exec_cluster[0] ? r->exec_cluster : "another cluster",
-			    x->model->name, x->cluster->name);
+			    r->exec_model[0] ? usr(d, r->exec_model) : "another model",
+			    r->exec_cluster[0] ? usr(d, r->exec_cluster) : "another cluster",
+			    usr(d, x->model->name), usr(d, x->cluster->name));
 		figure(d, fg, FIG_EXEC, "Measured vs predicted time per phase (ms, log scale)");
 		{
 			static const char *const h[] = {"phase", "count", "measured (ms)", "predicted (ms)", "error"};

@@ -168,7 +168,7 @@ static int check_json_keys(struct tpp_ydoc *d, struct tpp_err *err)
  * becomes YAML_ANY_SCALAR_STYLE, which the parser never gives, so every
  * reader that wants a plain scalar (a number, a boolean, null) refuses
  * it.  Any other tag is refused: tpplan's schemas type every value.  JSON
- * has no tags: there every tag is refused.
+ * has no tags, anchors or aliases: there each is refused.
  */
 static int check_tags(struct tpp_ydoc *d, const char *text, size_t n,
 		      const char *syntax, struct tpp_err *err)
@@ -184,18 +184,29 @@ static int check_tags(struct tpp_ydoc *d, const char *text, size_t n,
 				   "out of memory initialising YAML parser");
 	yaml_parser_set_input_string(&p, (const unsigned char *)text, n);
 	while (!done && !rc) {
-		const yaml_char_t *tag = NULL;
+		const yaml_char_t *tag = NULL, *anchor = NULL;
 		if (!yaml_parser_parse(&p, &ev))
 			break; /* the loader read this text: cannot happen */
 		switch (ev.type) {
 		case YAML_SCALAR_EVENT:
 			tag = ev.data.scalar.tag;
+			anchor = ev.data.scalar.anchor;
 			break;
 		case YAML_SEQUENCE_START_EVENT:
 			tag = ev.data.sequence_start.tag;
+			anchor = ev.data.sequence_start.anchor;
 			break;
 		case YAML_MAPPING_START_EVENT:
 			tag = ev.data.mapping_start.tag;
+			anchor = ev.data.mapping_start.anchor;
+			break;
+		case YAML_ALIAS_EVENT:
+			/* an alias makes no node: the error names its place */
+			if (!strcmp(syntax, "JSON"))
+				rc = tpp_err_set(err, TPP_E_INPUT, d->path,
+						 (int)ev.start_mark.line + 1,
+						 (int)ev.start_mark.column + 1,
+						 "a YAML alias in a JSON file: JSON has none");
 			break;
 		case YAML_DOCUMENT_END_EVENT:
 		case YAML_STREAM_END_EVENT:
@@ -209,9 +220,9 @@ static int check_tags(struct tpp_ydoc *d, const char *text, size_t n,
 			if (node >= d->doc.nodes.top) {
 				done = 1;
 			} else {
-				if (tag && !strcmp(syntax, "JSON")) {
-					rc = tpp_y_err(d, node, err,
-						       "a YAML tag in a JSON file: JSON has none");
+				if ((tag || anchor) && !strcmp(syntax, "JSON")) {
+					rc = tpp_y_err(d, node, err, "a YAML %s in a JSON file: JSON has none",
+						       tag ? "tag" : "anchor");
 				} else if (tag && ev.type == YAML_SCALAR_EVENT &&
 					   !strcmp((const char *)tag, YAML_STR_TAG)) {
 					node->data.scalar.style = YAML_ANY_SCALAR_STYLE;
@@ -454,6 +465,7 @@ static const char *shown(const yaml_node_t *n, char *buf, size_t size)
 	return buf;
 }
 
+
 /* A scalar that is a string by its writing, for messages: quoted, tagged
  * !!str (check_tags) or a block scalar (| or >). */
 static const char *string_kind(const yaml_node_t *n)
@@ -507,13 +519,13 @@ int tpp_y_double(struct tpp_ydoc *d, yaml_node_t *node, double *out,
 	if (strpbrk(scalar(node), "xXpP") || leading_zero(scalar(node)))
 		return tpp_y_err(d, node, err,
 				 "expected a decimal number (no hex, no leading zeros), got '%s'",
-				 scalar(node));
+				 shown(node, sb, sizeof(sb)));
 	errno = 0;
 	v = strtod(scalar(node), &end);
 	if (end == scalar(node) || *end != '\0' || errno == ERANGE ||
 	    !isfinite(v))
 		return tpp_y_err(d, node, err, "expected a number, got '%s'",
-				 scalar(node));
+				 shown(node, sb, sizeof(sb)));
 	*out = v;
 	return TPP_OK;
 }
@@ -532,12 +544,12 @@ int tpp_y_int(struct tpp_ydoc *d, yaml_node_t *node, long long *out,
 	if (leading_zero(scalar(node)))
 		return tpp_y_err(d, node, err,
 				 "expected a decimal integer (no leading zeros: YAML reads 016 as octal), got '%s'",
-				 scalar(node));
+				 shown(node, sb, sizeof(sb)));
 	errno = 0;
 	v = strtoll(scalar(node), &end, 10);
 	if (end == scalar(node) || *end != '\0' || errno == ERANGE)
 		return tpp_y_err(d, node, err, "expected an integer, got '%s'",
-				 scalar(node));
+				 shown(node, sb, sizeof(sb)));
 	*out = v;
 	return TPP_OK;
 }
@@ -607,12 +619,13 @@ static int check_range(struct tpp_ydoc *d, yaml_node_t *v,
 		       const struct tpp_yfield *f, double x, const char *what,
 		       struct tpp_err *err)
 {
+	char sb[208];
 	if (f->min == 0 && f->max == 0)
 		return TPP_OK;
 	if (x < f->min || x > f->max)
 		return tpp_y_err(d, v, err,
 				 "%s.%s = %s is out of range [%.15g, %.15g]", what,
-				 f->key, scalar(v),
+				 f->key, shown(v, sb, sizeof(sb)),
 				 f->scale ? f->min / f->scale : f->min,
 				 f->scale ? f->max / f->scale : f->max);
 	return TPP_OK;
@@ -670,7 +683,7 @@ static int fill_field(struct tpp_ydoc *d, yaml_node_t *v,
 		if (!parse_bool(scalar(v), (int *)p))
 			return tpp_y_err(d, v, err,
 					 "%s.%s: expected true or false, got '%s'",
-					 what, f->key, scalar(v));
+					 what, f->key, shown(v, sb, sizeof(sb)));
 		return TPP_OK;
 	case TPP_YF_ENUM: {
 		char buf[512];
@@ -692,7 +705,7 @@ static int fill_field(struct tpp_ydoc *d, yaml_node_t *v,
 			used += (size_t)w;
 		}
 		return tpp_y_err(d, v, err, "%s.%s: unknown value '%s' (expected one of: %s)",
-				 what, f->key, scalar(v), buf);
+				 what, f->key, shown(v, sb, sizeof(sb)), buf);
 	}
 	case TPP_YF_CUSTOM:
 		TPP_ASSERT(f->handler);
@@ -787,6 +800,7 @@ int tpp_y_check_schema(struct tpp_ydoc *d, const char *schema,
 		       const char *what, struct tpp_err *err)
 {
 	yaml_node_t *root = tpp_ydoc_root(d), *node;
+	char sb[208];
 	if (!root)
 		return tpp_err_set(err, TPP_E_INPUT, d->path, 0, 0,
 				   "empty %s file (expected 'schema: %s')", what,
@@ -799,7 +813,7 @@ int tpp_y_check_schema(struct tpp_ydoc *d, const char *schema,
 	if (node && (node->type != YAML_SCALAR_NODE ||
 		     strcmp(tpp_y_text(node), schema)))
 		return tpp_y_err(d, node, err, "schema: expected '%s', got '%s'",
-				 schema, tpp_y_text(node));
+				 schema, node->type == YAML_SCALAR_NODE ? shown(node, sb, sizeof(sb)) : "a collection");
 	return TPP_OK;
 }
 

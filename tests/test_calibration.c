@@ -244,6 +244,9 @@ static void fill_cal(struct tpp_calibration *c)
 	}
 	c->gemm[TPP_PREC_BF16].settled_s = 20.25;
 	c->gemm[TPP_PREC_BF16].settled_flops_per_s = 123.456789e12;
+	c->gemm[TPP_PREC_BF16].settled_m = 8192;
+	c->gemm[TPP_PREC_BF16].settled_n = 4096;
+	c->gemm[TPP_PREC_BF16].settled_k = 2048;
 }
 
 #define SAME(a, b) CHECK_REL(a, b, 1e-12)
@@ -304,6 +307,8 @@ static void compare_cal(const struct tpp_calibration *a,
 		CHECK(x->prec == y->prec && x->npoints == y->npoints);
 		SAME(x->best_flops_per_s, y->best_flops_per_s);
 		CHECK(x->settled_s == y->settled_s);
+		CHECK(x->settled_m == y->settled_m && x->settled_n == y->settled_n &&
+		      x->settled_k == y->settled_k);
 		SAME(x->settled_flops_per_s, y->settled_flops_per_s);
 		for (j = 0; j < x->npoints && j < y->npoints; j++) {
 			CHECK(x->pts[j].m == y->pts[j].m && x->pts[j].n == y->pts[j].n &&
@@ -1542,8 +1547,9 @@ static void test_apply_per_gpu(void)
 
 /*
  * A settled calibration's GEMM ceiling is the settled rate where that is
- * below the sweep's best (small shapes timed alone may run at a higher
- * clock); the table keeps its points; a published gemm_shape is dropped.
+ * below the sweep's best, and no table point is above it (small shapes
+ * timed alone may run at a higher clock); a published gemm_shape is
+ * dropped.
  */
 static void test_apply_settled(void)
 {
@@ -1570,7 +1576,7 @@ static void test_apply_settled(void)
 		CHECK(c.gpu.gemm_src[TPP_PREC_BF16] == TPP_SRC_CALIBRATION);
 		CHECK(c.gpu.gemm_shape[TPP_PREC_BF16][0] == 0);
 		CHECK(c.gpu.gemm_table[TPP_PREC_BF16].n == 1 &&
-		      c.gpu.gemm_table[TPP_PREC_BF16].flops_per_s[0] == (float)800e12);
+		      c.gpu.gemm_table[TPP_PREC_BF16].flops_per_s[0] == (float)(k == 1 ? 740e12 : 800e12));
 	}
 }
 

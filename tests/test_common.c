@@ -120,6 +120,10 @@ int main(void)
 	CHECK_STR_CONTAINS(err.msg, "expected a number, got the !!str-tagged string");
 	CHECK(parse("n: 1\nflag: !!str true\n", &t, &err) == TPP_E_INPUT);
 	CHECK_STR_CONTAINS(err.msg, "expected true or false, got the !!str-tagged string 'true'");
+	/* a plain scalar over lines (a blank line keeps a line break) */
+	CHECK(parse("n: 01\n\n  2\n", &t, &err) == TPP_E_INPUT);
+	CHECK(!strchr(err.msg, '\n'));
+	CHECK_STR_CONTAINS(err.msg, "'01?2'");
 	CHECK(parse("n: 1\nx: |\n  2.5\n", &t, &err) == TPP_E_INPUT);
 	CHECK_STR_CONTAINS(err.msg, "got the block string '2.5?'");
 	CHECK(!strchr(err.msg, '\n')); /* one line, as every message */
@@ -143,6 +147,10 @@ int main(void)
 						&err) == TPP_E_INPUT);
 		CHECK_STR_CONTAINS(err.msg, "a YAML tag in a JSON file");
 		CHECK(err.line == 2 && err.col == 7);
+		CHECK(tpp_ydoc_load_json_string(&jd, "mem.json", "{\"a\": &x \"m\",\n \"b\": *x}",
+						&err) == TPP_E_INPUT);
+		CHECK_STR_CONTAINS(err.msg, "a YAML anchor in a JSON file");
+		CHECK(err.line == 1 && err.col == 7);
 	}
 
 	CHECK(parse("n: [1, 2\n", &t, &err) == TPP_E_INPUT);

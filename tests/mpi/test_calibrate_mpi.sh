@@ -304,10 +304,12 @@ if mpirun 2 calibrate --backend cpu --collectives none --gemm-precisions fp32 \
 	--gemm-shapes 64x64x64,128x128x128 --gemm-settle 3 --iters 3 --warmup 1 \
 	--out "$dir/settle.yaml" >"$dir/settle.txt" 2>&1 &&
 	awk '/settled_s:/ { s = $2 } /settled_tflops:/ { r = $2 }
-	     END { exit !(s >= 2.99 && s < 4.5 && r > 0) }' "$dir/settle.yaml" &&
+	     /settled_shape:/ { gsub(/[][,]/, " "); m = $2; n = $3; k = $4 }
+	     END { exit !(s >= 2.99 && s < 4.5 && r > 0 && m >= 256 && n >= 256 && k >= 256) }' \
+		"$dir/settle.yaml" &&
 	grep -q "after [0-9.]* s settling" "$dir/settle.txt" &&
 	grep -q "not settled" "$dir/out1.txt"; then
-	ok "--gemm-settle 3: settled_s in [3, 4.5) s, its rate recorded; --quick not settled"
+	ok "--gemm-settle 3: settled_s in [3, 4.5) s, its rate and grown shape recorded; --quick not settled"
 else
 	bad "--gemm-settle: $(grep settled "$dir/settle.yaml" | tr '\n' ' ') $(tail -n 2 "$dir/settle.txt" | tr '\n' ' ')"
 fi
