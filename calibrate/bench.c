@@ -990,16 +990,19 @@ static int gemm_iters(const struct tpp_bench_opts *o, double probe_s)
  * As ml-engineering's mamf-finder settles the clock (up to 20 s of
  * 8192^3 matmuls, stopping once the clock stops dropping), every rank runs
  * one large shape back to back, without cache flushes, in windows of
- * TPP_BENCH_SETTLE_WINDOW_S (at most settle_s), all ranks at once, as a
+ * TPP_BENCH_SETTLE_WINDOW_S (none past settle_s), all ranks at once, as a
  * node's GPUs load each other's power and cooling in training:
- *   - the shape is the sweep's largest, each side doubled (up to
- *     TPP_BENCH_SETTLE_MAX_DIM) while one GEMM takes under
- *     TPP_BENCH_SETTLE_GEMM_S on the slowest rank, so that the per-GEMM
- *     timing's host round trip is a small part of the window;
- *   - it stops when the slowest rank's rate in a window is within 1 % of
- *     the previous window's, once TPP_BENCH_SETTLE_MIN_S (or settle_s if
- *     less) has passed -- a clock needs seconds to sink -- or at
- *     settle_s, in seconds of GEMMs on the slowest rank.
+ *   - the shape is the sweep's largest, each side doubled (M and N up to
+ *     TPP_BENCH_SETTLE_MAX_DIM, K up to TPP_BENCH_SETTLE_MAX_K) while one
+ *     GEMM takes under TPP_BENCH_SETTLE_GEMM_S on the slowest rank, so
+ *     that the per-GEMM timing's host round trip is a small part of the
+ *     window;
+ *   - it stops when the slowest rank's rates over the windows of the last
+ *     TPP_BENCH_SETTLE_HOLD_S agree within 1 % (a slow slide of the clock,
+ *     under 1 % a window, is not steady), once TPP_BENCH_SETTLE_MIN_S (or
+ *     settle_s if less) has passed -- a clock needs seconds to sink -- or
+ *     at settle_s, in seconds of GEMMs on the slowest rank; rank 0 says
+ *     when the time ran out before the rate held.
  * The sweep that follows runs the device warm.  In g: the seconds it
  * took, the last window's rate (slowest rank) and the shape.
  */
@@ -1010,11 +1013,15 @@ static int gemm_settle(struct run *R, enum tpp_prec p, const struct tpp_bench_sh
 	size_t eb = tpp_backend_gemm_elem_bytes(R->b, p);
 	struct tpp_bench_shape big = shapes[0];
 	void *SA = NULL, *SB = NULL, *SC = NULL;
-	double prev = 0, spent = 0;
+	double spent = 0, hist[16];
 	double window = o->settle_s < TPP_BENCH_SETTLE_WINDOW_S ? o->settle_s : TPP_BENCH_SETTLE_WINDOW_S;
 	double min_s = o->settle_s < TPP_BENCH_SETTLE_MIN_S ? o->settle_s : TPP_BENCH_SETTLE_MIN_S;
+	/* windows that span TPP_BENCH_SETTLE_HOLD_S, and one to compare */
+	int hold = (int)ceil(TPP_BENCH_SETTLE_HOLD_S / window - 1e-9) + 1, nw = 0, held = 0;
 	char what[96];
 	int rc = TPP_OK, i;
+	if (hold > (int)TPP_ARRAY_LEN(hist))
+		hold = (int)TPP_ARRAY_LEN(hist);
 	for (i = 1; i < nshapes; i++)
 		if ((double)shapes[i].m * shapes[i].n * shapes[i].k >
 		    (double)big.m * big.n * big.k)
@@ -1043,7 +1050,7 @@ static int gemm_settle(struct run *R, enum tpp_prec p, const struct tpp_bench_sh
 			break;
 		next.m = big.m * 2 <= TPP_BENCH_SETTLE_MAX_DIM ? big.m * 2 : big.m;
 		next.n = big.n * 2 <= TPP_BENCH_SETTLE_MAX_DIM ? big.n * 2 : big.n;
-		next.k = big.k * 2 <= TPP_BENCH_SETTLE_MAX_DIM ? big.k * 2 : big.k;
+		next.k = big.k * 2 <= TPP_BENCH_SETTLE_MAX_K ? big.k * 2 : big.k;
 		if (next.m == big.m && next.n == big.n && next.k == big.k)
 			break;
 		big = next;
@@ -1070,10 +1077,13 @@ static int gemm_settle(struct run *R, enum tpp_prec p, const struct tpp_bench_sh
 		 big.m, big.n, big.k);
 	progress(R, what);
 	while (spent < o->settle_s) {
-		double busy = 0, t = 0, mine, slowest = 0, wmax = 0;
-		int runs = 0;
+		double busy = 0, t = 0, mine, slowest = 0, wmax = 0, lo, hi;
+		/* the last window ends at settle_s */
+		double want = o->settle_s - spent < window ? o->settle_s - spent : window;
+		int runs = 0, j;
 		wd_arm(R, what);
-		while (!rc && busy < window) {
+		/* a backend that timed 0 s would never fill the window */
+		while (!rc && busy < want && runs < 10000000) {
 			rc = gemm_once(R, p, &big, A, B, C, 0, &t);
 			busy += t;
 			runs++;
@@ -1089,10 +1099,22 @@ static int gemm_settle(struct run *R, enum tpp_prec p, const struct tpp_bench_sh
 		g->settled_m = big.m;
 		g->settled_n = big.n;
 		g->settled_k = big.k;
-		if (spent >= min_s && prev > 0 && fabs(slowest - prev) <= 0.01 * prev)
+		hist[nw++ % hold] = slowest;
+		if (nw < hold || spent < min_s)
+			continue;
+		lo = hi = hist[0];
+		for (j = 1; j < hold; j++) {
+			lo = fmin(lo, hist[j]);
+			hi = fmax(hi, hist[j]);
+		}
+		if (hi <= 1.01 * lo) {
+			held = 1;
 			break;
-		prev = slowest;
+		}
 	}
+	if (!rc && !held && R->rank == 0)
+		fprintf(stderr, "%stpplan: calibrate: gemm %s: the rate still moved after %.1f s of settling (--gemm-settle); the sweep may run above the sustained clock\n",
+			R->show ? "\n" : "", tpp_prec_names[p], spent);
 out:
 	tpp_backend_release(R->b, SA);
 	tpp_backend_release(R->b, SB);

@@ -23,15 +23,18 @@ struct tpp_bench_shape {
 };
 
 /* Settling before each precision's GEMM sweep (bench.c gemm_settle): at
- * most this many seconds (mamf-finder's 20), in windows of this many
- * seconds of GEMMs, at least this many before the rate may be called
- * steady, on a shape grown until one GEMM takes this long or a side
- * reaches this size (mamf-finder settles with 8192^3). */
+ * most this many seconds of GEMMs (mamf-finder's 20), in windows of this
+ * many, steady when the windows of the last TPP_BENCH_SETTLE_HOLD_S agree
+ * within 1 %, at the earliest after TPP_BENCH_SETTLE_MIN_S; on a shape
+ * grown until one GEMM takes TPP_BENCH_SETTLE_GEMM_S or M and N reach
+ * 8192 (mamf-finder settles with 8192^3) and K 65536. */
 #define TPP_BENCH_SETTLE_S 20.0
 #define TPP_BENCH_SETTLE_WINDOW_S 0.5
+#define TPP_BENCH_SETTLE_HOLD_S 2.0
 #define TPP_BENCH_SETTLE_MIN_S 5.0
 #define TPP_BENCH_SETTLE_GEMM_S 0.005
 #define TPP_BENCH_SETTLE_MAX_DIM 8192
+#define TPP_BENCH_SETTLE_MAX_K 65536
 
 struct tpp_bench_opts {
 	const char *backend;      /* "cpu" (default) or "cuda" */

@@ -234,7 +234,9 @@ static void write_gemm(struct writer *w, const struct tpp_cal_gemm *g)
 	put_num(w, g->settled_s, "gemm.settled_s");
 	fputs("\n    settled_tflops: ", f);
 	put_num(w, g->settled_flops_per_s / TPP_TFLOPS, "gemm.settled_tflops");
-	if (g->settled_m > 0)
+	/* what the reader accepts: both settled figures or neither */
+	TPP_ASSERT((g->settled_s > 0) == (g->settled_flops_per_s > 0));
+	if (g->settled_s > 0 && g->settled_m > 0)
 		fprintf(f, "\n    settled_shape: [%d, %d, %d]", g->settled_m, g->settled_n,
 			g->settled_k);
 	fputs("\n    points:                 # [m, n, k, median_s, tflops]\n", f);
@@ -996,7 +998,14 @@ static int take_gemm(struct tpp_ydoc *d, yaml_node_t *item, void *p,
 					 "%s: best_tflops %.6g, but the best of its points is %.6g TFLOP/s",
 					 what, b / TPP_TFLOPS, best / TPP_TFLOPS);
 	}
-	/* settling took time and found a rate, or did not happen */
+	/* settling took time and found a rate, or did not happen; a rate
+	 * in the range of the points' */
+	if (in->g.settled_flops_per_s > 0 &&
+	    (in->g.settled_flops_per_s < TPP_CAL_MIN_TFLOPS * TPP_TFLOPS ||
+	     in->g.settled_flops_per_s > 1e6 * TPP_TFLOPS))
+		return tpp_y_err(d, tpp_y_map_get(d, item, "settled_tflops"), err,
+				 "%s: settled_tflops must be 0 (not settled) or in [%g, 1e6]", what,
+				 TPP_CAL_MIN_TFLOPS);
 	if ((in->g.settled_s > 0) != (in->g.settled_flops_per_s > 0))
 		return tpp_y_err(d, tpp_y_map_get(d, item, in->g.settled_s > 0 ? "settled_s" : "settled_tflops"),
 				 err, "%s: settled_s %g with settled_tflops %g: both zero (not settled) or both positive",
@@ -1004,7 +1013,9 @@ static int take_gemm(struct tpp_ydoc *d, yaml_node_t *item, void *p,
 	if (in->settled_shape) {
 		int n, j;
 		long long dim[3];
-		if ((rc = tpp_y_seq(d, in->settled_shape, "settled_shape", &n, err)))
+		char swhat[96];
+		snprintf(swhat, sizeof(swhat), "%s.settled_shape", what);
+		if ((rc = tpp_y_seq(d, in->settled_shape, swhat, &n, err)))
 			return rc;
 		if (n != 3 || !(in->g.settled_s > 0))
 			return tpp_y_err(d, in->settled_shape, err,
@@ -1013,8 +1024,11 @@ static int take_gemm(struct tpp_ydoc *d, yaml_node_t *item, void *p,
 					 what);
 		for (j = 0; j < 3; j++) {
 			yaml_node_t *v = tpp_y_seq_item(d, in->settled_shape, j);
-			if ((rc = tpp_y_int(d, v, &dim[j], err)))
-				return rc;
+			if ((rc = tpp_y_int(d, v, &dim[j], err))) {
+				char why[sizeof(err->msg)];
+				tpp_strlcpy(why, err->msg, sizeof(why));
+				return tpp_y_err(d, v, err, "%s: %s", swhat, why);
+			}
 			if (dim[j] < 1 || dim[j] > 2147483647LL)
 				return tpp_y_err(d, v, err,
 						 "%s.settled_shape: dimensions must be in [1, 2147483647]", what);

@@ -339,8 +339,9 @@ static int cal_fits_cluster(const struct tpp_calibration *cal, const char *path,
 		if (g->settled_flops_per_s > best)
 			best = g->settled_flops_per_s;
 		if (best > peak) {
-			fprintf(stderr, "%s: error: gemm %s: measured %g TFLOP/s exceeds the %s peak %g TFLOP/s of %s (cluster %s)\n",
+			fprintf(stderr, "%s: error: gemm %s: measured %g TFLOP/s%s exceeds the %s peak %g TFLOP/s of %s (cluster %s)\n",
 				path, tpp_prec_names[p], best / TPP_TFLOPS,
+				best == g->settled_flops_per_s ? " (settled)" : "",
 				tpp_prec_names[p], peak / TPP_TFLOPS, c->gpu.name,
 				c->name);
 			return TPP_E_INPUT;

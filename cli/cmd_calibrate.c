@@ -43,7 +43,7 @@ static const struct tpp_optdoc opts[] = {
 	{{"gemm", no_argument, 0, O_GEMM}, NULL, "run the GEMM sweep (default)"},
 	{{"no-gemm", no_argument, 0, O_NO_GEMM}, NULL, "skip the GEMM sweep"},
 	{{"collectives", required_argument, 0, O_COLLS}, "LIST", "comma-separated subset of all_reduce,all_gather,reduce_scatter,all_to_all,send_recv, or none (default all)"},
-	{{"gemm-settle", required_argument, 0, O_SETTLE}, "S", "before each precision's GEMM sweep, run a large shape back to back for up to S seconds of GEMMs, until the rate holds within 1 % (after at least 5 s): the device's sustained, power-limited clock, which training runs at (default 20; --quick 0)"},
+	{{"gemm-settle", required_argument, 0, O_SETTLE}, "S", "before each precision's GEMM sweep, run a large shape back to back for up to S seconds of GEMMs, until its rate holds within 1 % over 2 s (after at least 5 s): the device's sustained, power-limited clock, which training runs at (default 20; --quick 0)"},
 	{{"gemm-precisions", required_argument, 0, O_PRECS}, "LIST", "comma-separated subset of fp32,tf32,fp16,bf16 (default: all the backend has)"},
 	{{"gemm-shapes", required_argument, 0, O_SHAPES}, "LIST", "GEMM shapes MxNxK,... (default m,n,k in {128..2048}; --quick {64,128})"},
 	{{"model", required_argument, 0, O_MODEL}, "NAME|FILE", "also time the GEMMs of this model's layers and logits for TP 1, 2, 4, ... (forward, input- and weight-gradient orientations)"},

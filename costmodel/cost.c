@@ -373,12 +373,6 @@ static double gemm_table_rate(const struct tpp_gemm_table *t, double M,
 }
 
 /*
- * The GEMM on all SMs but `reserve` (kept for communication kernels that
- * run beside it, e.g. Transformer Engine's set_sm_margin): waves over the
- * remaining SMs and the rate scaled by their share.  Without an SM count,
- * the share falls back on TPP_OVERLAP_SM_SHARE.
- */
-/*
  * The ceiling free of the shape model's own losses: a measured rate comes
  * from one shape (gpu.measured.gemm_shape), whose wave / tile and K-loop
  * losses the shape model would charge again on top of it, pricing the
@@ -405,6 +399,12 @@ static double gemm_peak_ceiling(const struct tpp_gpu *g, enum tpp_prec p)
 	return c < 1.0 ? c : 1.0;
 }
 
+/*
+ * The GEMM on all SMs but `reserve` (kept for communication kernels that
+ * run beside it, e.g. Transformer Engine's set_sm_margin): waves over the
+ * remaining SMs and the rate scaled by their share.  Without an SM count,
+ * the share falls back on TPP_OVERLAP_SM_SHARE.
+ */
 static double gemm_time_sms(const struct tpp_gpu *g, enum tpp_prec p, double M,
 			    double N, double K, double batch, int reserve)
 {
