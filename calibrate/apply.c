@@ -321,6 +321,17 @@ void tpp_cal_apply(const struct tpp_calibration *cal, const char *path,
 	}
 	for (p = 0; p < TPP_PREC__COUNT; p++) {
 		const struct tpp_cal_gemm *g = &cal->gemm[p];
+		/* fp16 and bf16 run on the same tensor-core path: a
+		 * calibration of one stands for the other where the cluster
+		 * gives both the same peak and the calibration lacks it (the
+		 * published figure would otherwise price fp16 planning beside
+		 * a calibrated bf16) */
+		if (!g->valid && (p == TPP_PREC_FP16 || p == TPP_PREC_BF16)) {
+			int q = p == TPP_PREC_FP16 ? TPP_PREC_BF16 : TPP_PREC_FP16;
+			if (cal->gemm[q].valid && c->gpu.peak_flops[p] > 0 &&
+			    c->gpu.peak_flops[p] == c->gpu.peak_flops[q])
+				g = &cal->gemm[q];
+		}
 		if (!g->valid || !(g->best_flops_per_s > 0))
 			continue;
 		/* gemm_source keeps citing the other precisions' figures; a

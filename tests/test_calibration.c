@@ -1549,7 +1549,7 @@ static void test_apply_per_gpu(void)
  * A settled calibration's GEMM ceiling is the settled rate where that is
  * below the sweep's best, and no table point is above it (small shapes
  * timed alone may run at a higher clock); a published gemm_shape is
- * dropped.
+ * dropped; fp16 takes bf16's calibration when it has none.
  */
 static void test_apply_settled(void)
 {
@@ -1577,6 +1577,13 @@ static void test_apply_settled(void)
 		CHECK(c.gpu.gemm_shape[TPP_PREC_BF16][0] == 0);
 		CHECK(c.gpu.gemm_table[TPP_PREC_BF16].n == 1 &&
 		      c.gpu.gemm_table[TPP_PREC_BF16].flops_per_s[0] == (float)(k == 1 ? 740e12 : 800e12));
+		/* fp16, not calibrated, takes bf16's calibration (the same
+		 * tensor-core path and peak), not the published figure */
+		CHECK_REL(c.gpu.gemm_flops[TPP_PREC_FP16], c.gpu.gemm_flops[TPP_PREC_BF16], 1e-12);
+		CHECK(c.gpu.gemm_src[TPP_PREC_FP16] == TPP_SRC_CALIBRATION &&
+		      c.gpu.gemm_table[TPP_PREC_FP16].n == 1 && c.gpu.gemm_shape[TPP_PREC_FP16][0] == 0);
+		/* fp8 keeps its published figure */
+		CHECK(c.gpu.gemm_src[TPP_PREC_FP8] == TPP_SRC_PUBLISHED);
 	}
 }
 
