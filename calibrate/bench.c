@@ -982,6 +982,21 @@ static int gemm_iters(const struct tpp_bench_opts *o, double probe_s)
 	return n;
 }
 
+/* The operands of GEMMs up to na, nb and nc elements of A, B and C, on
+ * the device, A and B random (zeros would draw less power).  Not
+ * collective: the caller agrees on the status. */
+static int gemm_operands(struct run *R, enum tpp_prec p, size_t eb, size_t na, size_t nb,
+			 size_t nc, void **A, void **B, void **C)
+{
+	int rc;
+	if (!(rc = tpp_backend_alloc(R->b, na * eb, A, R->err)) &&
+	    !(rc = tpp_backend_alloc(R->b, nb * eb, B, R->err)) &&
+	    !(rc = tpp_backend_alloc(R->b, nc * eb, C, R->err)) &&
+	    !(rc = upload_operand(R, p, eb, *A, na, SEED_A)))
+		rc = upload_operand(R, p, eb, *B, nb, SEED_B);
+	return rc;
+}
+
 /*
  * Settle before a precision's sweep: the GEMM rate the model wants is the
  * one a GPU sustains at its power limit (MSMF), which a training step's
@@ -1027,8 +1042,9 @@ static int gemm_settle(struct run *R, enum tpp_prec p, const struct tpp_bench_sh
 		    (double)big.m * big.n * big.k)
 			big = shapes[i];
 	/*
-	 * Grow the shape: each side under TPP_BENCH_SETTLE_MAX_DIM doubles
-	 * (a thin shape fills out) while the slowest rank's GEMM, timed after
+	 * Grow the shape: each side doubles, M and N up to
+	 * TPP_BENCH_SETTLE_MAX_DIM and K up to TPP_BENCH_SETTLE_MAX_K (a thin
+	 * shape fills out), while the slowest rank's GEMM, timed after
 	 * an untimed run, takes under TPP_BENCH_SETTLE_GEMM_S.  The first
 	 * shape runs in the sweep's buffers, which hold it; a grown one in
 	 * its own, with random operands as in the sweep (zeros draw less
@@ -1058,15 +1074,8 @@ static int gemm_settle(struct run *R, enum tpp_prec p, const struct tpp_bench_sh
 		tpp_backend_release(R->b, SB);
 		tpp_backend_release(R->b, SC);
 		SA = SB = SC = NULL;
-		rc = tpp_backend_alloc(R->b, (size_t)big.m * big.k * eb, &SA, R->err);
-		if (!rc)
-			rc = tpp_backend_alloc(R->b, (size_t)big.k * big.n * eb, &SB, R->err);
-		if (!rc)
-			rc = tpp_backend_alloc(R->b, (size_t)big.m * big.n * eb, &SC, R->err);
-		if (!rc)
-			rc = upload_operand(R, p, eb, SA, (size_t)big.m * big.k, SEED_A);
-		if (!rc)
-			rc = upload_operand(R, p, eb, SB, (size_t)big.k * big.n, SEED_B);
+		rc = gemm_operands(R, p, eb, (size_t)big.m * big.k, (size_t)big.k * big.n,
+				   (size_t)big.m * big.n, &SA, &SB, &SC);
 		if ((rc = agree(R, rc)))
 			goto out;
 		A = SA;
@@ -1139,11 +1148,7 @@ static int gemm_prec(struct run *R, enum tpp_prec p, const struct tpp_bench_shap
 		mb = b > mb ? b : mb;
 		mcn = c > mcn ? c : mcn;
 	}
-	if (!(rc = tpp_backend_alloc(R->b, ma * eb, &A, R->err)) &&
-	    !(rc = tpp_backend_alloc(R->b, mb * eb, &B, R->err)) &&
-	    !(rc = tpp_backend_alloc(R->b, mcn * eb, &C, R->err)) &&
-	    !(rc = upload_operand(R, p, eb, A, ma, SEED_A)))
-		rc = upload_operand(R, p, eb, B, mb, SEED_B);
+	rc = gemm_operands(R, p, eb, ma, mb, mcn, &A, &B, &C);
 	if ((rc = agree(R, rc)))
 		goto out;
 	memset(g, 0, sizeof(*g));

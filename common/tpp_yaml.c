@@ -466,32 +466,28 @@ static const char *shown(const yaml_node_t *n, char *buf, size_t size)
 }
 
 
-/* A scalar that is a string by its writing, for messages: quoted, tagged
- * !!str (check_tags) or a block scalar (| or >). */
-static const char *string_kind(const yaml_node_t *n)
+/* A scalar that is a string by its writing (quoted, tagged !!str by
+ * check_tags, or a block scalar), for messages: "the quoted string '80'
+ * (drop the quotes)", with what to drop to make it plain. */
+static const char *got_string(const yaml_node_t *n, char *buf, size_t size)
 {
+	char sb[208];
+	const char *kind = "quoted string", *mark = "quotes";
 	switch (n->data.scalar.style) {
 	case YAML_ANY_SCALAR_STYLE:
-		return "!!str-tagged string";
+		kind = "!!str-tagged string";
+		mark = "tag";
+		break;
 	case YAML_LITERAL_SCALAR_STYLE:
 	case YAML_FOLDED_SCALAR_STYLE:
-		return "block string";
+		kind = "block string";
+		mark = "| or >";
+		break;
 	default:
-		return "quoted string";
+		break;
 	}
-}
-
-static const char *string_mark(const yaml_node_t *n)
-{
-	switch (n->data.scalar.style) {
-	case YAML_ANY_SCALAR_STYLE:
-		return "tag";
-	case YAML_LITERAL_SCALAR_STYLE:
-	case YAML_FOLDED_SCALAR_STYLE:
-		return "| or >";
-	default:
-		return "quotes";
-	}
+	snprintf(buf, size, "the %s '%s' (drop the %s)", kind, shown(n, sb, sizeof(sb)), mark);
+	return buf;
 }
 
 /* A leading zero before another digit ("016", "-007.5"): YAML 1.1
@@ -508,13 +504,13 @@ int tpp_y_double(struct tpp_ydoc *d, yaml_node_t *node, double *out,
 {
 	char *end;
 	double v;
-	char sb[208];
+	char sb[300];
 	if (!node || node->type != YAML_SCALAR_NODE)
 		return tpp_y_err(d, node, err, "expected a number");
 	/* "80" is a string in YAML, as in JSON: not read as a number */
 	if (node->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
-		return tpp_y_err(d, node, err, "expected a number, got the %s '%s' (drop the %s)",
-				 string_kind(node), shown(node, sb, sizeof(sb)), string_mark(node));
+		return tpp_y_err(d, node, err, "expected a number, got %s",
+				 got_string(node, sb, sizeof(sb)));
 	/* decimal only: strtod would take hex (0x55) and hex floats */
 	if (strpbrk(scalar(node), "xXpP") || leading_zero(scalar(node)))
 		return tpp_y_err(d, node, err,
@@ -535,12 +531,12 @@ int tpp_y_int(struct tpp_ydoc *d, yaml_node_t *node, long long *out,
 {
 	char *end;
 	long long v;
-	char sb[208];
+	char sb[300];
 	if (!node || node->type != YAML_SCALAR_NODE)
 		return tpp_y_err(d, node, err, "expected an integer");
 	if (node->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
-		return tpp_y_err(d, node, err, "expected an integer, got the %s '%s' (drop the %s)",
-				 string_kind(node), shown(node, sb, sizeof(sb)), string_mark(node));
+		return tpp_y_err(d, node, err, "expected an integer, got %s",
+				 got_string(node, sb, sizeof(sb)));
 	if (leading_zero(scalar(node)))
 		return tpp_y_err(d, node, err,
 				 "expected a decimal integer (no leading zeros: YAML reads 016 as octal), got '%s'",
@@ -619,7 +615,7 @@ static int check_range(struct tpp_ydoc *d, yaml_node_t *v,
 		       const struct tpp_yfield *f, double x, const char *what,
 		       struct tpp_err *err)
 {
-	char sb[208];
+	char sb[300];
 	if (f->min == 0 && f->max == 0)
 		return TPP_OK;
 	if (x < f->min || x > f->max)
@@ -636,7 +632,7 @@ static int fill_field(struct tpp_ydoc *d, yaml_node_t *v,
 		      struct tpp_err *err)
 {
 	char *p = (char *)base + f->offset;
-	char sb[208];
+	char sb[300];
 	int rc, i;
 
 	if (f->type != TPP_YF_CUSTOM && v->type != YAML_SCALAR_NODE)
@@ -678,8 +674,8 @@ static int fill_field(struct tpp_ydoc *d, yaml_node_t *v,
 		/* "true" quoted is a string, as a quoted number is */
 		if (v->type == YAML_SCALAR_NODE && v->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
 			return tpp_y_err(d, v, err,
-					 "%s.%s: expected true or false, got the %s '%s' (drop the %s)",
-					 what, f->key, string_kind(v), shown(v, sb, sizeof(sb)), string_mark(v));
+					 "%s.%s: expected true or false, got %s",
+					 what, f->key, got_string(v, sb, sizeof(sb)));
 		if (!parse_bool(scalar(v), (int *)p))
 			return tpp_y_err(d, v, err,
 					 "%s.%s: expected true or false, got '%s'",
@@ -800,7 +796,7 @@ int tpp_y_check_schema(struct tpp_ydoc *d, const char *schema,
 		       const char *what, struct tpp_err *err)
 {
 	yaml_node_t *root = tpp_ydoc_root(d), *node;
-	char sb[208];
+	char sb[300];
 	if (!root)
 		return tpp_err_set(err, TPP_E_INPUT, d->path, 0, 0,
 				   "empty %s file (expected 'schema: %s')", what,

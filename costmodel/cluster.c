@@ -317,6 +317,18 @@ static int check_name(struct tpp_ydoc *d, yaml_node_t *node, const char *what,
 	return TPP_OK;
 }
 
+/* The index of the mapping key k among names[0..n), or n when it is
+ * none of them (or not a scalar). */
+static int key_index(const yaml_node_t *k, const char *const *names, int n)
+{
+	int i;
+	for (i = 0; i < n; i++)
+		if (k->type == YAML_SCALAR_NODE &&
+		    !strcmp((const char *)k->data.scalar.value, names[i]))
+			break;
+	return i;
+}
+
 /*
  * gpu.measured.gemm_shape: {PREC: [M, N, K], ...}, the shape each
  * gemm_tflops figure was measured at (whole numbers, 1 .. 2^24), for a
@@ -336,11 +348,7 @@ static int parse_gemm_shape(struct tpp_ydoc *d, yaml_node_t *map,
 	for (pr = map->data.mapping.pairs.start; pr < map->data.mapping.pairs.top; pr++) {
 		yaml_node_t *k = yaml_document_get_node(&d->doc, pr->key);
 		yaml_node_t *v = yaml_document_get_node(&d->doc, pr->value);
-		int p, n, i, rc;
-		for (p = 0; p < TPP_PREC__COUNT; p++)
-			if (k->type == YAML_SCALAR_NODE &&
-			    !strcmp((const char *)k->data.scalar.value, tpp_prec_names[p]))
-				break;
+		int p = key_index(k, tpp_prec_names, TPP_PREC__COUNT), n, i, rc;
 		if (p == TPP_PREC__COUNT)
 			return tpp_y_err(d, k, err,
 					 "%s: unknown precision (expected fp32, tf32, fp16, bf16 or fp8)",
@@ -601,11 +609,7 @@ static int parse_curves(struct tpp_ydoc *d, yaml_node_t *map, const char *what,
 	     pair < map->data.mapping.pairs.top; pair++) {
 		yaml_node_t *k = yaml_document_get_node(&d->doc, pair->key);
 		yaml_node_t *v = yaml_document_get_node(&d->doc, pair->value);
-		int c, n, i, rc;
-		for (c = 0; c < TPP_COLL__COUNT; c++)
-			if (k->type == YAML_SCALAR_NODE &&
-			    !strcmp((const char *)k->data.scalar.value, tpp_coll_names[c]))
-				break;
+		int c = key_index(k, tpp_coll_names, TPP_COLL__COUNT), n, i, rc;
 		if (c == TPP_COLL__COUNT)
 			return tpp_y_err(d, k, err,
 					 "%s.busbw_curve_GBps: unknown collective (expected all_reduce, all_gather, reduce_scatter, all_to_all or send_recv)",
