@@ -777,6 +777,95 @@ int tpp_cli_first_fit(const struct tpp_model *m, const struct tpp_cluster *c,
 	return 0;
 }
 
+int tpp_cli_gcd(int a, int b)
+{
+	while (b) {
+		int t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+int tpp_cli_fewer_counts(const struct tpp_search *s, int gpus_per_node, int *out, int max)
+{
+	int k, n = 0, g = tpp_cli_gcd(s->gbs, s->gpus);
+	if (gpus_per_node <= 0 || s->gpus < 2 * gpus_per_node)
+		return 0;
+	for (k = (s->gpus - 1) / gpus_per_node;
+	     n < max && g < s->gbs && 2 * k * gpus_per_node >= s->gpus; k--) {
+		int c = k * gpus_per_node, gc = tpp_cli_gcd(s->gbs, c);
+		if (gc >= 2 * g) {
+			out[n++] = c;
+			g = gc;
+		}
+	}
+	return n;
+}
+
+int tpp_cli_fewer_gpus(const struct tpp_model *m, const struct tpp_cluster *c,
+		       const struct tpp_cost_opts *co, const struct tpp_search *s,
+		       double spent_s, const struct tpp_eval *best,
+		       struct tpp_cluster *alt, struct tpp_plan *tmp, struct tpp_eval *found)
+{
+	int counts[TPP_CLI_FEWER_MAX];
+	int i, k = tpp_cli_fewer_counts(s, c->gpus_per_node, counts, TPP_CLI_FEWER_MAX);
+	int got = 0;
+	double left = s->time_limit_s - spent_s;
+	/* the step to beat: a tie with the whole cluster is no reason to
+	 * leave GPUs idle */
+	double beat = best ? best->step_s / (1 + TPP_MEASURED_SPREAD) : INFINITY;
+	for (i = 0; i < k; i++) {
+		struct tpp_search s2 = *s;
+		struct tpp_err err;
+		int rc;
+		if (s->time_limit_s > 0) {
+			if (left <= 0)
+				return got ? got : -1;
+			s2.time_limit_s = left;
+		}
+		*alt = *c;
+		tpp_cluster_resize(alt, counts[i]);
+		s2.gpus = counts[i];
+		s2.dp = TPP_FREE; /* --layout's dp is the request's */
+		s2.top_k = 1;
+		rc = tpp_plan_search(m, alt, co, &s2, tmp, &err);
+		if (rc != TPP_OK && (rc != TPP_E_INFEASIBLE || tmp->timed_out))
+			return got ? got : -1; /* an error, or out of time */
+		left -= tmp->elapsed_s;
+		if (rc != TPP_OK || tmp->top[0].step_s >= beat)
+			continue;
+		/* ZeRO-3 across nodes is priced optimistically (the
+		 * cautions): such a layout does not outrun one that is not */
+		if (best && tpp_eval_optimistic(&tmp->top[0]) && !tpp_eval_optimistic(best))
+			continue;
+		if (!got || tmp->top[0].step_s < found->step_s) {
+			*found = tmp->top[0];
+			got = counts[i];
+		}
+	}
+	return got;
+}
+
+void tpp_cli_print_fewer(FILE *f, const struct tpp_search *s, int n,
+			 const struct tpp_eval *e, const struct tpp_eval *best)
+{
+	char lb[200];
+	if (n <= 0)
+		return;
+	tpp_layout_format(&e->layout, lb, sizeof(lb));
+	if (best)
+		fprintf(f, "  Fewer GPUs: on %d of the %d the best step is %.3f s, %.1f%% shorter than on all "
+			"%d (dp divides the global batch %d and the GPU count: at most %d on "
+			"%d GPUs, %d on %d; --gpus %d): %s%s\n", n, s->gpus, e->step_s,
+			100 * (1 - e->step_s / best->step_s), s->gpus, s->gbs,
+			tpp_cli_gcd(s->gbs, n), n, tpp_cli_gcd(s->gbs, s->gpus), s->gpus, n, lb,
+			tpp_eval_optimistic(e) ? " (ZeRO-3 across nodes: optimistic, as the caution says)" : "");
+	else
+		fprintf(f, "  with %d of the %d GPUs a layout fits: %s, %.3f s per step (--gpus %d)\n",
+			n, s->gpus, lb, e->step_s, n);
+}
+
 void tpp_cli_print_first_fit(FILE *f, const struct tpp_search *s, int n,
 			     const struct tpp_eval *e)
 {

@@ -209,6 +209,10 @@ struct tpp_plan_ctx {
 	const struct tpp_cluster *cluster;
 	const struct tpp_cost_opts *opts;
 	const struct tpp_search *search;
+	/* a count of fewer GPUs that plans faster (tpp_cli_fewer_gpus) and
+	 * its best layout; fewer_gpus <= 0: none (or not searched) */
+	int fewer_gpus;
+	const struct tpp_eval *fewer;
 };
 /* The sentence saying which runners-up are within TPP_MEASURED_SPREAD of
  * the best (or by how much the best leads) into buf; 0 (and "") when the
@@ -260,6 +264,33 @@ int tpp_cli_first_fit(const struct tpp_model *m, const struct tpp_cluster *c,
 		      const struct tpp_cost_opts *co, const struct tpp_search *s,
 		      double spent_s, struct tpp_cluster *alt, struct tpp_plan *tmp,
 		      struct tpp_eval *found);
+/*
+ * Fewer GPUs: a global batch that the GPU count divides badly caps data
+ * parallelism (dp divides both), and the rest of the GPUs must then go to
+ * model parallelism, or no layout fits at all.  tpp_cli_fewer_counts puts
+ * into out (largest first, at most max) the whole-node counts below
+ * s->gpus and at least half of it at which gcd(count, global batch) is at
+ * least twice that of the count before (the request's first): the counts
+ * worth searching.  tpp_cli_fewer_gpus searches them (with s's options,
+ * dp free, sharing what is left of s->time_limit_s after spent_s; alt and
+ * tmp are scratch) and returns the count whose best layout is fastest,
+ * with it in *found, when that layout beats `best` by more than
+ * TPP_MEASURED_SPREAD (a tie is no reason to leave GPUs idle; a ZeRO-3
+ * layout across nodes, priced optimistically, does not beat one that is
+ * not) -- or, with best NULL (no layout fits the request), whenever one
+ * fits; 0 when none does, -1 when a search failed or ran out of time
+ * first.  tpp_cli_print_fewer prints that result as one line (nothing
+ * for n <= 0).
+ */
+#define TPP_CLI_FEWER_MAX 2
+int tpp_cli_gcd(int a, int b);
+int tpp_cli_fewer_counts(const struct tpp_search *s, int gpus_per_node, int *out, int max);
+int tpp_cli_fewer_gpus(const struct tpp_model *m, const struct tpp_cluster *c,
+		       const struct tpp_cost_opts *co, const struct tpp_search *s,
+		       double spent_s, const struct tpp_eval *best,
+		       struct tpp_cluster *alt, struct tpp_plan *tmp, struct tpp_eval *found);
+void tpp_cli_print_fewer(FILE *f, const struct tpp_search *s, int n,
+			 const struct tpp_eval *e, const struct tpp_eval *best);
 /* Its result n (and layout e) for the problem of s as "  with N GPUs (kx)
  * a layout fits: ..." on f, or that none does; nothing for n < 0. */
 void tpp_cli_print_first_fit(FILE *f, const struct tpp_search *s, int n,

@@ -40,7 +40,9 @@ int tpp_cmd_plan(int argc, char **argv)
 	struct tpp_cluster *cluster = NULL;
 	struct tpp_cost_opts co;
 	struct tpp_search s;
-	struct tpp_plan *plan = NULL;
+	struct tpp_plan *plan = NULL, *tmp = NULL;
+	struct tpp_cluster *alt = NULL;
+	struct tpp_eval fewer;
 	struct tpp_err err;
 	struct tpp_plan_ctx x;
 	struct tpp_cli_problem pb;
@@ -102,10 +104,27 @@ int tpp_cmd_plan(int argc, char **argv)
 	x.cluster = cluster;
 	x.opts = &co;
 	x.search = &s;
+	x.fewer_gpus = 0;
+	x.fewer = &fewer;
 	rc = tpp_plan_search(&model, cluster, &co, &s, plan, &err);
 	if (rc == TPP_E_USAGE) {
 		fprintf(stderr, "tpplan: %s\n", err.msg);
 		goto out;
+	}
+	/* whether fewer GPUs plan faster (or fit at all): a batch that the
+	 * GPU count divides badly (tpp_cli_fewer_gpus); not after a search
+	 * stopped by its time limit, nor when nothing matched the layout */
+	if ((rc == TPP_OK || (rc == TPP_E_INFEASIBLE && plan->considered)) && !plan->timed_out) {
+		alt = malloc(sizeof(*alt));
+		tmp = malloc(sizeof(*tmp));
+		if (!alt || !tmp) {
+			fprintf(stderr, "tpplan: out of memory\n");
+			rc = TPP_E_SYSTEM;
+			goto out;
+		}
+		x.fewer_gpus = tpp_cli_fewer_gpus(&model, cluster, &co, &s, plan->elapsed_s,
+						  rc == TPP_OK ? &plan->top[0] : NULL, alt, tmp,
+						  &fewer);
 	}
 	if (json) {
 		tpp_print_plan_json(stdout, &x, plan, rc);
@@ -130,18 +149,15 @@ int tpp_cmd_plan(int argc, char **argv)
 			if (plan->have_min_mem && all_fixed && !json)
 				tpp_print_eval_text(stdout, &x, &plan->min_mem);
 		}
-		/* how many GPUs it would take */
+		/* how many GPUs it would take: fewer (a batch that the count
+		 * divides badly), else more */
 		if (!plan->timed_out && plan->considered && !json) {
-			struct tpp_cluster *alt = malloc(sizeof(*alt));
-			struct tpp_plan *tmp = malloc(sizeof(*tmp));
-			if (alt && tmp) {
-				struct tpp_eval e;
-				int n = tpp_cli_first_fit(&model, cluster, &co, &s, plan->elapsed_s,
-							  alt, tmp, &e);
-				tpp_cli_print_first_fit(stderr, &s, n, &e);
-			}
-			free(alt);
-			free(tmp);
+			struct tpp_eval e;
+			int n;
+			tpp_cli_print_fewer(stderr, &s, x.fewer_gpus, &fewer, NULL);
+			n = tpp_cli_first_fit(&model, cluster, &co, &s, plan->elapsed_s,
+					      alt, tmp, &e);
+			tpp_cli_print_first_fit(stderr, &s, n, &e);
 		}
 		if (!plan->considered && s.mbs != TPP_FREE && s.mbs > s.gbs)
 			fprintf(stderr, "  no layout matches the constraints: mbs=%d is more than "
@@ -153,6 +169,8 @@ int tpp_cmd_plan(int argc, char **argv)
 				"mbs at most the global batch)\n", gpus);
 	}
 out:
+	free(alt);
+	free(tmp);
 	free(plan);
 	free(cluster);
 	return rc;

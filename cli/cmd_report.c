@@ -215,6 +215,8 @@ int tpp_cmd_report(int argc, char **argv)
 	x.cluster = cluster;
 	x.opts = &co;
 	x.search = &s;
+	x.fewer_gpus = 0; /* the report does not search fewer GPUs */
+	x.fewer = NULL;
 	rc = tpp_plan_search(&model, cluster, &co, &s, plan, &err);
 	if (rc && !(rc == TPP_E_INFEASIBLE && !plan->timed_out)) {
 		fprintf(stderr, "tpplan: %s\n", err.msg);

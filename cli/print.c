@@ -326,12 +326,7 @@ void tpp_print_infeasible(FILE *f, const struct tpp_plan *p, const struct tpp_se
 
 const char *tpp_print_batch_hint(char *buf, size_t size, const struct tpp_search *s)
 {
-	int a = s->gbs, b = s->gpus;
-	while (b) {
-		int t = a % b;
-		a = b;
-		b = t;
-	}
+	int a = tpp_cli_gcd(s->gbs, s->gpus);
 	/* a limit only when the gcd is below the GPU count */
 	if (a < s->gpus)
 		snprintf(buf, size, " (dp divides both the global batch %d and the %d GPUs: at most their gcd, %d)",
@@ -373,6 +368,8 @@ void tpp_print_plan_text(FILE *f, const struct tpp_plan_ctx *x,
 		print_layout_row(f, i + 1, &p->top[i]);
 	print_legend(f, p);
 	print_how_sure(f, x, p);
+	if (x->fewer_gpus > 0)
+		tpp_cli_print_fewer(f, x->search, x->fewer_gpus, x->fewer, best);
 	fprintf(f, "\nbest layout: ");
 	{
 		char lb[200];
@@ -585,7 +582,15 @@ void tpp_print_plan_json(FILE *f, const struct tpp_plan_ctx *x,
 			  tpp_plan_ties_best(p, i) ? "true" : "false");
 		fprintf(f, "%s\n", i + 1 < p->n_top ? "," : "");
 	}
-	fprintf(f, "  ],\n  \"closest_miss\": ");
+	fprintf(f, "  ],\n  \"fewer_gpus\": ");
+	if (x->fewer_gpus > 0) {
+		fprintf(f, "{\"gpus\": %d, \"best\": ", x->fewer_gpus);
+		json_eval(f, x->fewer, "    ", NULL);
+		fputc('}', f);
+	} else {
+		fputs("null", f);
+	}
+	fprintf(f, ",\n  \"closest_miss\": ");
 	if (p->have_min_mem && status == TPP_E_INFEASIBLE && !p->timed_out)
 		json_eval(f, &p->min_mem, "    ", NULL);
 	else

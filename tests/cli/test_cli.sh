@@ -128,6 +128,9 @@ else
 	has readme-example out "best layouts"
 	has readme-example out "why the others lost"
 	has readme-example out "on dgx, 1024 GPUs"
+	# 768 of its 1024 GPUs let dp reach 768 (gcd with the batch 1536),
+	# and are searched, but plan slower: no fewer-GPU line
+	! grep -q "Fewer GPUs" "$OUT" || fail "readme-example: a fewer-GPU line, though fewer GPUs are slower"
 	echo "ok: readme-example"
 fi
 
@@ -348,6 +351,7 @@ expect closest-digits 1 err "needs 80.004 GiB of 80.000 GiB per GPU" \
 if expect counts 0 out '"simulated_best_per_degree"' \
 	"$BIN" --model 175b --cluster dgx.yaml --json; then
 	jcheck counts "$OUT" '.feasible == .simulated + .too_long_to_simulate + .pruned_by_bound and .simulated_best_per_degree >= 0 and .best_per_degree_complete == true'
+	jcheck counts "$OUT" 'has("fewer_gpus") and .fewer_gpus == null'
 fi
 # ZeRO-3 across nodes: the plan says the model is optimistic there (the
 # SC21 DeepSpeed rows); not for the default 175B plan (ZeRO-1)
@@ -374,6 +378,34 @@ expect layout-overflow 2 err "multiply to more than the 1024 GPUs" \
 	"$BIN" --model 125m --cluster dgx-a100 --gpus 1024 --layout tp=1048576,pp=1048576,dp=16777216
 expect layout-divide-report 2 err "multiply to 3, which does not divide the 64 GPUs" \
 	"$BIN" report --model 22b --cluster dgx-a100 --gpus 64 --layout tp=3 -o "$TMP/rep-tp3"
+# ---- fewer GPUs ------------------------------------------------------------------
+# a global batch that the GPU count divides badly caps dp at their gcd:
+# Llama 3 8B's 512 sequences on 576 GB200 allow dp 64, on 512 of them dp
+# 512, which plans over 4 % faster; the line's layout, planned on 512 GPUs,
+# gives the same step
+if expect fewer-gpus 0 out "Fewer GPUs: on 512 of the 576 the best step is " \
+	"$BIN" --model llama3-8b --cluster gb200-nvl72 --top 1; then
+	has fewer-gpus out "(dp divides the global batch 512 and the GPU count: at most 512 on 512 GPUs, 64 on 576; --gpus 512): tp="
+	run "$BIN" --model llama3-8b --cluster gb200-nvl72 --top 1 --json
+	cp "$OUT" "$TMP/fewer.json"
+	jcheck fewer-gpus "$TMP/fewer.json" '.fewer_gpus.gpus == 512 and
+		.fewer_gpus.best.step_s < .layouts[0].step_s / 1.04 and
+		(.fewer_gpus.best.layout | .tp * .pp * .dp * .cp) == 512 and
+		(.fewer_gpus.best | has("ties_best") | not)'
+	larg=$(jq -r '.fewer_gpus.best.layout_arg' "$TMP/fewer.json")
+	run "$BIN" --model llama3-8b --cluster gb200-nvl72 --gpus 512 --layout "$larg" --json
+	[ "$rc" -eq 0 ] && [ "$(jq '.layouts[0].step_s' "$OUT")" = "$(jq '.fewer_gpus.best.step_s' "$TMP/fewer.json")" ] ||
+		fail "fewer-gpus: $larg on 512 GPUs does not plan the step the fewer-GPU line gave"
+fi
+# no layout on the whole cluster (dp at most gcd(512, 4480) = 128 and no
+# tp * pp * cp of 35), one on 4096 of its GPUs: said before the doublings
+if expect fewer-gpus-infeasible 1 err "with 4096 of the 4480 GPUs a layout fits: tp=" \
+	"$BIN" --model llama3-8b --cluster dgx-a100; then
+	has fewer-gpus-infeasible err "(--gpus 4096)"
+	run "$BIN" --model llama3-8b --cluster dgx-a100 --json
+	jcheck fewer-gpus-infeasible "$OUT" '.status == "infeasible" and .fewer_gpus.gpus == 4096 and .fewer_gpus.best.fits'
+fi
+
 # a global batch that shares no factor with the GPU count leaves dp = 1:
 # the batch rejection says why
 expect batch-gcd 0 out "dp divides both the global batch 1537 and the 1024 GPUs: at most their gcd, 1)" \
