@@ -847,23 +847,34 @@ int tpp_cli_fewer_gpus(const struct tpp_model *m, const struct tpp_cluster *c,
 	return got;
 }
 
+size_t tpp_cli_fewer_text(char *buf, size_t size, const struct tpp_search *s, int n,
+			  const struct tpp_eval *e, const struct tpp_eval *best)
+{
+	char lb[200];
+	int w;
+	buf[0] = 0;
+	if (n <= 0)
+		return 0;
+	tpp_layout_format(&e->layout, lb, sizeof(lb));
+	if (best)
+		w = snprintf(buf, size, "Fewer GPUs: on %d of the %d the best step is %.3f s, %.1f%% shorter than on all "
+			     "%d (dp divides the global batch %d and the GPU count: at most %d on "
+			     "%d GPUs, %d on %d; --gpus %d): %s%s", n, s->gpus, e->step_s,
+			     100 * (1 - e->step_s / best->step_s), s->gpus, s->gbs,
+			     tpp_cli_gcd(s->gbs, n), n, tpp_cli_gcd(s->gbs, s->gpus), s->gpus, n, lb,
+			     tpp_eval_optimistic(e) ? " (ZeRO-3 across nodes: optimistic, as the caution says)" : "");
+	else
+		w = snprintf(buf, size, "with %d of the %d GPUs a layout fits: %s, %.3f s per step (--gpus %d)",
+			     n, s->gpus, lb, e->step_s, n);
+	return w > 0 ? (size_t)w : 0;
+}
+
 void tpp_cli_print_fewer(FILE *f, const struct tpp_search *s, int n,
 			 const struct tpp_eval *e, const struct tpp_eval *best)
 {
-	char lb[200];
-	if (n <= 0)
-		return;
-	tpp_layout_format(&e->layout, lb, sizeof(lb));
-	if (best)
-		fprintf(f, "  Fewer GPUs: on %d of the %d the best step is %.3f s, %.1f%% shorter than on all "
-			"%d (dp divides the global batch %d and the GPU count: at most %d on "
-			"%d GPUs, %d on %d; --gpus %d): %s%s\n", n, s->gpus, e->step_s,
-			100 * (1 - e->step_s / best->step_s), s->gpus, s->gbs,
-			tpp_cli_gcd(s->gbs, n), n, tpp_cli_gcd(s->gbs, s->gpus), s->gpus, n, lb,
-			tpp_eval_optimistic(e) ? " (ZeRO-3 across nodes: optimistic, as the caution says)" : "");
-	else
-		fprintf(f, "  with %d of the %d GPUs a layout fits: %s, %.3f s per step (--gpus %d)\n",
-			n, s->gpus, lb, e->step_s, n);
+	char buf[512];
+	if (tpp_cli_fewer_text(buf, sizeof(buf), s, n, e, best))
+		fprintf(f, "  %s\n", buf);
 }
 
 void tpp_cli_print_first_fit(FILE *f, const struct tpp_search *s, int n,

@@ -279,8 +279,9 @@ int tpp_cli_first_fit(const struct tpp_model *m, const struct tpp_cluster *c,
  * layout across nodes, priced optimistically, does not beat one that is
  * not) -- or, with best NULL (no layout fits the request), whenever one
  * fits; 0 when none does, -1 when a search failed or ran out of time
- * first.  tpp_cli_print_fewer prints that result as one line (nothing
- * for n <= 0).
+ * first.  tpp_cli_fewer_text writes that result as a sentence into buf
+ * (0 and "" for n <= 0); tpp_cli_print_fewer prints it as one indented
+ * line.
  */
 #define TPP_CLI_FEWER_MAX 2
 int tpp_cli_gcd(int a, int b);
@@ -289,6 +290,8 @@ int tpp_cli_fewer_gpus(const struct tpp_model *m, const struct tpp_cluster *c,
 		       const struct tpp_cost_opts *co, const struct tpp_search *s,
 		       double spent_s, const struct tpp_eval *best,
 		       struct tpp_cluster *alt, struct tpp_plan *tmp, struct tpp_eval *found);
+size_t tpp_cli_fewer_text(char *buf, size_t size, const struct tpp_search *s, int n,
+			  const struct tpp_eval *e, const struct tpp_eval *best);
 void tpp_cli_print_fewer(FILE *f, const struct tpp_search *s, int n,
 			 const struct tpp_eval *e, const struct tpp_eval *best);
 /* Its result n (and layout e) for the problem of s as "  with N GPUs (kx)

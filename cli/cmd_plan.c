@@ -149,15 +149,15 @@ int tpp_cmd_plan(int argc, char **argv)
 			if (plan->have_min_mem && all_fixed && !json)
 				tpp_print_eval_text(stdout, &x, &plan->min_mem);
 		}
-		/* how many GPUs it would take: fewer (a batch that the count
-		 * divides badly), else more */
+		/* how many GPUs it would take: more, and fewer (a batch that
+		 * the count divides badly) */
 		if (!plan->timed_out && plan->considered && !json) {
 			struct tpp_eval e;
 			int n;
-			tpp_cli_print_fewer(stderr, &s, x.fewer_gpus, &fewer, NULL);
 			n = tpp_cli_first_fit(&model, cluster, &co, &s, plan->elapsed_s,
 					      alt, tmp, &e);
 			tpp_cli_print_first_fit(stderr, &s, n, &e);
+			tpp_cli_print_fewer(stderr, &s, x.fewer_gpus, &fewer, NULL);
 		}
 		if (!plan->considered && s.mbs != TPP_FREE && s.mbs > s.gbs)
 			fprintf(stderr, "  no layout matches the constraints: mbs=%d is more than "

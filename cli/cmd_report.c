@@ -215,13 +215,18 @@ int tpp_cmd_report(int argc, char **argv)
 	x.cluster = cluster;
 	x.opts = &co;
 	x.search = &s;
-	x.fewer_gpus = 0; /* the report does not search fewer GPUs */
-	x.fewer = NULL;
 	rc = tpp_plan_search(&model, cluster, &co, &s, plan, &err);
 	if (rc && !(rc == TPP_E_INFEASIBLE && !plan->timed_out)) {
 		fprintf(stderr, "tpplan: %s\n", err.msg);
 		goto out;
 	}
+	/* fewer GPUs that plan a shorter step, or fit (tpp_cli_fewer_gpus) */
+	if (rc == TPP_OK || plan->considered)
+		r->fewer_gpus = tpp_cli_fewer_gpus(&model, cluster, &co, &s, plan->elapsed_s,
+						   rc == TPP_OK ? &plan->top[0] : NULL, alt, tmp,
+						   &r->fewer);
+	x.fewer_gpus = r->fewer_gpus;
+	x.fewer = &r->fewer;
 	if (rc) {
 		/* what an infra team needs then, on stderr and in the report:
 		 * why nothing fits, how close the nearest came, and from how
@@ -231,6 +236,7 @@ int tpp_cmd_report(int argc, char **argv)
 		r->first_fit_gpus = tpp_cli_first_fit(&model, cluster, &co, &s, plan->elapsed_s,
 							alt, tmp, &r->first_fit);
 		tpp_cli_print_first_fit(stderr, &s, r->first_fit_gpus, &r->first_fit);
+		tpp_cli_print_fewer(stderr, &s, r->fewer_gpus, &r->fewer, NULL);
 		r->nscale = infeasible_scale_counts(gpus, r->first_fit_gpus, cluster->gpus_per_node,
 						    cluster->tiers[cluster->ntiers - 1].span_gpus, counts);
 	} else {

@@ -1091,7 +1091,7 @@ static void write_infeasible(struct doc *d, const struct tpp_report *r)
 		    r->first_fit.tokens_per_s, 100 * r->first_fit.mfu, r->first_fit_gpus,
 		    tpp_eval_optimistic(&r->first_fit) ? OPTIMISTIC_MARK : "");
 	} else if (r->first_fit_gpus == 0) {
-		d_p(d, "No layout fits with up to %d GPUs (%dx) either.",
+		d_p(d, "No layout fits with more GPUs either, up to %d (%dx).",
 		    x->search->gpus << tpp_cli_first_fit_steps(x->search),
 		    1 << tpp_cli_first_fit_steps(x->search));
 	} else if (!tpp_cli_first_fit_steps(x->search)) {
@@ -1099,6 +1099,11 @@ static void write_infeasible(struct doc *d, const struct tpp_report *r)
 		    x->search->gpus, 1 << 24);
 	} else {
 		d_p(d, "From how many GPUs a layout fits is not known: a search at twice the GPUs or more stopped at its time limit (--time-limit) or failed.");
+	}
+	if (r->fewer_gpus > 0) {
+		char buf[512];
+		tpp_cli_fewer_text(buf, sizeof(buf), x->search, r->fewer_gpus, &r->fewer, NULL);
+		d_p(d, "%c%s.", toupper((unsigned char)buf[0]), buf + 1);
 	}
 }
 
@@ -1149,6 +1154,8 @@ static void write_best(struct doc *d, const struct tpp_report *r,
 		d_p(d, "%s", note);
 	if (tpp_print_caution(note, sizeof(note), p))
 		d_p(d, "%s", note);
+	if (tpp_cli_fewer_text(note, sizeof(note), r->x->search, r->fewer_gpus, &r->fewer, &p->top[0]))
+		d_p(d, "%s.", note);
 	if (tpp_print_accuracy(note, sizeof(note), r->cal != NULL))
 		d_p(d, "%s", note);
 

@@ -405,6 +405,19 @@ if expect fewer-gpus-infeasible 1 err "with 4096 of the 4480 GPUs a layout fits:
 	run "$BIN" --model llama3-8b --cluster dgx-a100 --json
 	jcheck fewer-gpus-infeasible "$OUT" '.status == "infeasible" and .fewer_gpus.gpus == 4096 and .fewer_gpus.best.fits'
 fi
+# the report says both: beside its best layouts, and why nothing fits
+if expect fewer-gpus-report 0 any "wrote" \
+	"$BIN" report --model llama3-8b --cluster gb200-nvl72 --no-plots -o "$TMP/rep-fewer"; then
+	grep -q "^Fewer GPUs: on 512 of the 576 the best step is [0-9.]* s, [0-9.]*% shorter .*--gpus 512): tp=4,pp=1,dp=128," \
+		"$TMP/rep-fewer/report.md" || fail "fewer-gpus-report: report.md lacks the fewer-GPU sentence"
+fi
+if expect fewer-gpus-report-infeasible 1 err "with 4096 of the 4480 GPUs a layout fits: tp=" \
+	"$BIN" report --model llama3-8b --cluster dgx-a100 --no-plots -o "$TMP/rep-fewer-inf"; then
+	R=$TMP/rep-fewer-inf/report.md
+	grep -q "^No layout fits with more GPUs either, up to 286720 (64x)\.$" "$R" &&
+		grep -q "^With 4096 of the 4480 GPUs a layout fits: tp=.* s per step (--gpus 4096)\.$" "$R" ||
+		fail "fewer-gpus-report-infeasible: report.md lacks the more- or fewer-GPU sentence"
+fi
 
 # a global batch that shares no factor with the GPU count leaves dp = 1:
 # the batch rejection says why
