@@ -742,6 +742,37 @@ int tpp_cli_first_fit_steps(const struct tpp_search *s)
 	return k;
 }
 
+/*
+ * The problem of s planned on n GPUs (the cluster resized into alt, dp
+ * free: --layout's dp is the request's; the best layout only, in
+ * tmp->top[0]), within what *left says is left of s->time_limit_s (and
+ * taken from it).  TPP_E_INFEASIBLE with tmp->timed_out set when no time
+ * was left.
+ */
+static int search_count(const struct tpp_model *m, const struct tpp_cluster *c,
+			const struct tpp_cost_opts *co, const struct tpp_search *s, int n,
+			double *left, struct tpp_cluster *alt, struct tpp_plan *tmp)
+{
+	struct tpp_search s2 = *s;
+	struct tpp_err err;
+	int rc;
+	if (s->time_limit_s > 0) {
+		if (*left <= 0) {
+			tmp->timed_out = 1;
+			return TPP_E_INFEASIBLE;
+		}
+		s2.time_limit_s = *left;
+	}
+	*alt = *c;
+	tpp_cluster_resize(alt, n);
+	s2.gpus = n;
+	s2.dp = TPP_FREE;
+	s2.top_k = 1;
+	rc = tpp_plan_search(m, alt, co, &s2, tmp, &err);
+	*left -= tmp->elapsed_s;
+	return rc;
+}
+
 int tpp_cli_first_fit(const struct tpp_model *m, const struct tpp_cluster *c,
 		      const struct tpp_cost_opts *co, const struct tpp_search *s,
 		      double spent_s, struct tpp_cluster *alt, struct tpp_plan *tmp,
@@ -752,27 +783,13 @@ int tpp_cli_first_fit(const struct tpp_model *m, const struct tpp_cluster *c,
 	if (!steps)
 		return -1;
 	for (i = 1; i <= steps; i++) {
-		struct tpp_search s2 = *s;
-		struct tpp_err err;
-		int rc, n = s->gpus << i;
-		if (s->time_limit_s > 0) {
-			if (left <= 0)
-				return -1; /* out of time: nothing to say */
-			s2.time_limit_s = left;
-		}
-		*alt = *c;
-		tpp_cluster_resize(alt, n);
-		s2.gpus = n;
-		s2.dp = TPP_FREE; /* --layout's dp is the request's */
-		s2.top_k = 1;
-		rc = tpp_plan_search(m, alt, co, &s2, tmp, &err);
+		int rc = search_count(m, c, co, s, s->gpus << i, &left, alt, tmp);
 		if (rc == TPP_OK) {
 			*found = tmp->top[0];
-			return n;
+			return s->gpus << i;
 		}
 		if (rc != TPP_E_INFEASIBLE || tmp->timed_out)
 			return -1; /* an error, or out of time: nothing to say */
-		left -= tmp->elapsed_s;
 	}
 	return 0;
 }
@@ -816,23 +833,9 @@ int tpp_cli_fewer_gpus(const struct tpp_model *m, const struct tpp_cluster *c,
 	 * leave GPUs idle */
 	double beat = best ? best->step_s / (1 + TPP_MEASURED_SPREAD) : INFINITY;
 	for (i = 0; i < k; i++) {
-		struct tpp_search s2 = *s;
-		struct tpp_err err;
-		int rc;
-		if (s->time_limit_s > 0) {
-			if (left <= 0)
-				return got ? got : -1;
-			s2.time_limit_s = left;
-		}
-		*alt = *c;
-		tpp_cluster_resize(alt, counts[i]);
-		s2.gpus = counts[i];
-		s2.dp = TPP_FREE; /* --layout's dp is the request's */
-		s2.top_k = 1;
-		rc = tpp_plan_search(m, alt, co, &s2, tmp, &err);
+		int rc = search_count(m, c, co, s, counts[i], &left, alt, tmp);
 		if (rc != TPP_OK && (rc != TPP_E_INFEASIBLE || tmp->timed_out))
 			return got ? got : -1; /* an error, or out of time */
-		left -= tmp->elapsed_s;
 		if (rc != TPP_OK || tmp->top[0].step_s >= beat)
 			continue;
 		/* ZeRO-3 across nodes is priced optimistically (the
