@@ -806,18 +806,29 @@ int tpp_cli_gcd(int a, int b)
 
 int tpp_cli_fewer_counts(const struct tpp_search *s, int gpus_per_node, int *out, int max)
 {
-	int k, n = 0, g = tpp_cli_gcd(s->gbs, s->gpus);
-	if (gpus_per_node <= 0 || s->gpus < 2 * gpus_per_node)
+	int rises[64];
+	int i, k, n = 0, g = tpp_cli_gcd(s->gbs, s->gpus);
+	if (gpus_per_node <= 0 || s->gpus < 2 * gpus_per_node || max < 1)
 		return 0;
+	/* the largest count of each rise of the gcd to twice or more,
+	 * largest count first */
 	for (k = (s->gpus - 1) / gpus_per_node;
-	     n < max && g < s->gbs && 2 * k * gpus_per_node >= s->gpus; k--) {
+	     n < (int)TPP_ARRAY_LEN(rises) && g < s->gbs && 2 * k * gpus_per_node >= s->gpus; k--) {
 		int c = k * gpus_per_node, gc = tpp_cli_gcd(s->gbs, c);
 		if (gc >= 2 * g) {
-			out[n++] = c;
+			rises[n++] = c;
 			g = gc;
 		}
 	}
-	return n;
+	if (n <= max) {
+		memcpy(out, rises, n * sizeof(*out));
+		return n;
+	}
+	/* the first rise (most GPUs), the last (most data parallelism) and
+	 * evenly between */
+	for (i = 0; i < max; i++)
+		out[i] = rises[max == 1 ? 0 : (int)((long long)i * (n - 1) / (max - 1))];
+	return max;
 }
 
 int tpp_cli_fewer_gpus(const struct tpp_model *m, const struct tpp_cluster *c,
@@ -861,10 +872,11 @@ size_t tpp_cli_fewer_text(char *buf, size_t size, const struct tpp_search *s, in
 	tpp_layout_format(&e->layout, lb, sizeof(lb));
 	if (best)
 		w = snprintf(buf, size, "Fewer GPUs: on %d of the %d the best step is %.3f s, %.1f%% shorter than on all "
-			     "%d (dp divides the global batch %d and the GPU count: at most %d on "
-			     "%d GPUs, %d on %d; --gpus %d): %s%s", n, s->gpus, e->step_s,
-			     100 * (1 - e->step_s / best->step_s), s->gpus, s->gbs,
-			     tpp_cli_gcd(s->gbs, n), n, tpp_cli_gcd(s->gbs, s->gpus), s->gpus, n, lb,
+			     "%d (dp divides the global batch %d and the GPU count, so tp*pp*cp is a "
+			     "multiple of %d on %d GPUs, of %d on %d; --gpus %d): %s%s", n, s->gpus,
+			     e->step_s, 100 * (1 - e->step_s / best->step_s), s->gpus, s->gbs,
+			     s->gpus / tpp_cli_gcd(s->gbs, s->gpus), s->gpus, n / tpp_cli_gcd(s->gbs, n),
+			     n, n, lb,
 			     tpp_eval_optimistic(e) ? " (ZeRO-3 across nodes: optimistic, as the caution says)" : "");
 	else
 		w = snprintf(buf, size, "with %d of the %d GPUs a layout fits: %s, %.3f s per step (--gpus %d)",

@@ -267,11 +267,12 @@ int tpp_cli_first_fit(const struct tpp_model *m, const struct tpp_cluster *c,
 /*
  * Fewer GPUs: a global batch that the GPU count divides badly caps data
  * parallelism (dp divides both), and the rest of the GPUs must then go to
- * model parallelism, or no layout fits at all.  tpp_cli_fewer_counts puts
- * into out (largest first, at most max) the whole-node counts below
- * s->gpus and at least half of it at which gcd(count, global batch) is at
- * least twice that of the count before (the request's first): the counts
- * worth searching.  tpp_cli_fewer_gpus searches them (with s's options,
+ * model parallelism, or no layout fits at all.  The counts worth
+ * searching are the whole-node counts below s->gpus, down to half of it,
+ * at which gcd(count, global batch) rises to at least twice the one
+ * before (the request's first): the largest count of each rise.  tpp_cli_fewer_counts puts at most max of them into out, largest
+ * first: all when there are no more, else the first rise (the most GPUs),
+ * the last (the most data parallelism) and evenly between.  tpp_cli_fewer_gpus searches them (with s's options,
  * dp free, sharing what is left of s->time_limit_s after spent_s; alt and
  * tmp are scratch) and returns the count whose best layout is fastest,
  * with it in *found, when that layout beats `best` by more than
@@ -283,7 +284,7 @@ int tpp_cli_first_fit(const struct tpp_model *m, const struct tpp_cluster *c,
  * (0 and "" for n <= 0); tpp_cli_print_fewer prints it as one indented
  * line.
  */
-#define TPP_CLI_FEWER_MAX 2
+#define TPP_CLI_FEWER_MAX 3
 int tpp_cli_gcd(int a, int b);
 int tpp_cli_fewer_counts(const struct tpp_search *s, int gpus_per_node, int *out, int max);
 int tpp_cli_fewer_gpus(const struct tpp_model *m, const struct tpp_cluster *c,

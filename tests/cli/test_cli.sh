@@ -385,7 +385,7 @@ expect layout-divide-report 2 err "multiply to 3, which does not divide the 64 G
 # gives the same step
 if expect fewer-gpus 0 out "Fewer GPUs: on 512 of the 576 the best step is " \
 	"$BIN" --model llama3-8b --cluster gb200-nvl72 --top 1; then
-	has fewer-gpus out "(dp divides the global batch 512 and the GPU count: at most 512 on 512 GPUs, 64 on 576; --gpus 512): tp="
+	has fewer-gpus out "(dp divides the global batch 512 and the GPU count, so tp*pp*cp is a multiple of 9 on 576 GPUs, of 1 on 512; --gpus 512): tp="
 	run "$BIN" --model llama3-8b --cluster gb200-nvl72 --top 1 --json
 	cp "$OUT" "$TMP/fewer.json"
 	jcheck fewer-gpus "$TMP/fewer.json" '.fewer_gpus.gpus == 512 and
