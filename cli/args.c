@@ -811,9 +811,10 @@ int tpp_cli_fewer_counts(const struct tpp_search *s, int gpus_per_node, int *out
 	if (gpus_per_node <= 0 || s->gpus < 2 * gpus_per_node || max < 1)
 		return 0;
 	/* the largest count of each rise of the gcd to twice or more,
-	 * largest count first */
+	 * largest count first; none once no count can double it */
 	for (k = (s->gpus - 1) / gpus_per_node;
-	     n < (int)TPP_ARRAY_LEN(rises) && g < s->gbs && 2 * k * gpus_per_node >= s->gpus; k--) {
+	     n < (int)TPP_ARRAY_LEN(rises) && 2LL * g <= s->gbs && 2LL * k * gpus_per_node >= s->gpus;
+	     k--) {
 		int c = k * gpus_per_node, gc = tpp_cli_gcd(s->gbs, c);
 		if (gc >= 2 * g) {
 			rises[n++] = c;
@@ -833,62 +834,76 @@ int tpp_cli_fewer_counts(const struct tpp_search *s, int gpus_per_node, int *out
 
 int tpp_cli_fewer_gpus(const struct tpp_model *m, const struct tpp_cluster *c,
 		       const struct tpp_cost_opts *co, const struct tpp_search *s,
-		       double spent_s, const struct tpp_eval *best,
-		       struct tpp_cluster *alt, struct tpp_plan *tmp, struct tpp_eval *found)
+		       double *spent_s, const struct tpp_eval *best,
+		       struct tpp_cluster *alt, struct tpp_plan *tmp, struct tpp_cli_fewer *fw)
 {
 	int counts[TPP_CLI_FEWER_MAX];
-	int i, k = tpp_cli_fewer_counts(s, c->gpus_per_node, counts, TPP_CLI_FEWER_MAX);
-	int got = 0;
-	double left = s->time_limit_s - spent_s;
-	/* the step to beat: a tie with the whole cluster is no reason to
-	 * leave GPUs idle */
-	double beat = best ? best->step_s / (1 + TPP_MEASURED_SPREAD) : INFINITY;
+	int i, k = s->dp == TPP_FREE ? tpp_cli_fewer_counts(s, c->gpus_per_node, counts,
+								TPP_CLI_FEWER_MAX) : 0;
+	double left = s->time_limit_s - *spent_s;
+	/* the step to beat: more than the measured spread shorter (a tie
+	 * with the whole cluster is no reason to leave GPUs idle) */
+	double beat = best ? best->step_s * (1 - TPP_MEASURED_SPREAD) : INFINITY;
+	fw->gpus = 0;
+	fw->n_searched = 0;
+	fw->complete = 1;
 	for (i = 0; i < k; i++) {
+		double before = left;
 		int rc = search_count(m, c, co, s, counts[i], &left, alt, tmp);
-		if (rc != TPP_OK && (rc != TPP_E_INFEASIBLE || tmp->timed_out))
-			return got ? got : -1; /* an error, or out of time */
+		*spent_s += before - left;
+		if (rc != TPP_OK && (rc != TPP_E_INFEASIBLE || tmp->timed_out)) {
+			fw->complete = 0; /* an error, or out of time */
+			break;
+		}
+		fw->searched[fw->n_searched++] = counts[i];
 		if (rc != TPP_OK || tmp->top[0].step_s >= beat)
 			continue;
 		/* ZeRO-3 across nodes is priced optimistically (the
 		 * cautions): such a layout does not outrun one that is not */
 		if (best && tpp_eval_optimistic(&tmp->top[0]) && !tpp_eval_optimistic(best))
 			continue;
-		if (!got || tmp->top[0].step_s < found->step_s) {
-			*found = tmp->top[0];
-			got = counts[i];
+		if (!fw->gpus || tmp->top[0].step_s < fw->best.step_s) {
+			fw->best = tmp->top[0];
+			fw->gpus = counts[i];
 		}
 	}
-	return got;
+	return fw->gpus;
 }
 
-size_t tpp_cli_fewer_text(char *buf, size_t size, const struct tpp_search *s, int n,
-			  const struct tpp_eval *e, const struct tpp_eval *best)
+size_t tpp_cli_fewer_text(char *buf, size_t size, const struct tpp_search *s,
+			  const struct tpp_cluster *c, const struct tpp_cli_fewer *fw,
+			  const struct tpp_eval *best)
 {
-	char lb[200];
-	int w;
+	char lb[200], why[200];
+	const struct tpp_eval *e = &fw->best;
+	int n = fw->gpus, w;
 	buf[0] = 0;
 	if (n <= 0)
 		return 0;
 	tpp_layout_format(&e->layout, lb, sizeof(lb));
+	snprintf(why, sizeof(why), "dp divides the global batch %d and the GPU count, so tp*pp*cp "
+		 "is a multiple of %d on %d GPUs, of %d on %d", s->gbs,
+		 s->gpus / tpp_cli_gcd(s->gbs, s->gpus), s->gpus, n / tpp_cli_gcd(s->gbs, n), n);
 	if (best)
-		w = snprintf(buf, size, "Fewer GPUs: on %d of the %d the best step is %.3f s, %.1f%% shorter than on all "
-			     "%d (dp divides the global batch %d and the GPU count, so tp*pp*cp is a "
-			     "multiple of %d on %d GPUs, of %d on %d; --gpus %d): %s%s", n, s->gpus,
-			     e->step_s, 100 * (1 - e->step_s / best->step_s), s->gpus, s->gbs,
-			     s->gpus / tpp_cli_gcd(s->gbs, s->gpus), s->gpus, n / tpp_cli_gcd(s->gbs, n),
-			     n, n, lb,
-			     tpp_eval_optimistic(e) ? " (ZeRO-3 across nodes: optimistic, as the caution says)" : "");
+		w = snprintf(buf, size, "Fewer GPUs: %d of the %d plan a %.1f%% shorter step "
+			     "(%.3f s against %.3f s)%s: %s.  Plan it with --gpus %d (--nodes %d) --layout %s",
+			     n, s->gpus, 100 * (1 - e->step_s / best->step_s), e->step_s, best->step_s,
+			     tpp_eval_optimistic(e) ? ", with ZeRO-3 across nodes, priced optimistically" : "",
+			     why, n, n / c->gpus_per_node, lb);
 	else
-		w = snprintf(buf, size, "with %d of the %d GPUs a layout fits: %s, %.3f s per step (--gpus %d)",
-			     n, s->gpus, lb, e->step_s, n);
+		w = snprintf(buf, size, "with %d of the %d GPUs a layout fits, %.3f s per step%s (%s): "
+			     "--gpus %d (--nodes %d) --layout %s",
+			     n, s->gpus, e->step_s,
+			     tpp_eval_optimistic(e) ? ", with ZeRO-3 across nodes, priced optimistically" : "",
+			     why, n, n / c->gpus_per_node, lb);
 	return w > 0 ? (size_t)w : 0;
 }
 
-void tpp_cli_print_fewer(FILE *f, const struct tpp_search *s, int n,
-			 const struct tpp_eval *e, const struct tpp_eval *best)
+void tpp_cli_print_fewer(FILE *f, const struct tpp_search *s, const struct tpp_cluster *c,
+			 const struct tpp_cli_fewer *fw, const struct tpp_eval *best)
 {
-	char buf[512];
-	if (tpp_cli_fewer_text(buf, sizeof(buf), s, n, e, best))
+	char buf[768];
+	if (tpp_cli_fewer_text(buf, sizeof(buf), s, c, fw, best))
 		fprintf(f, "  %s\n", buf);
 }
 
@@ -902,6 +917,6 @@ void tpp_cli_print_first_fit(FILE *f, const struct tpp_search *s, int n,
 			n, n / s->gpus, lb, e->step_s, n);
 	} else if (n == 0) {
 		int k = tpp_cli_first_fit_steps(s);
-		fprintf(f, "  nor does any with up to %d GPUs (%dx)\n", s->gpus << k, 1 << k);
+		fprintf(f, "  nor does any with more GPUs, up to %d (%dx)\n", s->gpus << k, 1 << k);
 	}
 }

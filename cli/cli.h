@@ -209,10 +209,9 @@ struct tpp_plan_ctx {
 	const struct tpp_cluster *cluster;
 	const struct tpp_cost_opts *opts;
 	const struct tpp_search *search;
-	/* a count of fewer GPUs that plans faster (tpp_cli_fewer_gpus) and
-	 * its best layout; fewer_gpus <= 0: none (or not searched) */
-	int fewer_gpus;
-	const struct tpp_eval *fewer;
+	/* fewer GPUs that plan faster (tpp_cli_fewer_gpus); NULL: not
+	 * searched */
+	const struct tpp_cli_fewer *fewer;
 };
 /* The sentence saying which runners-up are within TPP_MEASURED_SPREAD of
  * the best (or by how much the best leads) into buf; 0 (and "") when the
@@ -267,34 +266,49 @@ int tpp_cli_first_fit(const struct tpp_model *m, const struct tpp_cluster *c,
 /*
  * Fewer GPUs: a global batch that the GPU count divides badly caps data
  * parallelism (dp divides both), and the rest of the GPUs must then go to
- * model parallelism, or no layout fits at all.  The counts worth
- * searching are the whole-node counts below s->gpus, down to half of it,
- * at which gcd(count, global batch) rises to at least twice the one
- * before (the request's first): the largest count of each rise.  tpp_cli_fewer_counts puts at most max of them into out, largest
- * first: all when there are no more, else the first rise (the most GPUs),
- * the last (the most data parallelism) and evenly between.  tpp_cli_fewer_gpus searches them (with s's options,
- * dp free, sharing what is left of s->time_limit_s after spent_s; alt and
- * tmp are scratch) and returns the count whose best layout is fastest,
- * with it in *found, when that layout beats `best` by more than
- * TPP_MEASURED_SPREAD (a tie is no reason to leave GPUs idle; a ZeRO-3
+ * model parallelism (tp*pp*cp a multiple of gpus / gcd(gpus, batch)), or
+ * no layout fits at all.  The counts worth searching are the whole-node
+ * counts below s->gpus, down to half of it, at which gcd(count, global
+ * batch) rises to at least twice the one before (the request's first):
+ * the largest count of each rise.  tpp_cli_fewer_counts puts at most max
+ * of them into out, largest first: all when there are no more, else the
+ * first rise (the most GPUs), the last (the most data parallelism) and
+ * evenly between.
+ *
+ * tpp_cli_fewer_gpus searches them with s's options (alt and tmp are
+ * scratch), sharing what is left of s->time_limit_s after *spent_s, to
+ * which it adds the time it took.  It names (gpus, best) the count whose
+ * best step is shortest when that step is more than TPP_MEASURED_SPREAD
+ * shorter than `best`'s (a tie is no reason to leave GPUs idle; a ZeRO-3
  * layout across nodes, priced optimistically, does not beat one that is
- * not) -- or, with best NULL (no layout fits the request), whenever one
- * fits; 0 when none does, -1 when a search failed or ran out of time
- * first.  tpp_cli_fewer_text writes that result as a sentence into buf
- * (0 and "" for n <= 0); tpp_cli_print_fewer prints it as one indented
- * line.
+ * not) -- or, with best NULL (no layout fits the request), when one fits
+ * at all.  Nothing is searched when --layout fixes dp (the request's dp
+ * is the point, and the comparison would be with another dp).  Returns
+ * fw->gpus (0 none).
  */
 #define TPP_CLI_FEWER_MAX 3
+struct tpp_cli_fewer {
+	int gpus;                         /* the count named, 0 none */
+	struct tpp_eval best;             /* its best layout */
+	int searched[TPP_CLI_FEWER_MAX];  /* counts searched to the end */
+	int n_searched;
+	int complete;                     /* 0: an error or the time limit
+					     stopped the searches */
+};
 int tpp_cli_gcd(int a, int b);
 int tpp_cli_fewer_counts(const struct tpp_search *s, int gpus_per_node, int *out, int max);
 int tpp_cli_fewer_gpus(const struct tpp_model *m, const struct tpp_cluster *c,
 		       const struct tpp_cost_opts *co, const struct tpp_search *s,
-		       double spent_s, const struct tpp_eval *best,
-		       struct tpp_cluster *alt, struct tpp_plan *tmp, struct tpp_eval *found);
-size_t tpp_cli_fewer_text(char *buf, size_t size, const struct tpp_search *s, int n,
-			  const struct tpp_eval *e, const struct tpp_eval *best);
-void tpp_cli_print_fewer(FILE *f, const struct tpp_search *s, int n,
-			 const struct tpp_eval *e, const struct tpp_eval *best);
+		       double *spent_s, const struct tpp_eval *best,
+		       struct tpp_cluster *alt, struct tpp_plan *tmp, struct tpp_cli_fewer *fw);
+/* Its result as a sentence into buf (0 and "" when it names none), for
+ * the request's best layout `best` (NULL: none fits); and as one indented
+ * line on f. */
+size_t tpp_cli_fewer_text(char *buf, size_t size, const struct tpp_search *s,
+			  const struct tpp_cluster *c, const struct tpp_cli_fewer *fw,
+			  const struct tpp_eval *best);
+void tpp_cli_print_fewer(FILE *f, const struct tpp_search *s, const struct tpp_cluster *c,
+			 const struct tpp_cli_fewer *fw, const struct tpp_eval *best);
 /* Its result n (and layout e) for the problem of s as "  with N GPUs (kx)
  * a layout fits: ..." on f, or that none does; nothing for n < 0. */
 void tpp_cli_print_first_fit(FILE *f, const struct tpp_search *s, int n,

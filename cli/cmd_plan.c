@@ -42,7 +42,8 @@ int tpp_cmd_plan(int argc, char **argv)
 	struct tpp_search s;
 	struct tpp_plan *plan = NULL, *tmp = NULL;
 	struct tpp_cluster *alt = NULL;
-	struct tpp_eval fewer;
+	struct tpp_cli_fewer fewer;
+	double spent = 0;
 	struct tpp_err err;
 	struct tpp_plan_ctx x;
 	struct tpp_cli_problem pb;
@@ -104,8 +105,7 @@ int tpp_cmd_plan(int argc, char **argv)
 	x.cluster = cluster;
 	x.opts = &co;
 	x.search = &s;
-	x.fewer_gpus = 0;
-	x.fewer = &fewer;
+	x.fewer = NULL;
 	rc = tpp_plan_search(&model, cluster, &co, &s, plan, &err);
 	if (rc == TPP_E_USAGE) {
 		fprintf(stderr, "tpplan: %s\n", err.msg);
@@ -114,6 +114,7 @@ int tpp_cmd_plan(int argc, char **argv)
 	/* whether fewer GPUs plan faster (or fit at all): a batch that the
 	 * GPU count divides badly (tpp_cli_fewer_gpus); not after a search
 	 * stopped by its time limit, nor when nothing matched the layout */
+	spent = plan->elapsed_s;
 	if ((rc == TPP_OK || (rc == TPP_E_INFEASIBLE && plan->considered)) && !plan->timed_out) {
 		alt = malloc(sizeof(*alt));
 		tmp = malloc(sizeof(*tmp));
@@ -122,9 +123,9 @@ int tpp_cmd_plan(int argc, char **argv)
 			rc = TPP_E_SYSTEM;
 			goto out;
 		}
-		x.fewer_gpus = tpp_cli_fewer_gpus(&model, cluster, &co, &s, plan->elapsed_s,
-						  rc == TPP_OK ? &plan->top[0] : NULL, alt, tmp,
-						  &fewer);
+		tpp_cli_fewer_gpus(&model, cluster, &co, &s, &spent,
+				   rc == TPP_OK ? &plan->top[0] : NULL, alt, tmp, &fewer);
+		x.fewer = &fewer;
 	}
 	if (json) {
 		tpp_print_plan_json(stdout, &x, plan, rc);
@@ -154,10 +155,10 @@ int tpp_cmd_plan(int argc, char **argv)
 		if (!plan->timed_out && plan->considered && !json) {
 			struct tpp_eval e;
 			int n;
-			n = tpp_cli_first_fit(&model, cluster, &co, &s, plan->elapsed_s,
-					      alt, tmp, &e);
+			/* the time limit is shared with the fewer-GPU search */
+			n = tpp_cli_first_fit(&model, cluster, &co, &s, spent, alt, tmp, &e);
 			tpp_cli_print_first_fit(stderr, &s, n, &e);
-			tpp_cli_print_fewer(stderr, &s, x.fewer_gpus, &fewer, NULL);
+			tpp_cli_print_fewer(stderr, &s, cluster, &fewer, NULL);
 		}
 		if (!plan->considered && s.mbs != TPP_FREE && s.mbs > s.gbs)
 			fprintf(stderr, "  no layout matches the constraints: mbs=%d is more than "

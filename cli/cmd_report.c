@@ -150,6 +150,7 @@ int tpp_cmd_report(int argc, char **argv)
 	struct option lo[TPP_ARRAY_LEN(opts) + 1];
 	const char *exec_arg = NULL, *out_dir = NULL;
 	int gpus = 0, plots = 1, ch, rc, i;
+	double spent;
 	int counts[TPP_REPORT_SCALE_MAX];
 	struct tpp_model model;
 	struct tpp_cluster *cluster = NULL, *alt = NULL;
@@ -220,23 +221,25 @@ int tpp_cmd_report(int argc, char **argv)
 		fprintf(stderr, "tpplan: %s\n", err.msg);
 		goto out;
 	}
-	/* fewer GPUs that plan a shorter step, or fit (tpp_cli_fewer_gpus) */
-	if (rc == TPP_OK || plan->considered)
-		r->fewer_gpus = tpp_cli_fewer_gpus(&model, cluster, &co, &s, plan->elapsed_s,
-						   rc == TPP_OK ? &plan->top[0] : NULL, alt, tmp,
-						   &r->fewer);
-	x.fewer_gpus = r->fewer_gpus;
-	x.fewer = &r->fewer;
+	/* fewer GPUs that plan a shorter step, or fit (tpp_cli_fewer_gpus);
+	 * the time limit is shared with the first-fit search below */
+	spent = plan->elapsed_s;
+	x.fewer = NULL;
+	if (rc == TPP_OK || plan->considered) {
+		tpp_cli_fewer_gpus(&model, cluster, &co, &s, &spent,
+				   rc == TPP_OK ? &plan->top[0] : NULL, alt, tmp, &r->fewer);
+		x.fewer = &r->fewer;
+	}
 	if (rc) {
 		/* what an infra team needs then, on stderr and in the report:
 		 * why nothing fits, how close the nearest came, and from how
 		 * many GPUs up something does */
 		fprintf(stderr, "tpplan: %s\n", err.msg);
 		tpp_print_infeasible(stderr, plan, &s, cluster);
-		r->first_fit_gpus = tpp_cli_first_fit(&model, cluster, &co, &s, plan->elapsed_s,
+		r->first_fit_gpus = tpp_cli_first_fit(&model, cluster, &co, &s, spent,
 							alt, tmp, &r->first_fit);
 		tpp_cli_print_first_fit(stderr, &s, r->first_fit_gpus, &r->first_fit);
-		tpp_cli_print_fewer(stderr, &s, r->fewer_gpus, &r->fewer, NULL);
+		tpp_cli_print_fewer(stderr, &s, cluster, &r->fewer, NULL);
 		r->nscale = infeasible_scale_counts(gpus, r->first_fit_gpus, cluster->gpus_per_node,
 						    cluster->tiers[cluster->ntiers - 1].span_gpus, counts);
 	} else {

@@ -368,8 +368,8 @@ void tpp_print_plan_text(FILE *f, const struct tpp_plan_ctx *x,
 		print_layout_row(f, i + 1, &p->top[i]);
 	print_legend(f, p);
 	print_how_sure(f, x, p);
-	if (x->fewer_gpus > 0)
-		tpp_cli_print_fewer(f, x->search, x->fewer_gpus, x->fewer, best);
+	if (x->fewer)
+		tpp_cli_print_fewer(f, x->search, x->cluster, x->fewer, best);
 	fprintf(f, "\nbest layout: ");
 	{
 		char lb[200];
@@ -583,13 +583,18 @@ void tpp_print_plan_json(FILE *f, const struct tpp_plan_ctx *x,
 		fprintf(f, "%s\n", i + 1 < p->n_top ? "," : "");
 	}
 	fprintf(f, "  ],\n  \"fewer_gpus\": ");
-	if (x->fewer_gpus > 0) {
-		fprintf(f, "{\"gpus\": %d, \"best\": ", x->fewer_gpus);
-		json_eval(f, x->fewer, "    ", NULL);
-		fputc('}', f);
+	if (x->fewer && x->fewer->gpus > 0) {
+		fprintf(f, "{\n    \"gpus\": %d,\n    \"best\":\n", x->fewer->gpus);
+		json_eval(f, &x->fewer->best, "      ", NULL);
+		fprintf(f, "\n  }");
 	} else {
 		fputs("null", f);
 	}
+	fprintf(f, ",\n  \"fewer_gpus_searched\": [");
+	for (i = 0; x->fewer && i < x->fewer->n_searched; i++)
+		fprintf(f, "%s%d", i ? ", " : "", x->fewer->searched[i]);
+	fprintf(f, "],\n  \"fewer_gpus_complete\": %s",
+		!x->fewer || x->fewer->complete ? "true" : "false");
 	fprintf(f, ",\n  \"closest_miss\": ");
 	if (p->have_min_mem && status == TPP_E_INFEASIBLE && !p->timed_out)
 		json_eval(f, &p->min_mem, "    ", NULL);

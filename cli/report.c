@@ -1100,10 +1100,11 @@ static void write_infeasible(struct doc *d, const struct tpp_report *r)
 	} else {
 		d_p(d, "From how many GPUs a layout fits is not known: a search at twice the GPUs or more stopped at its time limit (--time-limit) or failed.");
 	}
-	if (r->fewer_gpus > 0) {
-		char buf[512];
-		tpp_cli_fewer_text(buf, sizeof(buf), x->search, r->fewer_gpus, &r->fewer, NULL);
-		d_p(d, "%c%s.", toupper((unsigned char)buf[0]), buf + 1);
+	if (r->fewer.gpus > 0) {
+		char buf[768];
+		/* ends with the layout, no full stop: it is copied */
+		tpp_cli_fewer_text(buf, sizeof(buf), x->search, x->cluster, &r->fewer, NULL);
+		d_p(d, "%c%s", toupper((unsigned char)buf[0]), buf + 1);
 	}
 }
 
@@ -1154,8 +1155,8 @@ static void write_best(struct doc *d, const struct tpp_report *r,
 		d_p(d, "%s", note);
 	if (tpp_print_caution(note, sizeof(note), p))
 		d_p(d, "%s", note);
-	if (tpp_cli_fewer_text(note, sizeof(note), r->x->search, r->fewer_gpus, &r->fewer, &p->top[0]))
-		d_p(d, "%s.", note);
+	if (tpp_cli_fewer_text(note, sizeof(note), r->x->search, r->x->cluster, &r->fewer, &p->top[0]))
+		d_p(d, "%s", note); /* ends with the layout, no full stop: it is copied */
 	if (tpp_print_accuracy(note, sizeof(note), r->cal != NULL))
 		d_p(d, "%s", note);
 

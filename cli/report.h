@@ -56,9 +56,8 @@ struct tpp_report {
 	int first_fit_gpus;
 	struct tpp_eval first_fit;
 	/* fewer GPUs that plan a shorter step, or with no feasible layout
-	 * fit at all (tpp_cli_fewer_gpus; <= 0 none), and its best layout */
-	int fewer_gpus;
-	struct tpp_eval fewer;
+	 * fit at all (tpp_cli_fewer_gpus; gpus 0: none or not searched) */
+	struct tpp_cli_fewer fewer;
 	const char *model_arg, *cluster_arg;
 	const char *layout_arg;         /* --layout, NULL without */
 	const char *cal_path;           /* NULL: datasheet / published figures */

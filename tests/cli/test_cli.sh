@@ -128,9 +128,6 @@ else
 	has readme-example out "best layouts"
 	has readme-example out "why the others lost"
 	has readme-example out "on dgx, 1024 GPUs"
-	# 768 of its 1024 GPUs let dp reach 768 (gcd with the batch 1536),
-	# and are searched, but plan slower: no fewer-GPU line
-	! grep -q "Fewer GPUs" "$OUT" || fail "readme-example: a fewer-GPU line, though fewer GPUs are slower"
 	echo "ok: readme-example"
 fi
 
@@ -321,7 +318,7 @@ expect infeasible-json 1 out '"closest_miss"' \
 expect nodes-overflow 2 err "--nodes" "$BIN" --model 175b --cluster dgx-a100 --nodes 4194304
 # near the 2^24 GPUs tpplan plans for, the first-fit doublings stop there
 # (they went on to 2^30 GPUs, minutes of searching past --time-limit)
-expect first-fit-cap 1 err "nor does any with up to 16777216 GPUs (4x)" \
+expect first-fit-cap 1 err "nor does any with more GPUs, up to 16777216 (4x)" \
 	"$BIN" --model "$ROOT/tests/data/models/minimal.yaml" --cluster dgx-a100 --gpus 4194304
 grep -q "1073741824\|33554432" "$ERR" && fail "first-fit-cap: a count past 2^24 GPUs searched"
 
@@ -351,7 +348,9 @@ expect closest-digits 1 err "needs 80.004 GiB of 80.000 GiB per GPU" \
 if expect counts 0 out '"simulated_best_per_degree"' \
 	"$BIN" --model 175b --cluster dgx.yaml --json; then
 	jcheck counts "$OUT" '.feasible == .simulated + .too_long_to_simulate + .pruned_by_bound and .simulated_best_per_degree >= 0 and .best_per_degree_complete == true'
-	jcheck counts "$OUT" 'has("fewer_gpus") and .fewer_gpus == null'
+	# gcd(1024, 1536) = 512: no count down to 512 GPUs doubles it, so none
+	# is searched for a fewer-GPU plan
+	jcheck counts "$OUT" '.fewer_gpus == null and .fewer_gpus_searched == [] and .fewer_gpus_complete'
 fi
 # ZeRO-3 across nodes: the plan says the model is optimistic there (the
 # SC21 DeepSpeed rows); not for the default 175B plan (ZeRO-1)
@@ -383,13 +382,14 @@ expect layout-divide-report 2 err "multiply to 3, which does not divide the 64 G
 # Llama 3 8B's 512 sequences on 576 GB200 allow dp 64, on 512 of them dp
 # 512, which plans over 4 % faster; the line's layout, planned on 512 GPUs,
 # gives the same step
-if expect fewer-gpus 0 out "Fewer GPUs: on 512 of the 576 the best step is " \
+if expect fewer-gpus 0 out "Fewer GPUs: 512 of the 576 plan a " \
 	"$BIN" --model llama3-8b --cluster gb200-nvl72 --top 1; then
-	has fewer-gpus out "(dp divides the global batch 512 and the GPU count, so tp*pp*cp is a multiple of 9 on 576 GPUs, of 1 on 512; --gpus 512): tp="
+	grep -q "^  Fewer GPUs: 512 of the 576 plan a [0-9.]*% shorter step ([0-9.]* s against [0-9.]* s): dp divides the global batch 512 and the GPU count, so tp\*pp\*cp is a multiple of 9 on 576 GPUs, of 1 on 512\.  Plan it with --gpus 512 (--nodes 128) --layout tp=[^ ]*tp_overlap=[01]$" "$OUT" ||
+		fail "fewer-gpus: the line lacks a part: $(grep Fewer "$OUT")"
 	run "$BIN" --model llama3-8b --cluster gb200-nvl72 --top 1 --json
 	cp "$OUT" "$TMP/fewer.json"
-	jcheck fewer-gpus "$TMP/fewer.json" '.fewer_gpus.gpus == 512 and
-		.fewer_gpus.best.step_s < .layouts[0].step_s / 1.04 and
+	jcheck fewer-gpus "$TMP/fewer.json" '.fewer_gpus.gpus == 512 and .fewer_gpus_searched == [512] and
+		.fewer_gpus.best.step_s < .layouts[0].step_s * 0.96 and
 		(.fewer_gpus.best.layout | .tp * .pp * .dp * .cp) == 512 and
 		(.fewer_gpus.best | has("ties_best") | not)'
 	larg=$(jq -r '.fewer_gpus.best.layout_arg' "$TMP/fewer.json")
@@ -399,25 +399,43 @@ if expect fewer-gpus 0 out "Fewer GPUs: on 512 of the 576 the best step is " \
 fi
 # no layout on the whole cluster (dp at most gcd(512, 4480) = 128 and no
 # tp * pp * cp of 35), one on 4096 of its GPUs: said before the doublings
-if expect fewer-gpus-infeasible 1 err "with 4096 of the 4480 GPUs a layout fits: tp=" \
+if expect fewer-gpus-infeasible 1 err "with 4096 of the 4480 GPUs a layout fits, " \
 	"$BIN" --model llama3-8b --cluster dgx-a100; then
-	has fewer-gpus-infeasible err "(--gpus 4096)"
+	has fewer-gpus-infeasible err "so tp*pp*cp is a multiple of 35 on 4480 GPUs, of 8 on 4096): --gpus 4096 (--nodes 512) --layout tp="
+	# after the doublings, which say that more GPUs do not help
+	tail -n 2 "$ERR" | head -n 1 | grep -qF "nor does any with more GPUs, up to 286720 (64x)" ||
+		fail "fewer-gpus-infeasible: the doublings' line is not just before the fewer-GPU line"
 	run "$BIN" --model llama3-8b --cluster dgx-a100 --json
 	jcheck fewer-gpus-infeasible "$OUT" '.status == "infeasible" and .fewer_gpus.gpus == 4096 and .fewer_gpus.best.fits'
 fi
 # the report says both: beside its best layouts, and why nothing fits
 if expect fewer-gpus-report 0 any "wrote" \
 	"$BIN" report --model llama3-8b --cluster gb200-nvl72 --no-plots -o "$TMP/rep-fewer"; then
-	grep -q "^Fewer GPUs: on 512 of the 576 the best step is [0-9.]* s, [0-9.]*% shorter .*--gpus 512): tp=4,pp=1,dp=128," \
+	grep -q "^Fewer GPUs: 512 of the 576 plan a [0-9.]*% shorter step .* --gpus 512 (--nodes 128) --layout tp=[^ ]*tp_overlap=[01]$" \
 		"$TMP/rep-fewer/report.md" || fail "fewer-gpus-report: report.md lacks the fewer-GPU sentence"
 fi
-if expect fewer-gpus-report-infeasible 1 err "with 4096 of the 4480 GPUs a layout fits: tp=" \
+if expect fewer-gpus-report-infeasible 1 err "with 4096 of the 4480 GPUs a layout fits, " \
 	"$BIN" report --model llama3-8b --cluster dgx-a100 --no-plots -o "$TMP/rep-fewer-inf"; then
 	R=$TMP/rep-fewer-inf/report.md
 	grep -q "^No layout fits with more GPUs either, up to 286720 (64x)\.$" "$R" &&
-		grep -q "^With 4096 of the 4480 GPUs a layout fits: tp=.* s per step (--gpus 4096)\.$" "$R" ||
+		grep -q "^With 4096 of the 4480 GPUs a layout fits, [0-9.]* s per step (.*): --gpus 4096 (--nodes 512) --layout tp=[^ ]*tp_overlap=[01]$" "$R" ||
 		fail "fewer-gpus-report-infeasible: report.md lacks the more- or fewer-GPU sentence"
 fi
+
+# a count searched and found slower: no line (96 H100: gcd 32; 64 GPUs: 64)
+if expect fewer-gpus-slower 0 out '"fewer_gpus_searched"' \
+	"$BIN" --model llama3-8b --cluster dgx-h100 --gpus 96 --top 1 --json; then
+	jcheck fewer-gpus-slower "$OUT" '.fewer_gpus == null and .fewer_gpus_searched == [64] and .fewer_gpus_complete'
+	run "$BIN" --model llama3-8b --cluster dgx-h100 --gpus 96 --top 1
+	! grep -q "Fewer GPUs" "$OUT" || fail "fewer-gpus-slower: a fewer-GPU line for a slower count"
+fi
+# a dp fixed by --layout is the request's: no other count is searched
+run "$BIN" --model llama3-8b --cluster gb200-nvl72 --top 1 --layout dp=64 --json
+jcheck fewer-gpus-dp-fixed "$OUT" '.status == "ok" and .fewer_gpus == null and .fewer_gpus_searched == []'
+# a fewer-GPU layout of ZeRO-3 across nodes says it is priced optimistically
+expect fewer-gpus-zero3 1 err "with 4096 of the 4480 GPUs a layout fits, " \
+	"$BIN" --model llama3-70b --cluster dgx-a100 --layout zero=3,pp=1
+has fewer-gpus-zero3 err "s per step, with ZeRO-3 across nodes, priced optimistically ("
 
 # a global batch that shares no factor with the GPU count leaves dp = 1:
 # the batch rejection says why
