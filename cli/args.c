@@ -870,6 +870,37 @@ int tpp_cli_fewer_gpus(const struct tpp_model *m, const struct tpp_cluster *c,
 	return fw->gpus;
 }
 
+int tpp_cli_best_without_zero3(const struct tpp_model *m, const struct tpp_cluster *c,
+			       const struct tpp_cost_opts *co, const struct tpp_search *s,
+			       const struct tpp_plan *p, double *spent_s, struct tpp_plan *tmp,
+			       struct tpp_eval *found)
+{
+	int zero;
+	if (!p->n_top || !tpp_eval_optimistic(&p->top[0]))
+		return 0;
+	for (zero = 1; zero <= 2; zero++) {
+		struct tpp_search s2 = *s;
+		struct tpp_err err;
+		int rc;
+		if (s->time_limit_s > 0) {
+			if (s->time_limit_s - *spent_s <= 0)
+				return -1;
+			s2.time_limit_s = s->time_limit_s - *spent_s;
+		}
+		s2.zero = zero;
+		s2.top_k = 1;
+		rc = tpp_plan_search(m, c, co, &s2, tmp, &err);
+		*spent_s += tmp->elapsed_s;
+		if (rc == TPP_OK) {
+			*found = tmp->top[0];
+			return 1;
+		}
+		if (rc != TPP_E_INFEASIBLE || tmp->timed_out)
+			return -1;
+	}
+	return 0;
+}
+
 size_t tpp_cli_fewer_text(char *buf, size_t size, const struct tpp_search *s,
 			  const struct tpp_cluster *c, const struct tpp_cli_fewer *fw,
 			  const struct tpp_eval *best)

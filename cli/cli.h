@@ -212,6 +212,9 @@ struct tpp_plan_ctx {
 	/* fewer GPUs that plan faster (tpp_cli_fewer_gpus); NULL: not
 	 * searched */
 	const struct tpp_cli_fewer *fewer;
+	/* when the best layout is ZeRO-3 across nodes, the best without
+	 * ZeRO-3 (tpp_cli_best_without_zero3); NULL: none or not searched */
+	const struct tpp_eval *no_zero3;
 };
 /* The sentence saying which runners-up are within TPP_MEASURED_SPREAD of
  * the best (or by how much the best leads) into buf; 0 (and "") when the
@@ -230,8 +233,10 @@ void tpp_print_counts(char *buf, size_t size, const struct tpp_plan *p,
 /* A caution about the layouts shown where the validation shows the model
  * optimistic (ZeRO-3 across nodes): the best one, or the runners-up that
  * are (which are then no tie for a best that is not); 0 and "" when none
- * applies. */
-size_t tpp_print_caution(char *buf, size_t size, const struct tpp_plan *p);
+ * applies.  `alt`, when not NULL, is the best layout without ZeRO-3
+ * (tpp_cli_best_without_zero3), which a caution about the best names. */
+size_t tpp_print_caution(char *buf, size_t size, const struct tpp_plan *p,
+			 const struct tpp_eval *alt);
 /*
  * The cost model's error on the published runs it is checked against,
  * (predicted - measured) / measured of the step time: the rows of
@@ -301,6 +306,20 @@ int tpp_cli_fewer_gpus(const struct tpp_model *m, const struct tpp_cluster *c,
 		       const struct tpp_cost_opts *co, const struct tpp_search *s,
 		       double *spent_s, const struct tpp_eval *best,
 		       struct tpp_cluster *alt, struct tpp_plan *tmp, struct tpp_cli_fewer *fw);
+/*
+ * When the best layout of plan p is ZeRO-3 across nodes, which the model
+ * prices optimistically (tpp_eval_optimistic), the best layout of the
+ * same problem with the distributed optimizer instead (zero 1, or zero 2
+ * when no zero-1 layout fits; the other --layout fields kept) into
+ * *found: returns 1, 0 when none fits or p's best is not of that kind,
+ * -1 when the search failed or ran out of the time left of
+ * s->time_limit_s after *spent_s (to which it adds the time it took).
+ * tmp is scratch.
+ */
+int tpp_cli_best_without_zero3(const struct tpp_model *m, const struct tpp_cluster *c,
+			       const struct tpp_cost_opts *co, const struct tpp_search *s,
+			       const struct tpp_plan *p, double *spent_s, struct tpp_plan *tmp,
+			       struct tpp_eval *found);
 /* Its result as a sentence into buf (0 and "" when it names none), for
  * the request's best layout `best` (NULL: none fits); and as one indented
  * line on f. */

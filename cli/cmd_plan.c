@@ -43,6 +43,7 @@ int tpp_cmd_plan(int argc, char **argv)
 	struct tpp_plan *plan = NULL, *tmp = NULL;
 	struct tpp_cluster *alt = NULL;
 	struct tpp_cli_fewer fewer;
+	struct tpp_eval no_zero3;
 	double spent = 0;
 	struct tpp_err err;
 	struct tpp_plan_ctx x;
@@ -106,6 +107,7 @@ int tpp_cmd_plan(int argc, char **argv)
 	x.opts = &co;
 	x.search = &s;
 	x.fewer = NULL;
+	x.no_zero3 = NULL;
 	rc = tpp_plan_search(&model, cluster, &co, &s, plan, &err);
 	if (rc == TPP_E_USAGE) {
 		fprintf(stderr, "tpplan: %s\n", err.msg);
@@ -123,6 +125,12 @@ int tpp_cmd_plan(int argc, char **argv)
 			rc = TPP_E_SYSTEM;
 			goto out;
 		}
+		/* the best ZeRO-3 across nodes is priced optimistically: the
+		 * best without it, for the caution to name */
+		if (rc == TPP_OK &&
+		    tpp_cli_best_without_zero3(&model, cluster, &co, &s, plan, &spent, tmp,
+					       &no_zero3) > 0)
+			x.no_zero3 = &no_zero3;
 		tpp_cli_fewer_gpus(&model, cluster, &co, &s, &spent,
 				   rc == TPP_OK ? &plan->top[0] : NULL, alt, tmp, &fewer);
 		x.fewer = &fewer;

@@ -257,7 +257,8 @@ size_t tpp_print_ties(char *buf, size_t size, const struct tpp_plan *p)
 	return w > 0 ? (size_t)w : 0;
 }
 
-size_t tpp_print_caution(char *buf, size_t size, const struct tpp_plan *p)
+size_t tpp_print_caution(char *buf, size_t size, const struct tpp_plan *p,
+			 const struct tpp_eval *alt)
 {
 	static const char why[] = "the published ZeRO-3 runs on 384-2240 GPUs (SC21 Table 2, DeepSpeed) took " TPP_OPTIMISTIC_RANGE " times the step this model predicts, more so on more nodes (costmodel/README.md, Accuracy)";
 	char ranks[96] = "";
@@ -266,7 +267,14 @@ size_t tpp_print_caution(char *buf, size_t size, const struct tpp_plan *p)
 	if (!p->n_top)
 		return 0;
 	if (tpp_eval_optimistic(&p->top[0])) {
-		w = snprintf(buf, size, "Caution: the best layout uses ZeRO-3 with its data-parallel group across nodes; %s, so treat its step time as optimistic and compare with the best layout without ZeRO-3 (--layout zero=1).", why);
+		char lb[200];
+		if (!alt) {
+			w = snprintf(buf, size, "Caution: the best layout uses ZeRO-3 with its data-parallel group across nodes; %s, so treat its step time as optimistic and compare with the best layout without ZeRO-3 (--layout zero=1).", why);
+			return w > 0 ? (size_t)w : 0;
+		}
+		tpp_layout_format(&alt->layout, lb, sizeof(lb));
+		w = snprintf(buf, size, "Caution: the best layout uses ZeRO-3 with its data-parallel group across nodes; %s, so treat its step time as optimistic.  The best layout without ZeRO-3 plans %.3f s (%+.1f%%): --layout %s",
+			     why, alt->step_s, 100 * (alt->step_s / p->top[0].step_s - 1), lb);
 		return w > 0 ? (size_t)w : 0;
 	}
 	for (i = 1; i < p->n_top; i++)
@@ -298,10 +306,10 @@ size_t tpp_print_accuracy(char *buf, size_t size, int calibrated)
  * the model's error on published runs. */
 static void print_how_sure(FILE *f, const struct tpp_plan_ctx *x, const struct tpp_plan *p)
 {
-	char buf[512];
+	char buf[768];
 	if (tpp_print_ties(buf, sizeof(buf), p))
 		fprintf(f, "  %s\n", buf);
-	if (tpp_print_caution(buf, sizeof(buf), p))
+	if (tpp_print_caution(buf, sizeof(buf), p, x->no_zero3))
 		fprintf(f, "  %s\n", buf);
 	if (tpp_print_accuracy(buf, sizeof(buf), x->cluster->calibration[0] != 0))
 		fprintf(f, "  %s\n", buf);
@@ -550,9 +558,9 @@ void tpp_print_plan_json(FILE *f, const struct tpp_plan_ctx *x,
 	tpp_json_str(f, tpp_cost_flops_doc);
 	fprintf(f, ",\n  \"measured_spread\": %.17g", TPP_MEASURED_SPREAD);
 	{
-		char buf[512];
+		char buf[768];
 		fprintf(f, ",\n  \"cautions\": [");
-		if (tpp_print_caution(buf, sizeof(buf), p))
+		if (tpp_print_caution(buf, sizeof(buf), p, x->no_zero3))
 			tpp_json_str(f, buf);
 		fputc(']', f);
 	}
@@ -589,6 +597,13 @@ void tpp_print_plan_json(FILE *f, const struct tpp_plan_ctx *x,
 		fprintf(f, "\n  }");
 	} else {
 		fputs("null", f);
+	}
+	fprintf(f, ",\n  \"best_without_zero3\":");
+	if (x->no_zero3) {
+		fputc('\n', f);
+		json_eval(f, x->no_zero3, "    ", NULL);
+	} else {
+		fputs(" null", f);
 	}
 	fprintf(f, ",\n  \"fewer_gpus_searched\": [");
 	for (i = 0; x->fewer && i < x->fewer->n_searched; i++)

@@ -1153,7 +1153,7 @@ static void write_best(struct doc *d, const struct tpp_report *r,
 	d_end_table(d);
 	if (tpp_print_ties(note, sizeof(note), p))
 		d_p(d, "%s", note);
-	if (tpp_print_caution(note, sizeof(note), p))
+	if (tpp_print_caution(note, sizeof(note), p, r->x->no_zero3))
 		d_p(d, "%s", note);
 	if (tpp_cli_fewer_text(note, sizeof(note), r->x->search, r->x->cluster, &r->fewer, &p->top[0]))
 		d_p(d, "%s", note); /* ends with the layout, no full stop: it is copied */

@@ -358,8 +358,19 @@ if expect zero3-caution 0 out "Caution: the best layout uses ZeRO-3" \
 	"$BIN" --model 175b --cluster dgx-a100 --gpus 1536 --global-batch 1536 --layout zero=3; then
 	run "$BIN" --model 175b --cluster dgx-a100 --gpus 1536 --global-batch 1536 --layout zero=3 --json
 	jcheck zero3-caution "$OUT" '(.cautions | length) == 1 and (.cautions[0] | test("1.3-2.8 times"))'
+	# it names the best layout without ZeRO-3 (searched with zero=1 in
+	# place of the pinned zero=3), whose --layout plans that step
+	jcheck zero3-caution "$OUT" '.best_without_zero3.layout.zero == 1 and
+		(.cautions[0] | contains("so treat its step time as optimistic.  The best layout without ZeRO-3 plans "))'
+	nz=$(jq -r '.best_without_zero3.layout_arg' "$OUT")
+	nzs=$(jq '.best_without_zero3.step_s' "$OUT")
+	jq -e --arg nz "$nz" '.cautions[0] | endswith(" --layout " + $nz)' "$OUT" >/dev/null ||
+		fail "zero3-caution: the caution does not end with the layout without ZeRO-3 ($nz)"
+	run "$BIN" --model 175b --cluster dgx-a100 --gpus 1536 --global-batch 1536 --layout "$nz" --json
+	[ "$rc" -eq 0 ] && [ "$(jq '.layouts[0].step_s' "$OUT")" = "$nzs" ] ||
+		fail "zero3-caution: --layout $nz does not plan the $nzs s the caution gave"
 	run "$BIN" --model 175b --cluster dgx.yaml --json
-	jcheck zero3-caution "$OUT" '(.cautions | map(select(test("the best layout uses ZeRO-3"))) == []) and .layouts[0].layout.zero != 3'
+	jcheck zero3-caution "$OUT" '(.cautions | map(select(test("the best layout uses ZeRO-3"))) == []) and .layouts[0].layout.zero != 3 and .best_without_zero3 == null'
 	# its runners-up that are ZeRO-3 across nodes are named, and not
 	# called a tie with the best
 	jcheck zero3-caution-ranks "$OUT" '[.layouts | to_entries[] | select(.value.layout.zero == 3) | .key + 1] as $z |
