@@ -1023,6 +1023,22 @@ if expect validate-sc21-scripts 0 out "\"rows\"" \
 	jcheck validate-sc21-scripts "$OUT" '[.rows[] | .stack] | unique == ["legacy"]'
 	jcheck validate-sc21-scripts "$OUT" '.rows[5].layout | test("mbs=2,vp=3")'
 fi
+# a row that leaves zero blank is not predicted with ZeRO-3 across nodes
+# (priced optimistically): Z01's search finds that first, and the row is
+# predicted with the best layout without it, the one plan's caution names;
+# Z02 states zero 3 and keeps it
+if expect validate-zero-blank 0 out '"rows"' \
+	"$BIN" validate "$ROOT/tests/data/runs/zero-blank.tsv" --json; then
+	jcheck validate-zero-blank "$OUT" '.rows[0].layout | test("zero=1,")'
+	jcheck validate-zero-blank "$OUT" '.rows[1].layout | test("zero=3,")'
+	run "$BIN" --model llama3-70b --cluster dgx-h100 --gpus 1024 --global-batch 512 --json
+	cp "$OUT" "$TMP/zb-plan.json"
+	run "$BIN" validate "$ROOT/tests/data/runs/zero-blank.tsv" --json
+	jq -e --slurpfile p "$TMP/zb-plan.json" \
+		'$p[0].layouts[0].layout.zero == 3 and .rows[0].layout == $p[0].best_without_zero3.layout_arg' \
+		"$OUT" >/dev/null ||
+		fail "validate-zero-blank: Z01 is not predicted with the plan's best layout without ZeRO-3"
+fi
 # the attention kernel of a row follows its era; --attention overrides it
 if expect validate-era-attention 0 out '"attention"' \
 	"$BIN" validate "$ROOT/tests/data/runs/era-attention.tsv" --json; then
