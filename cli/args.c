@@ -844,7 +844,12 @@ int tpp_cli_fewer_gpus(const struct tpp_model *m, const struct tpp_cluster *c,
 	/* the step to beat: more than the measured spread shorter (a tie
 	 * with the whole cluster is no reason to leave GPUs idle) */
 	double beat = best ? best->step_s * (1 - TPP_MEASURED_SPREAD) : INFINITY;
+	/* or a tie with it: as short within the spread, on fewer GPUs */
+	double tie = best ? best->step_s * (1 + TPP_MEASURED_SPREAD) : -1;
+	struct tpp_eval tied;
+	int tie_gpus = 0;
 	fw->gpus = 0;
+	fw->tie = 0;
 	fw->n_searched = 0;
 	fw->complete = 1;
 	for (i = 0; i < k; i++) {
@@ -856,16 +861,29 @@ int tpp_cli_fewer_gpus(const struct tpp_model *m, const struct tpp_cluster *c,
 			break;
 		}
 		fw->searched[fw->n_searched++] = counts[i];
-		if (rc != TPP_OK || tmp->top[0].step_s >= beat)
+		if (rc != TPP_OK)
 			continue;
 		/* ZeRO-3 across nodes is priced optimistically (the
-		 * cautions): such a layout does not outrun one that is not */
+		 * cautions): such a layout does not outrun one that is not,
+		 * nor tie with it */
 		if (best && tpp_eval_optimistic(&tmp->top[0]) && !tpp_eval_optimistic(best))
+			continue;
+		if (tmp->top[0].step_s <= tie && counts[i] < s->gpus &&
+		    (!tie_gpus || counts[i] < tie_gpus)) {
+			tied = tmp->top[0]; /* the fewest GPUs that tie */
+			tie_gpus = counts[i];
+		}
+		if (tmp->top[0].step_s >= beat)
 			continue;
 		if (!fw->gpus || tmp->top[0].step_s < fw->best.step_s) {
 			fw->best = tmp->top[0];
 			fw->gpus = counts[i];
 		}
+	}
+	if (!fw->gpus && tie_gpus) {
+		fw->best = tied;
+		fw->gpus = tie_gpus;
+		fw->tie = 1;
 	}
 	return fw->gpus;
 }
@@ -915,7 +933,13 @@ size_t tpp_cli_fewer_text(char *buf, size_t size, const struct tpp_search *s,
 	snprintf(why, sizeof(why), "dp divides the global batch %d and the GPU count, so tp*pp*cp "
 		 "is a multiple of %d on %d GPUs, of %d on %d", s->gbs,
 		 s->gpus / tpp_cli_gcd(s->gbs, s->gpus), s->gpus, n / tpp_cli_gcd(s->gbs, n), n);
-	if (best)
+	if (best && fw->tie)
+		w = snprintf(buf, size, "Fewer GPUs: %d of the %d plan a step as short, within the "
+			     "%.0f%% a measurement varies (%.3f s against %.3f s), and free %d GPUs (%s).  "
+			     "Plan it with --gpus %d (--nodes %d) --layout %s",
+			     n, s->gpus, 100 * TPP_MEASURED_SPREAD, e->step_s, best->step_s,
+			     s->gpus - n, why, n, n / c->gpus_per_node, lb);
+	else if (best)
 		w = snprintf(buf, size, "Fewer GPUs: %d of the %d plan a %.1f%% shorter step "
 			     "(%.3f s against %.3f s)%s: %s.  Plan it with --gpus %d (--nodes %d) --layout %s",
 			     n, s->gpus, 100 * (1 - e->step_s / best->step_s), e->step_s, best->step_s,

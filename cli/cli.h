@@ -286,14 +286,19 @@ int tpp_cli_first_fit(const struct tpp_model *m, const struct tpp_cluster *c,
  * best step is shortest when that step is more than TPP_MEASURED_SPREAD
  * shorter than `best`'s (a tie is no reason to leave GPUs idle; a ZeRO-3
  * layout across nodes, priced optimistically, does not beat one that is
- * not) -- or, with best NULL (no layout fits the request), when one fits
- * at all.  Nothing is searched when --layout fixes dp (the request's dp
+ * not) -- else the fewest GPUs whose best step ties best's (within the
+ * spread either way: the same step, GPUs freed; fw->tie) -- or, with best
+ * NULL (no layout fits the request), the count that fits with the
+ * shortest step.  Nothing is searched when --layout fixes dp (the request's dp
  * is the point, and the comparison would be with another dp).  Returns
  * fw->gpus (0 none).
  */
 #define TPP_CLI_FEWER_MAX 3
 struct tpp_cli_fewer {
 	int gpus;                         /* the count named, 0 none */
+	int tie;                          /* 1: its step ties the request's
+					     (within TPP_MEASURED_SPREAD)
+					     rather than beating it */
 	struct tpp_eval best;             /* its best layout */
 	int searched[TPP_CLI_FEWER_MAX];  /* counts searched to the end */
 	int n_searched;

@@ -592,7 +592,8 @@ void tpp_print_plan_json(FILE *f, const struct tpp_plan_ctx *x,
 	}
 	fprintf(f, "  ],\n  \"fewer_gpus\": ");
 	if (x->fewer && x->fewer->gpus > 0) {
-		fprintf(f, "{\n    \"gpus\": %d,\n    \"best\":\n", x->fewer->gpus);
+		fprintf(f, "{\n    \"gpus\": %d,\n    \"tie\": %s,\n    \"best\":\n", x->fewer->gpus,
+			x->fewer->tie ? "true" : "false");
 		json_eval(f, &x->fewer->best, "      ", NULL);
 		fprintf(f, "\n  }");
 	} else {

@@ -440,6 +440,16 @@ if expect fewer-gpus-slower 0 out '"fewer_gpus_searched"' \
 	run "$BIN" --model llama3-8b --cluster dgx-h100 --gpus 96 --top 1
 	! grep -q "Fewer GPUs" "$OUT" || fail "fewer-gpus-slower: a fewer-GPU line for a slower count"
 fi
+# a count that plans the same step within the 4 % spread frees GPUs: said
+# as a tie (Llama 3 70B on 576 GB200: 512 of them plan as short a step)
+if expect fewer-gpus-tie 0 out "Fewer GPUs: 512 of the 576 plan a step as short, within the 4% a measurement varies (" \
+	"$BIN" --model llama3-70b --cluster gb200-nvl72 --top 1; then
+	has fewer-gpus-tie out "and free 64 GPUs (dp divides the global batch 512"
+	run "$BIN" --model llama3-70b --cluster gb200-nvl72 --top 1 --json
+	jcheck fewer-gpus-tie "$OUT" '.fewer_gpus.gpus == 512 and .fewer_gpus.tie and
+		.fewer_gpus.best.step_s <= .layouts[0].step_s * 1.04 and .fewer_gpus.best.step_s >= .layouts[0].step_s * 0.96'
+	jcheck fewer-gpus "$TMP/fewer.json" '.fewer_gpus.tie == false'
+fi
 # a dp fixed by --layout is the request's: no other count is searched
 run "$BIN" --model llama3-8b --cluster gb200-nvl72 --top 1 --layout dp=64 --json
 jcheck fewer-gpus-dp-fixed "$OUT" '.status == "ok" and .fewer_gpus == null and .fewer_gpus_searched == []'
