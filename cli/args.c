@@ -745,13 +745,14 @@ int tpp_cli_first_fit_steps(const struct tpp_search *s)
 /*
  * The problem of s planned on n GPUs (the cluster resized into alt, dp
  * free: --layout's dp is the request's; the best layout only, in
- * tmp->top[0]), within what *left says is left of s->time_limit_s (and
- * taken from it).  TPP_E_INFEASIBLE with tmp->timed_out set when no time
+ * tmp->top[0]; without ZeRO-3 across nodes if exclude_optimistic),
+ * within what *left says is left of s->time_limit_s (and taken from it).  TPP_E_INFEASIBLE with tmp->timed_out set when no time
  * was left.
  */
 static int search_count(const struct tpp_model *m, const struct tpp_cluster *c,
 			const struct tpp_cost_opts *co, const struct tpp_search *s, int n,
-			double *left, struct tpp_cluster *alt, struct tpp_plan *tmp)
+			int exclude_optimistic, double *left, struct tpp_cluster *alt,
+			struct tpp_plan *tmp)
 {
 	struct tpp_search s2 = *s;
 	struct tpp_err err;
@@ -768,6 +769,7 @@ static int search_count(const struct tpp_model *m, const struct tpp_cluster *c,
 	s2.gpus = n;
 	s2.dp = TPP_FREE;
 	s2.top_k = 1;
+	s2.exclude_optimistic = exclude_optimistic;
 	rc = tpp_plan_search(m, alt, co, &s2, tmp, &err);
 	*left -= tmp->elapsed_s;
 	return rc;
@@ -783,7 +785,7 @@ int tpp_cli_first_fit(const struct tpp_model *m, const struct tpp_cluster *c,
 	if (!steps)
 		return -1;
 	for (i = 1; i <= steps; i++) {
-		int rc = search_count(m, c, co, s, s->gpus << i, &left, alt, tmp);
+		int rc = search_count(m, c, co, s, s->gpus << i, 0, &left, alt, tmp);
 		if (rc == TPP_OK) {
 			*found = tmp->top[0];
 			return s->gpus << i;
@@ -854,7 +856,11 @@ int tpp_cli_fewer_gpus(const struct tpp_model *m, const struct tpp_cluster *c,
 	fw->complete = 1;
 	for (i = 0; i < k; i++) {
 		double before = left;
-		int rc = search_count(m, c, co, s, counts[i], &left, alt, tmp);
+		/* ZeRO-3 across nodes is priced optimistically (the
+		 * cautions): against a best that is not, only layouts that
+		 * are not either compete */
+		int rc = search_count(m, c, co, s, counts[i], best && !tpp_eval_optimistic(best),
+				      &left, alt, tmp);
 		*spent_s += before - left;
 		if (rc != TPP_OK && (rc != TPP_E_INFEASIBLE || tmp->timed_out)) {
 			fw->complete = 0; /* an error, or out of time */
@@ -862,11 +868,6 @@ int tpp_cli_fewer_gpus(const struct tpp_model *m, const struct tpp_cluster *c,
 		}
 		fw->searched[fw->n_searched++] = counts[i];
 		if (rc != TPP_OK)
-			continue;
-		/* ZeRO-3 across nodes is priced optimistically (the
-		 * cautions): such a layout does not outrun one that is not,
-		 * nor tie with it */
-		if (best && tpp_eval_optimistic(&tmp->top[0]) && !tpp_eval_optimistic(best))
 			continue;
 		if (tmp->top[0].step_s <= tie && counts[i] < s->gpus &&
 		    (!tie_gpus || counts[i] < tie_gpus)) {
@@ -888,35 +889,44 @@ int tpp_cli_fewer_gpus(const struct tpp_model *m, const struct tpp_cluster *c,
 	return fw->gpus;
 }
 
-int tpp_cli_best_without_zero3(const struct tpp_model *m, const struct tpp_cluster *c,
-			       const struct tpp_cost_opts *co, const struct tpp_search *s,
-			       const struct tpp_plan *p, double *spent_s, struct tpp_plan *tmp,
-			       struct tpp_eval *found)
+const char *const tpp_cli_alt_status_names[] = {
+	[TPP_ALT_NOT_NEEDED] = "not_needed",
+	[TPP_ALT_FOUND] = "found",
+	[TPP_ALT_NONE_FITS] = "none_fits",
+	[TPP_ALT_STOPPED] = "stopped",
+};
+
+enum tpp_cli_alt_status tpp_cli_best_without_zero3(const struct tpp_model *m,
+						   const struct tpp_cluster *c,
+						   const struct tpp_cost_opts *co,
+						   const struct tpp_search *s,
+						   const struct tpp_plan *p, double *spent_s,
+						   struct tpp_plan *tmp, struct tpp_cli_alt *alt)
 {
-	int zero;
+	struct tpp_search s2 = *s;
+	struct tpp_err err;
+	int rc;
+	alt->status = TPP_ALT_NOT_NEEDED;
 	if (!p->n_top || !tpp_eval_optimistic(&p->top[0]))
-		return 0;
-	for (zero = 1; zero <= 2; zero++) {
-		struct tpp_search s2 = *s;
-		struct tpp_err err;
-		int rc;
-		if (s->time_limit_s > 0) {
-			if (s->time_limit_s - *spent_s <= 0)
-				return -1;
-			s2.time_limit_s = s->time_limit_s - *spent_s;
-		}
-		s2.zero = zero;
-		s2.top_k = 1;
-		rc = tpp_plan_search(m, c, co, &s2, tmp, &err);
-		*spent_s += tmp->elapsed_s;
-		if (rc == TPP_OK) {
-			*found = tmp->top[0];
-			return 1;
-		}
-		if (rc != TPP_E_INFEASIBLE || tmp->timed_out)
-			return -1;
+		return alt->status;
+	alt->status = TPP_ALT_STOPPED;
+	if (s->time_limit_s > 0) {
+		if (s->time_limit_s - *spent_s <= 0)
+			return alt->status;
+		s2.time_limit_s = s->time_limit_s - *spent_s;
 	}
-	return 0;
+	s2.zero = TPP_FREE; /* a --layout zero=3 is what is left out */
+	s2.exclude_optimistic = 1;
+	s2.top_k = 1;
+	rc = tpp_plan_search(m, c, co, &s2, tmp, &err);
+	*spent_s += tmp->elapsed_s;
+	if (rc == TPP_OK) {
+		alt->best = tmp->top[0];
+		alt->status = TPP_ALT_FOUND;
+	} else if (rc == TPP_E_INFEASIBLE && !tmp->timed_out) {
+		alt->status = TPP_ALT_NONE_FITS;
+	}
+	return alt->status;
 }
 
 size_t tpp_cli_fewer_text(char *buf, size_t size, const struct tpp_search *s,
@@ -933,24 +943,24 @@ size_t tpp_cli_fewer_text(char *buf, size_t size, const struct tpp_search *s,
 	snprintf(why, sizeof(why), "dp divides the global batch %d and the GPU count, so tp*pp*cp "
 		 "is a multiple of %d on %d GPUs, of %d on %d", s->gbs,
 		 s->gpus / tpp_cli_gcd(s->gbs, s->gpus), s->gpus, n / tpp_cli_gcd(s->gbs, n), n);
+	const char *opt = tpp_eval_optimistic(e) ? ", with ZeRO-3 across nodes, priced optimistically" : "";
 	if (best && fw->tie)
-		w = snprintf(buf, size, "Fewer GPUs: %d of the %d plan a step as short, within the "
-			     "%.0f%% a measurement varies (%.3f s against %.3f s), and free %d GPUs (%s).  "
-			     "Plan it with --gpus %d (--nodes %d) --layout %s",
+		w = snprintf(buf, size, "Fewer GPUs: %d of the %d plan a step within the %.0f%% a "
+			     "measurement varies (%.3f s against %.3f s, %.1f%% %s%s) and free %d GPUs "
+			     "(%s).  Plan it with --gpus %d (--nodes %d) --layout %s",
 			     n, s->gpus, 100 * TPP_MEASURED_SPREAD, e->step_s, best->step_s,
-			     s->gpus - n, why, n, n / c->gpus_per_node, lb);
+			     100 * fabs(e->step_s / best->step_s - 1),
+			     e->step_s > best->step_s ? "longer" : "shorter", opt, s->gpus - n, why,
+			     n, n / c->gpus_per_node, lb);
 	else if (best)
 		w = snprintf(buf, size, "Fewer GPUs: %d of the %d plan a %.1f%% shorter step "
 			     "(%.3f s against %.3f s)%s: %s.  Plan it with --gpus %d (--nodes %d) --layout %s",
 			     n, s->gpus, 100 * (1 - e->step_s / best->step_s), e->step_s, best->step_s,
-			     tpp_eval_optimistic(e) ? ", with ZeRO-3 across nodes, priced optimistically" : "",
-			     why, n, n / c->gpus_per_node, lb);
+			     opt, why, n, n / c->gpus_per_node, lb);
 	else
 		w = snprintf(buf, size, "with %d of the %d GPUs a layout fits, %.3f s per step%s (%s): "
 			     "--gpus %d (--nodes %d) --layout %s",
-			     n, s->gpus, e->step_s,
-			     tpp_eval_optimistic(e) ? ", with ZeRO-3 across nodes, priced optimistically" : "",
-			     why, n, n / c->gpus_per_node, lb);
+			     n, s->gpus, e->step_s, opt, why, n, n / c->gpus_per_node, lb);
 	return w > 0 ? (size_t)w : 0;
 }
 

@@ -212,9 +212,9 @@ struct tpp_plan_ctx {
 	/* fewer GPUs that plan faster (tpp_cli_fewer_gpus); NULL: not
 	 * searched */
 	const struct tpp_cli_fewer *fewer;
-	/* when the best layout is ZeRO-3 across nodes, the best without
-	 * ZeRO-3 (tpp_cli_best_without_zero3); NULL: none or not searched */
-	const struct tpp_eval *no_zero3;
+	/* when the best layout is ZeRO-3 across nodes, the best that is not
+	 * (tpp_cli_best_without_zero3); NULL: not searched */
+	const struct tpp_cli_alt *no_zero3;
 };
 /* The sentence saying which runners-up are within TPP_MEASURED_SPREAD of
  * the best (or by how much the best leads) into buf; 0 (and "") when the
@@ -233,10 +233,11 @@ void tpp_print_counts(char *buf, size_t size, const struct tpp_plan *p,
 /* A caution about the layouts shown where the validation shows the model
  * optimistic (ZeRO-3 across nodes): the best one, or the runners-up that
  * are (which are then no tie for a best that is not); 0 and "" when none
- * applies.  `alt`, when not NULL, is the best layout without ZeRO-3
- * (tpp_cli_best_without_zero3), which a caution about the best names. */
+ * applies.  `alt`, when not NULL, is the search for the best layout
+ * that is not ZeRO-3 across nodes (tpp_cli_best_without_zero3), whose
+ * outcome a caution about the best states. */
 size_t tpp_print_caution(char *buf, size_t size, const struct tpp_plan *p,
-			 const struct tpp_eval *alt);
+			 const struct tpp_cli_alt *alt);
 /*
  * The cost model's error on the published runs it is checked against,
  * (predicted - measured) / measured of the step time: the rows of
@@ -284,9 +285,9 @@ int tpp_cli_first_fit(const struct tpp_model *m, const struct tpp_cluster *c,
  * scratch), sharing what is left of s->time_limit_s after *spent_s, to
  * which it adds the time it took.  It names (gpus, best) the count whose
  * best step is shortest when that step is more than TPP_MEASURED_SPREAD
- * shorter than `best`'s (a tie is no reason to leave GPUs idle; a ZeRO-3
- * layout across nodes, priced optimistically, does not beat one that is
- * not) -- else the fewest GPUs whose best step ties best's (within the
+ * shorter than `best`'s (against a best that is not ZeRO-3 across nodes,
+ * which is priced optimistically, each count's best that is not either)
+ * -- else the fewest GPUs whose best step ties best's (within the
  * spread either way: the same step, GPUs freed; fw->tie) -- or, with best
  * NULL (no layout fits the request), the count that fits with the
  * shortest step.  Nothing is searched when --layout fixes dp (the request's dp
@@ -314,17 +315,28 @@ int tpp_cli_fewer_gpus(const struct tpp_model *m, const struct tpp_cluster *c,
 /*
  * When the best layout of plan p is ZeRO-3 across nodes, which the model
  * prices optimistically (tpp_eval_optimistic), the best layout of the
- * same problem with the distributed optimizer instead (zero 1, or zero 2
- * when no zero-1 layout fits; the other --layout fields kept) into
- * *found: returns 1, 0 when none fits or p's best is not of that kind,
- * -1 when the search failed or ran out of the time left of
+ * same problem that is not (zero left to the search, the other --layout
+ * fields kept; s.exclude_optimistic), searched within what is left of
  * s->time_limit_s after *spent_s (to which it adds the time it took).
- * tmp is scratch.
+ * tmp is scratch.  Returns and sets alt->status.
  */
-int tpp_cli_best_without_zero3(const struct tpp_model *m, const struct tpp_cluster *c,
-			       const struct tpp_cost_opts *co, const struct tpp_search *s,
-			       const struct tpp_plan *p, double *spent_s, struct tpp_plan *tmp,
-			       struct tpp_eval *found);
+enum tpp_cli_alt_status {
+	TPP_ALT_NOT_NEEDED,  /* p's best is not of that kind */
+	TPP_ALT_FOUND,       /* alt->best holds it */
+	TPP_ALT_NONE_FITS,   /* no such layout fits the request */
+	TPP_ALT_STOPPED      /* the time limit (or an error) stopped it */
+};
+struct tpp_cli_alt {
+	enum tpp_cli_alt_status status;
+	struct tpp_eval best;
+};
+extern const char *const tpp_cli_alt_status_names[];
+enum tpp_cli_alt_status tpp_cli_best_without_zero3(const struct tpp_model *m,
+						   const struct tpp_cluster *c,
+						   const struct tpp_cost_opts *co,
+						   const struct tpp_search *s,
+						   const struct tpp_plan *p, double *spent_s,
+						   struct tpp_plan *tmp, struct tpp_cli_alt *alt);
 /* Its result as a sentence into buf (0 and "" when it names none), for
  * the request's best layout `best` (NULL: none fits); and as one indented
  * line on f. */

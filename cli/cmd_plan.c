@@ -43,7 +43,7 @@ int tpp_cmd_plan(int argc, char **argv)
 	struct tpp_plan *plan = NULL, *tmp = NULL;
 	struct tpp_cluster *alt = NULL;
 	struct tpp_cli_fewer fewer;
-	struct tpp_eval no_zero3;
+	struct tpp_cli_alt no_zero3;
 	double spent = 0;
 	struct tpp_err err;
 	struct tpp_plan_ctx x;
@@ -127,10 +127,11 @@ int tpp_cmd_plan(int argc, char **argv)
 		}
 		/* the best ZeRO-3 across nodes is priced optimistically: the
 		 * best without it, for the caution to name */
-		if (rc == TPP_OK &&
-		    tpp_cli_best_without_zero3(&model, cluster, &co, &s, plan, &spent, tmp,
-					       &no_zero3) > 0)
+		if (rc == TPP_OK) {
+			tpp_cli_best_without_zero3(&model, cluster, &co, &s, plan, &spent, tmp,
+						   &no_zero3);
 			x.no_zero3 = &no_zero3;
+		}
 		tpp_cli_fewer_gpus(&model, cluster, &co, &s, &spent,
 				   rc == TPP_OK ? &plan->top[0] : NULL, alt, tmp, &fewer);
 		x.fewer = &fewer;

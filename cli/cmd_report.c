@@ -228,10 +228,11 @@ int tpp_cmd_report(int argc, char **argv)
 	x.no_zero3 = NULL;
 	/* the best ZeRO-3 across nodes is priced optimistically: the best
 	 * without it, for the caution to name */
-	if (rc == TPP_OK &&
-	    tpp_cli_best_without_zero3(&model, cluster, &co, &s, plan, &spent, tmp,
-				       &r->no_zero3) > 0)
+	if (rc == TPP_OK) {
+		tpp_cli_best_without_zero3(&model, cluster, &co, &s, plan, &spent, tmp,
+					   &r->no_zero3);
 		x.no_zero3 = &r->no_zero3;
+	}
 	if (rc == TPP_OK || plan->considered) {
 		tpp_cli_fewer_gpus(&model, cluster, &co, &s, &spent,
 				   rc == TPP_OK ? &plan->top[0] : NULL, alt, tmp, &r->fewer);

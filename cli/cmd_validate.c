@@ -45,8 +45,12 @@ struct row_result {
 	double measured_s, predicted_s, err;
 	enum tpp_attn attn; /* the attention kernel the row was predicted with */
 	enum stack stack;   /* the software stack assumed (row_stack) */
+	/* zero left blank and the search's best ZeRO-3 across nodes: 1 the
+	 * best layout without it stands in, 2 none fits, so it stays */
+	int zero3_rule;
 	struct tpp_eval e;
 };
+static const char *const zero3_rule_names[] = {"null", "\"replaced\"", "\"kept\""};
 
 /* src into dst (of size bytes), control characters (a terminal's escape
  * sequences, tabs, a carriage return) shown as '?': the id and source are
@@ -142,8 +146,9 @@ static void validate_usage(FILE *f)
 		   "without pipelining (FSDP / DeepSpeed ZeRO-3 runs; ZeRO-2/3 under\n"
 		   "pipelining is TorchTitan's).  A blank zero is not answered with ZeRO-3\n"
 		   "across nodes, which the model prices optimistically (the plan's\n"
-		   "caution): the best layout without ZeRO-3 stands in for what the authors\n"
-		   "tuned.  --attention fixes the attention kernel\n"
+		   "caution): the best layout that is not stands in for what the authors\n"
+		   "tuned, unless none fits (JSON zero3_across_nodes: replaced, kept).\n"
+		   "--attention fixes the attention kernel\n"
 		   "alone.  Words (sp, recompute, mlp, precision) are read in any case; a\n"
 		   "column outside the format is warned about, and a row that fills it is\n"
 		   "listed as not predicted.\n"
@@ -464,27 +469,29 @@ static int predict_row(char **fv, const int *col, const char *dir,
 	 * across nodes optimistically (the plan's caution: the published
 	 * runs of that kind took 1.3-2.8 times the predicted step), so such
 	 * a best does not stand for what they ran; the best layout without
-	 * ZeRO-3 does (tpp_cli_best_without_zero3).  A row that states
-	 * zero 3 keeps it.
+	 * ZeRO-3 across nodes does (tpp_cli_best_without_zero3), unless none
+	 * fits the row's other fields.  A row that states zero 3 keeps it.
 	 */
+	r->zero3_rule = 0;
 	if (s_row.zero == TPP_FREE && tpp_eval_optimistic(&r->e)) {
 		struct tpp_plan *tmp = malloc(sizeof(*tmp));
-		struct tpp_eval e;
+		struct tpp_cli_alt alt;
 		double spent = plan->elapsed_s;
-		int got;
 		if (!tmp) {
 			snprintf(r->reason, sizeof(r->reason), "out of memory");
 			return -1;
 		}
-		got = tpp_cli_best_without_zero3(model, cluster, &co, &s, plan, &spent, tmp, &e);
+		tpp_cli_best_without_zero3(model, cluster, &co, &s, plan, &spent, tmp, &alt);
 		free(tmp);
-		if (got < 0) {
+		if (alt.status == TPP_ALT_STOPPED) {
 			snprintf(r->reason, sizeof(r->reason),
-				 "the search for the best layout without ZeRO-3 failed or ran out of time");
+				 "the search for the best layout without ZeRO-3 across nodes failed or ran out of time");
 			return -1;
 		}
-		if (got > 0)
-			r->e = e;
+		/* none fits: the run happened, so ZeRO-3 it was */
+		if (alt.status == TPP_ALT_FOUND)
+			r->e = alt.best;
+		r->zero3_rule = alt.status == TPP_ALT_FOUND ? 1 : 2;
 	}
 	r->predicted_s = r->e.step_s;
 	r->err = (r->predicted_s - r->measured_s) / r->measured_s;
@@ -768,8 +775,9 @@ int tpp_cmd_validate(int argc, char **argv)
 					printf(", \"predicted_s\": %.6g, \"measured_s\": %.6g, \"error\": %.6g, \"layout\": ",
 					       r->predicted_s, r->measured_s, r->err);
 					tpp_json_str(stdout, lb);
-					printf(", \"attention\": \"%s\", \"stack\": \"%s\"",
-					       tpp_attn_names[r->attn], stack_names[r->stack]);
+					printf(", \"attention\": \"%s\", \"stack\": \"%s\", \"zero3_across_nodes\": %s",
+					       tpp_attn_names[r->attn], stack_names[r->stack],
+					       zero3_rule_names[r->zero3_rule]);
 				} else {
 					printf(", \"predicted_s\": null");
 					if (r->measured_s > 0)

@@ -258,9 +258,10 @@ size_t tpp_print_ties(char *buf, size_t size, const struct tpp_plan *p)
 }
 
 size_t tpp_print_caution(char *buf, size_t size, const struct tpp_plan *p,
-			 const struct tpp_eval *alt)
+			 const struct tpp_cli_alt *alt)
 {
 	static const char why[] = "the published ZeRO-3 runs on 384-2240 GPUs (SC21 Table 2, DeepSpeed) took " TPP_OPTIMISTIC_RANGE " times the step this model predicts, more so on more nodes (costmodel/README.md, Accuracy)";
+	static const char head[] = "Caution: the best layout uses ZeRO-3 with its data-parallel group across nodes; ";
 	char ranks[96] = "";
 	int i, n = 0, w;
 	buf[0] = 0;
@@ -268,13 +269,23 @@ size_t tpp_print_caution(char *buf, size_t size, const struct tpp_plan *p,
 		return 0;
 	if (tpp_eval_optimistic(&p->top[0])) {
 		char lb[200];
-		if (!alt) {
-			w = snprintf(buf, size, "Caution: the best layout uses ZeRO-3 with its data-parallel group across nodes; %s, so treat its step time as optimistic and compare with the best layout without ZeRO-3 (--layout zero=1).", why);
-			return w > 0 ? (size_t)w : 0;
+		double d;
+		switch (alt ? alt->status : TPP_ALT_STOPPED) {
+		case TPP_ALT_FOUND:
+			tpp_layout_format(&alt->best.layout, lb, sizeof(lb));
+			d = alt->best.step_s / p->top[0].step_s - 1;
+			w = snprintf(buf, size, "%s%s, so treat its step time as optimistic.  The best layout without ZeRO-3 across nodes plans %.3f s, a %.1f%% %s step: --layout %s",
+				     head, why, alt->best.step_s, 100 * fabs(d), d > 0 ? "longer" : "shorter", lb);
+			break;
+		case TPP_ALT_NONE_FITS:
+			w = snprintf(buf, size, "%s%s, so treat its step time as optimistic.  No layout without ZeRO-3 across nodes fits with the fields given.",
+				     head, why);
+			break;
+		default:
+			w = snprintf(buf, size, "%s%s, so treat its step time as optimistic and compare with the best layout without ZeRO-3 (--layout zero=1; its search did not finish within --time-limit).",
+				     head, why);
+			break;
 		}
-		tpp_layout_format(&alt->layout, lb, sizeof(lb));
-		w = snprintf(buf, size, "Caution: the best layout uses ZeRO-3 with its data-parallel group across nodes; %s, so treat its step time as optimistic.  The best layout without ZeRO-3 plans %.3f s (%+.1f%%): --layout %s",
-			     why, alt->step_s, 100 * (alt->step_s / p->top[0].step_s - 1), lb);
 		return w > 0 ? (size_t)w : 0;
 	}
 	for (i = 1; i < p->n_top; i++)
@@ -600,12 +611,14 @@ void tpp_print_plan_json(FILE *f, const struct tpp_plan_ctx *x,
 		fputs("null", f);
 	}
 	fprintf(f, ",\n  \"best_without_zero3\":");
-	if (x->no_zero3) {
+	if (x->no_zero3 && x->no_zero3->status == TPP_ALT_FOUND) {
 		fputc('\n', f);
-		json_eval(f, x->no_zero3, "    ", NULL);
+		json_eval(f, &x->no_zero3->best, "    ", NULL);
 	} else {
 		fputs(" null", f);
 	}
+	fprintf(f, ",\n  \"best_without_zero3_search\": \"%s\"",
+		tpp_cli_alt_status_names[x->no_zero3 ? x->no_zero3->status : TPP_ALT_NOT_NEEDED]);
 	fprintf(f, ",\n  \"fewer_gpus_searched\": [");
 	for (i = 0; x->fewer && i < x->fewer->n_searched; i++)
 		fprintf(f, "%s%d", i ? ", " : "", x->fewer->searched[i]);

@@ -58,9 +58,9 @@ struct tpp_report {
 	/* fewer GPUs that plan a shorter step, or with no feasible layout
 	 * fit at all (tpp_cli_fewer_gpus; gpus 0: none or not searched) */
 	struct tpp_cli_fewer fewer;
-	/* with a best layout of ZeRO-3 across nodes, the best without
-	 * ZeRO-3 (x->no_zero3 points here when there is one) */
-	struct tpp_eval no_zero3;
+	/* with a best layout of ZeRO-3 across nodes, the search for the
+	 * best that is not (tpp_cli_best_without_zero3) */
+	struct tpp_cli_alt no_zero3;
 	const char *model_arg, *cluster_arg;
 	const char *layout_arg;         /* --layout, NULL without */
 	const char *cal_path;           /* NULL: datasheet / published figures */

@@ -39,6 +39,7 @@ void tpp_search_default(struct tpp_search *s, int gpus, int gbs)
 	s->tp_overlap = TPP_FREE;
 	s->zb = TPP_FREE;
 	s->simulate = 1;
+	s->exclude_optimistic = 0;
 }
 
 void tpp_search_stated_recompute(struct tpp_search *s)
@@ -245,6 +246,8 @@ static void consider(struct ctx *x, const struct tpp_layout *lin)
 	}
 	rc = tpp_cost_eval_cached(x->m, x->c, x->o, l, x->cache, &e, NULL);
 	TPP_ASSERT(rc == TPP_OK && e.fits); /* valid layouts always evaluate */
+	if (x->s->exclude_optimistic && tpp_eval_optimistic(&e))
+		return;
 	plan->feasible++;
 	note_degree(x->pick_tp, &x->n_tp, l->tp, &e);
 	note_degree(x->pick_pp, &x->n_pp, l->pp, &e);

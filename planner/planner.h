@@ -70,6 +70,10 @@ struct tpp_search {
 	int simulate;       /* rank finalists with the simulator (default 1) */
 	double time_limit_s; /* give up (TPP_E_INFEASIBLE, saying so) when the
 				search runs longer; <= 0: no limit (default 60) */
+	int exclude_optimistic; /* leave out the layouts tpp_eval_optimistic
+				   names (ZeRO-3 across nodes), uncounted as
+				   feasible: for the best layout without them
+				   (default 0) */
 };
 /* All layout fields free, top_k 5, max_mbs 16, max_cp 16, simulate on,
  * time limit 60 s. */
