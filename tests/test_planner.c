@@ -507,6 +507,45 @@ static void test_ties(struct tpp_plan *p)
 	CHECK(!tpp_plan_ties_best(p, 1));
 }
 
+/* exclude_optimistic leaves ZeRO-3 across nodes out of the search (for
+ * the CLI's best layout without it): with zero pinned to 3 and pp 1 on
+ * eight nodes, the best layouts are all of that kind; left out, what
+ * remains is not (tp 64 and dp 1, say: nothing to shard), and no faster.
+ * The same with zero free. */
+static void test_exclude_optimistic(struct tpp_plan *p)
+{
+	struct tpp_cluster c;
+	struct tpp_search s;
+	struct tpp_err err;
+	double best = 0;
+	static const int zeros[] = {3, TPP_FREE};
+	int i, k, rc, zero;
+
+	load_cluster("dgx-a100", 64, &c);
+	for (k = 0; k < (int)TPP_ARRAY_LEN(zeros); k++) {
+		zero = zeros[k];
+		tpp_search_default(&s, 64, 256);
+		s.zero = zero;
+		s.pp = zero == 3 ? 1 : TPP_FREE;
+		rc = search(preset("22b"), &c, &s, p, &err);
+		CHECK(rc == TPP_OK && p->n_top > 0);
+		if (rc)
+			return;
+		if (zero == 3)
+			for (i = 0; i < p->n_top; i++)
+				CHECK(tpp_eval_optimistic(&p->top[i]));
+		best = p->top[0].step_s;
+		s.exclude_optimistic = 1;
+		rc = search(preset("22b"), &c, &s, p, &err);
+		CHECK(rc == TPP_OK && p->n_top > 0);
+		if (rc)
+			return;
+		for (i = 0; i < p->n_top; i++)
+			CHECK(!tpp_eval_optimistic(&p->top[i]));
+		CHECK(p->top[0].step_s >= best);
+	}
+}
+
 int main(void)
 {
 	struct tpp_plan *p = malloc(sizeof(*p)); /* large: heap */
@@ -516,6 +555,7 @@ int main(void)
 	test_tp_tiers_175b(p);
 	test_two_tier_exhaustive(p);
 	test_ties(p);
+	test_exclude_optimistic(p);
 	test_degrees_not_powers_of_two(p);
 	test_degree_bests(p);
 	free(p);
