@@ -813,6 +813,15 @@ int tpp_cmd_validate(int argc, char **argv)
 					       ms, "-", "-", r->reason);
 				}
 			}
+			/* where a blank zero was not answered with the search's
+			 * best (ZeRO-3 across nodes), or was for want of another */
+			for (i = 0; i < nrows; i++)
+				if (rows[i].ok && rows[i].zero3_rule)
+					printf("%s: zero left blank, and the best layout is ZeRO-3 across nodes, "
+					       "which the model prices optimistically: %s\n", rows[i].id,
+					       rows[i].zero3_rule == 1
+						       ? "predicted with the best layout that is not"
+						       : "kept, as no other layout fits the row");
 			if (nok)
 				printf("MAPE %.1f%%  median %.1f%%  worst %.1f%%  rows %d",
 				       100 * mape, 100 * median, 100 * worst, nok);

@@ -1070,6 +1070,12 @@ if expect validate-zero-blank 0 out '"rows"' \
 		 .rows[0].predicted_s <= ([$p[0].layouts[] | select(.layout.zero != 3) | .step_s] | min)' \
 		"$OUT" >/dev/null ||
 		fail "validate-zero-blank: Z01 is not predicted with the plan's best layout without ZeRO-3"
+	# the text says which rows the rule changed or could not
+	run "$BIN" validate "$ROOT/tests/data/runs/zero-blank.tsv"
+	grep -q "^Z01: zero left blank, .*: predicted with the best layout that is not$" "$OUT" &&
+		grep -q "^Z03: zero left blank, .*: kept, as no other layout fits the row$" "$OUT" &&
+		! grep -q "^Z02: " "$OUT" && tail -n 1 "$OUT" | grep -q "^MAPE .* rows 3$" ||
+		fail "validate-zero-blank: the text does not say where the blank-zero rule applied"
 fi
 # the attention kernel of a row follows its era; --attention overrides it
 if expect validate-era-attention 0 out '"attention"' \
