@@ -743,36 +743,48 @@ int tpp_cli_first_fit_steps(const struct tpp_search *s)
 }
 
 /*
- * The problem of s planned on n GPUs (the cluster resized into alt, dp
- * free: --layout's dp is the request's; the best layout only, in
- * tmp->top[0]; without ZeRO-3 across nodes if exclude_optimistic),
- * within what *left says is left of s->time_limit_s (and taken from it).  TPP_E_INFEASIBLE with tmp->timed_out set when no time
- * was left.
+ * The search s2 (prepared by the caller) for its best layout only, in
+ * tmp->top[0], within what is left of s2->time_limit_s after *spent_s, to
+ * which it adds the time it took: the follow-up searches of a plan share
+ * its --time-limit.  TPP_E_INFEASIBLE with tmp->timed_out set when no
+ * time was left.
  */
-static int search_count(const struct tpp_model *m, const struct tpp_cluster *c,
-			const struct tpp_cost_opts *co, const struct tpp_search *s, int n,
-			int exclude_optimistic, double *left, struct tpp_cluster *alt,
-			struct tpp_plan *tmp)
+static int search_within(const struct tpp_model *m, const struct tpp_cluster *c,
+			 const struct tpp_cost_opts *co, struct tpp_search *s2,
+			 double *spent_s, struct tpp_plan *tmp)
 {
-	struct tpp_search s2 = *s;
 	struct tpp_err err;
 	int rc;
-	if (s->time_limit_s > 0) {
-		if (*left <= 0) {
+	if (s2->time_limit_s > 0) {
+		if (s2->time_limit_s - *spent_s <= 0) {
 			tmp->timed_out = 1;
 			return TPP_E_INFEASIBLE;
 		}
-		s2.time_limit_s = *left;
+		s2->time_limit_s -= *spent_s;
 	}
+	s2->top_k = 1;
+	rc = tpp_plan_search(m, c, co, s2, tmp, &err);
+	*spent_s += tmp->elapsed_s;
+	return rc;
+}
+
+/*
+ * The problem of s planned on n GPUs (search_within, the cluster resized
+ * into alt, dp free: --layout's dp is the request's; without ZeRO-3
+ * across nodes if exclude_optimistic).
+ */
+static int search_count(const struct tpp_model *m, const struct tpp_cluster *c,
+			const struct tpp_cost_opts *co, const struct tpp_search *s, int n,
+			int exclude_optimistic, double *spent_s, struct tpp_cluster *alt,
+			struct tpp_plan *tmp)
+{
+	struct tpp_search s2 = *s;
 	*alt = *c;
 	tpp_cluster_resize(alt, n);
 	s2.gpus = n;
 	s2.dp = TPP_FREE;
-	s2.top_k = 1;
 	s2.exclude_optimistic = exclude_optimistic;
-	rc = tpp_plan_search(m, alt, co, &s2, tmp, &err);
-	*left -= tmp->elapsed_s;
-	return rc;
+	return search_within(m, alt, co, &s2, spent_s, tmp);
 }
 
 int tpp_cli_first_fit(const struct tpp_model *m, const struct tpp_cluster *c,
@@ -781,11 +793,10 @@ int tpp_cli_first_fit(const struct tpp_model *m, const struct tpp_cluster *c,
 		      struct tpp_eval *found)
 {
 	int i, steps = tpp_cli_first_fit_steps(s);
-	double left = s->time_limit_s - spent_s;
 	if (!steps)
 		return -1;
 	for (i = 1; i <= steps; i++) {
-		int rc = search_count(m, c, co, s, s->gpus << i, 0, &left, alt, tmp);
+		int rc = search_count(m, c, co, s, s->gpus << i, 0, &spent_s, alt, tmp);
 		if (rc == TPP_OK) {
 			*found = tmp->top[0];
 			return s->gpus << i;
@@ -842,7 +853,6 @@ int tpp_cli_fewer_gpus(const struct tpp_model *m, const struct tpp_cluster *c,
 	int counts[TPP_CLI_FEWER_MAX];
 	int i, k = s->dp == TPP_FREE ? tpp_cli_fewer_counts(s, c->gpus_per_node, counts,
 								TPP_CLI_FEWER_MAX) : 0;
-	double left = s->time_limit_s - *spent_s;
 	/* the step to beat: more than the measured spread shorter (a tie
 	 * with the whole cluster is no reason to leave GPUs idle) */
 	double beat = best ? best->step_s * (1 - TPP_MEASURED_SPREAD) : INFINITY;
@@ -855,13 +865,11 @@ int tpp_cli_fewer_gpus(const struct tpp_model *m, const struct tpp_cluster *c,
 	fw->n_searched = 0;
 	fw->complete = 1;
 	for (i = 0; i < k; i++) {
-		double before = left;
 		/* ZeRO-3 across nodes is priced optimistically (the
 		 * cautions): against a best that is not, only layouts that
 		 * are not either compete */
 		int rc = search_count(m, c, co, s, counts[i], best && !tpp_eval_optimistic(best),
-				      &left, alt, tmp);
-		*spent_s += before - left;
+				      spent_s, alt, tmp);
 		if (rc != TPP_OK && (rc != TPP_E_INFEASIBLE || tmp->timed_out)) {
 			fw->complete = 0; /* an error, or out of time */
 			break;
@@ -904,22 +912,14 @@ enum tpp_cli_alt_status tpp_cli_best_without_zero3(const struct tpp_model *m,
 						   struct tpp_plan *tmp, struct tpp_cli_alt *alt)
 {
 	struct tpp_search s2 = *s;
-	struct tpp_err err;
 	int rc;
 	alt->status = TPP_ALT_NOT_NEEDED;
 	if (!p->n_top || !tpp_eval_optimistic(&p->top[0]))
 		return alt->status;
 	alt->status = TPP_ALT_STOPPED;
-	if (s->time_limit_s > 0) {
-		if (s->time_limit_s - *spent_s <= 0)
-			return alt->status;
-		s2.time_limit_s = s->time_limit_s - *spent_s;
-	}
 	s2.zero = TPP_FREE; /* a --layout zero=3 is what is left out */
 	s2.exclude_optimistic = 1;
-	s2.top_k = 1;
-	rc = tpp_plan_search(m, c, co, &s2, tmp, &err);
-	*spent_s += tmp->elapsed_s;
+	rc = search_within(m, c, co, &s2, spent_s, tmp);
 	if (rc == TPP_OK) {
 		alt->best = tmp->top[0];
 		alt->status = TPP_ALT_FOUND;
@@ -927,6 +927,30 @@ enum tpp_cli_alt_status tpp_cli_best_without_zero3(const struct tpp_model *m,
 		alt->status = TPP_ALT_NONE_FITS;
 	}
 	return alt->status;
+}
+
+void tpp_cli_follow_ups(const struct tpp_model *m, const struct tpp_cluster *c,
+			const struct tpp_cost_opts *co, const struct tpp_search *s,
+			const struct tpp_plan *p, int rc, double *spent_s,
+			struct tpp_cluster *alt, struct tpp_plan *tmp,
+			struct tpp_cli_alt *nz, struct tpp_cli_fewer *fw,
+			struct tpp_plan_ctx *x)
+{
+	*spent_s = p->elapsed_s;
+	x->no_zero3 = NULL;
+	x->fewer = NULL;
+	/* not after a search stopped by its time limit, nor when nothing
+	 * matched the layout */
+	if (p->timed_out || !(rc == TPP_OK || (rc == TPP_E_INFEASIBLE && p->considered)))
+		return;
+	/* the best ZeRO-3 across nodes is priced optimistically: the best
+	 * without it, for the caution to name */
+	if (rc == TPP_OK) {
+		tpp_cli_best_without_zero3(m, c, co, s, p, spent_s, tmp, nz);
+		x->no_zero3 = nz;
+	}
+	tpp_cli_fewer_gpus(m, c, co, s, spent_s, rc == TPP_OK ? &p->top[0] : NULL, alt, tmp, fw);
+	x->fewer = fw;
 }
 
 size_t tpp_cli_fewer_text(char *buf, size_t size, const struct tpp_search *s,

@@ -337,6 +337,21 @@ enum tpp_cli_alt_status tpp_cli_best_without_zero3(const struct tpp_model *m,
 						   const struct tpp_search *s,
 						   const struct tpp_plan *p, double *spent_s,
 						   struct tpp_plan *tmp, struct tpp_cli_alt *alt);
+/*
+ * The follow-up searches after the plan p of s (status rc), as plan and
+ * report make them: the best layout that is not ZeRO-3 across nodes into
+ * nz when p's best is (x->no_zero3 = nz), and fewer GPUs into fw
+ * (x->fewer = fw); both left NULL in x after a search that stopped at its
+ * time limit or matched no layout.  *spent_s starts at p's time and grows
+ * by theirs (the first-fit searches take what is left).  alt and tmp are
+ * scratch.
+ */
+void tpp_cli_follow_ups(const struct tpp_model *m, const struct tpp_cluster *c,
+			const struct tpp_cost_opts *co, const struct tpp_search *s,
+			const struct tpp_plan *p, int rc, double *spent_s,
+			struct tpp_cluster *alt, struct tpp_plan *tmp,
+			struct tpp_cli_alt *nz, struct tpp_cli_fewer *fw,
+			struct tpp_plan_ctx *x);
 /* Its result as a sentence into buf (0 and "" when it names none), for
  * the request's best layout `best` (NULL: none fits); and as one indented
  * line on f. */

@@ -106,36 +106,21 @@ int tpp_cmd_plan(int argc, char **argv)
 	x.cluster = cluster;
 	x.opts = &co;
 	x.search = &s;
-	x.fewer = NULL;
-	x.no_zero3 = NULL;
 	rc = tpp_plan_search(&model, cluster, &co, &s, plan, &err);
 	if (rc == TPP_E_USAGE) {
 		fprintf(stderr, "tpplan: %s\n", err.msg);
 		goto out;
 	}
-	/* whether fewer GPUs plan faster (or fit at all): a batch that the
-	 * GPU count divides badly (tpp_cli_fewer_gpus); not after a search
-	 * stopped by its time limit, nor when nothing matched the layout */
-	spent = plan->elapsed_s;
-	if ((rc == TPP_OK || (rc == TPP_E_INFEASIBLE && plan->considered)) && !plan->timed_out) {
-		alt = malloc(sizeof(*alt));
-		tmp = malloc(sizeof(*tmp));
-		if (!alt || !tmp) {
-			fprintf(stderr, "tpplan: out of memory\n");
-			rc = TPP_E_SYSTEM;
-			goto out;
-		}
-		/* the best ZeRO-3 across nodes is priced optimistically: the
-		 * best without it, for the caution to name */
-		if (rc == TPP_OK) {
-			tpp_cli_best_without_zero3(&model, cluster, &co, &s, plan, &spent, tmp,
-						   &no_zero3);
-			x.no_zero3 = &no_zero3;
-		}
-		tpp_cli_fewer_gpus(&model, cluster, &co, &s, &spent,
-				   rc == TPP_OK ? &plan->top[0] : NULL, alt, tmp, &fewer);
-		x.fewer = &fewer;
+	/* the best without ZeRO-3 across nodes, fewer GPUs */
+	alt = malloc(sizeof(*alt));
+	tmp = malloc(sizeof(*tmp));
+	if (!alt || !tmp) {
+		fprintf(stderr, "tpplan: out of memory\n");
+		rc = TPP_E_SYSTEM;
+		goto out;
 	}
+	tpp_cli_follow_ups(&model, cluster, &co, &s, plan, rc, &spent, alt, tmp, &no_zero3,
+			   &fewer, &x);
 	if (json) {
 		tpp_print_plan_json(stdout, &x, plan, rc);
 	} else if (rc == TPP_OK) {
@@ -167,7 +152,8 @@ int tpp_cmd_plan(int argc, char **argv)
 			/* the time limit is shared with the fewer-GPU search */
 			n = tpp_cli_first_fit(&model, cluster, &co, &s, spent, alt, tmp, &e);
 			tpp_cli_print_first_fit(stderr, &s, n, &e);
-			tpp_cli_print_fewer(stderr, &s, cluster, &fewer, NULL);
+			if (x.fewer)
+				tpp_cli_print_fewer(stderr, &s, cluster, x.fewer, NULL);
 		}
 		if (!plan->considered && s.mbs != TPP_FREE && s.mbs > s.gbs)
 			fprintf(stderr, "  no layout matches the constraints: mbs=%d is more than "

@@ -221,23 +221,10 @@ int tpp_cmd_report(int argc, char **argv)
 		fprintf(stderr, "tpplan: %s\n", err.msg);
 		goto out;
 	}
-	/* fewer GPUs that plan a shorter step, or fit (tpp_cli_fewer_gpus);
-	 * the time limit is shared with the first-fit search below */
-	spent = plan->elapsed_s;
-	x.fewer = NULL;
-	x.no_zero3 = NULL;
-	/* the best ZeRO-3 across nodes is priced optimistically: the best
-	 * without it, for the caution to name */
-	if (rc == TPP_OK) {
-		tpp_cli_best_without_zero3(&model, cluster, &co, &s, plan, &spent, tmp,
-					   &r->no_zero3);
-		x.no_zero3 = &r->no_zero3;
-	}
-	if (rc == TPP_OK || plan->considered) {
-		tpp_cli_fewer_gpus(&model, cluster, &co, &s, &spent,
-				   rc == TPP_OK ? &plan->top[0] : NULL, alt, tmp, &r->fewer);
-		x.fewer = &r->fewer;
-	}
+	/* the best without ZeRO-3 across nodes, fewer GPUs; the time limit
+	 * is shared with the first-fit search below */
+	tpp_cli_follow_ups(&model, cluster, &co, &s, plan, rc, &spent, alt, tmp, &r->no_zero3,
+			   &r->fewer, &x);
 	if (rc) {
 		/* what an infra team needs then, on stderr and in the report:
 		 * why nothing fits, how close the nearest came, and from how
