@@ -140,7 +140,8 @@ static void validate_usage(FILE *f)
 		   "searched; what the format has no column for follows the row's software\n"
 		   "stack (--stack fixes it): legacy (Megatron 2021-22: unfused attention, no\n"
 		   "overlaps; unless the row says otherwise no sequence parallelism or ZeRO,\n"
-		   "full recompute) for GPT-style 16-bit rows on GPUs without fp8 that fit so,\n"
+		   "full recompute) for GPT-style 16-bit rows on GPUs without fp8 that fit so\n"
+		   "(fp16 where the row states ZeRO-2/3: DeepSpeed's of 2021 took no bf16),\n"
 		   "else modern (flash attention, gradient-reduction and interleaved-pipeline\n"
 		   "overlap, TP overlap searched).  A row with ZeRO-2/3 and no pp is read\n"
 		   "without pipelining (FSDP / DeepSpeed ZeRO-3 runs; ZeRO-2/3 under\n"
@@ -188,13 +189,25 @@ static void validate_usage(FILE *f)
  * FlashAttention (2022) predates every fp8-capable GPU and the GQA /
  * SwiGLU model families, whose training stacks all use it, and context
  * parallelism (ring attention) exists only on top of it.
+ * Nor is a row legacy that states ZeRO-2/3 in bf16.  Megatron-LM had no
+ * ZeRO-2/3; the ZeRO-3 of those years was DeepSpeed's (SC21's comparison,
+ * rows A11-A16, fp16), which took fp16 only: "ZeRO is only supported if
+ * fp16 is enabled" (its config check, DeepSpeed issue #555, 2020-11; bf16
+ * asked for in #974, 2021-04).  bf16 came to its ZeRO-3 with PR #1453
+ * (opened 2021-10), which also sped its ZeRO-3 up (RoBERTa-10B on 64
+ * A100: 54.86 -> 92.07 TFLOP/s per GPU, as the PR measured).  A
+ * bf16 ZeRO-2/3 run is of the stacks after it (PyTorch FSDP, MosaicML's
+ * llm-foundry, TorchTitan, tests/data/runs/mosaic-mpt-a100.tsv), not of
+ * the 2021 one.
  */
 static enum stack row_stack(const struct tpp_model *m, const struct tpp_cluster *c,
-			    const struct tpp_cost_opts *co, int cp)
+			    const struct tpp_cost_opts *co, int cp, int zero)
 {
 	if ((cp != TPP_FREE && cp > 1) || m->mlp != TPP_MLP_GELU ||
 	    m->kv_heads != m->heads || co->prec == TPP_PREC_FP8 ||
 	    c->gpu.peak_flops[TPP_PREC_FP8] > 0)
+		return STACK_MODERN;
+	if (zero != TPP_FREE && zero >= 2 && co->prec == TPP_PREC_BF16)
 		return STACK_MODERN;
 	return STACK_LEGACY;
 }
@@ -425,7 +438,7 @@ static int predict_row(char **fv, const int *col, const char *dir,
 		s.max_cp = s.cp;
 	co_row = co;
 	s_row = s;
-	r->stack = stack != STACK_AUTO ? stack : row_stack(model, cluster, &co, s.cp);
+	r->stack = stack != STACK_AUTO ? stack : row_stack(model, cluster, &co, s.cp, s.zero);
 	rc = search_stack(model, cluster, &co, &s, attn_given, r, plan, &err);
 	/*
 	 * The run happened, so it fitted: when the era guess (legacy: unfused
