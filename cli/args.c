@@ -465,7 +465,56 @@ void tpp_cli_problem_init(struct tpp_cli_problem *p, struct tpp_cost_opts *co)
 	p->co = co;
 }
 
-_Static_assert(TPP_O__PROBLEM_END - TPP_O_GPUS == 18, "the names of tpp_cli_problem_opt");
+_Static_assert(TPP_O__PROBLEM_END - TPP_O_GPUS == 19, "the names of tpp_cli_problem_opt");
+
+/*
+ * --train-tokens: a decimal number (tpp_cli_double's rules) with an
+ * optional K, M, B or T (1e3, 1e6, 1e9, 1e12; either case), at least one
+ * token and at most 1e18 (a million times the largest runs published).
+ */
+static int cli_tokens(const char *flag, const char *arg, double *out)
+{
+	static const char units[] = "KMBT";
+	static const double mult[] = {1e3, 1e6, 1e9, 1e12};
+	char num[64], *end;
+	size_t n = arg ? strlen(arg) : 0;
+	double k = 1, v = 0;
+	const char *u;
+	int ok;
+	if (n && n < sizeof(num) && (u = strchr(units, toupper((unsigned char)arg[n - 1]))) && *u) {
+		k = mult[u - units];
+		n--;
+	}
+	/* decimal only, as tpp_cli_double: no sign, space, hex, inf or nan */
+	ok = n && n < sizeof(num) && (isdigit((unsigned char)arg[0]) || arg[0] == '.');
+	if (ok) {
+		memcpy(num, arg, n);
+		num[n] = 0;
+		errno = 0;
+		v = strtod(num, &end);
+		ok = end == num + n && errno != ERANGE && isfinite(v) && !strpbrk(num, "xXpP");
+	}
+	if (!ok) {
+		fprintf(stderr, "tpplan: %s: expected a number of tokens (e.g. 300B, 15T, 2.5e12), got '%s'\n",
+			flag, arg ? arg : "");
+		return TPP_E_USAGE;
+	}
+	v *= k;
+	if (!(v >= 1 && v <= 1e18)) {
+		fprintf(stderr, "tpplan: %s: %s is out of range [1, 1e18] tokens\n", flag, arg);
+		return TPP_E_USAGE;
+	}
+	*out = v;
+	return TPP_OK;
+}
+
+long long tpp_cli_train_steps(double tokens, int gbs, int seq)
+{
+	double per = (double)gbs * seq;
+	if (!(tokens > 0) || per <= 0)
+		return 0;
+	return (long long)ceil(tokens / per);
+}
 
 int tpp_cli_problem_opt(struct tpp_cli_problem *p, int ch, char *const *argv,
 			const char *cmd)
@@ -482,6 +531,7 @@ int tpp_cli_problem_opt(struct tpp_cli_problem *p, int ch, char *const *argv,
 			"gpus", "nodes", "global-batch", "seq", "precision", "fp8-recipe",
 			"top", NULL, "time-limit", NULL, "mem-reserve-gib", "attention",
 			NULL, NULL, "gpu-variation", "max-mbs", "max-cp", NULL,
+			"train-tokens",
 		};
 		const char *name = ch == TPP_O_MODEL ? "model" : ch == TPP_O_CLUSTER ? "cluster"
 									: names[ch - TPP_O_GPUS];
@@ -532,6 +582,7 @@ int tpp_cli_problem_opt(struct tpp_cli_problem *p, int ch, char *const *argv,
 	case TPP_O_MAX_MBS: return tpp_cli_int("--max-mbs", optarg, 1, 1024, &p->max_mbs);
 	case TPP_O_MAX_CP: return tpp_cli_int("--max-cp", optarg, 1, 1024, &p->max_cp);
 	case TPP_O_ANALYTIC: p->analytic = 1; return TPP_OK;
+	case TPP_O_TRAIN_TOKENS: return cli_tokens("--train-tokens", optarg, &p->train_tokens);
 	default: return tpp_cli_bad_option(ch, argv, cmd);
 	}
 }

@@ -32,7 +32,7 @@ enum {
 	TPP_O_FP8_RECIPE, TPP_O_TOP, TPP_O_CALIBRATION, TPP_O_TIME_LIMIT,
 	TPP_O_LAYOUT, TPP_O_RESERVE, TPP_O_ATTN, TPP_O_NO_DP_OVERLAP,
 	TPP_O_NO_P2P_OVERLAP, TPP_O_GPU_SIGMA, TPP_O_MAX_MBS, TPP_O_MAX_CP,
-	TPP_O_ANALYTIC,
+	TPP_O_ANALYTIC, TPP_O_TRAIN_TOKENS,
 	TPP_O__PROBLEM_END
 };
 #define TPP_CLI_PROBLEM_OPTDOCS \
@@ -43,7 +43,8 @@ enum {
 	{{"global-batch", required_argument, 0, TPP_O_GBS}, "B", "global batch in sequences (default: the model's)"}, \
 	{{"seq", required_argument, 0, TPP_O_SEQ}, "S", "sequence length (default: the model's)"}, \
 	{{"precision", required_argument, 0, TPP_O_PREC}, "P", "bf16 (default), fp16 or fp8"}, \
-	{{"fp8-recipe", required_argument, 0, TPP_O_FP8_RECIPE}, "R", "with --precision fp8: current (default: each tensor's own amax, one more read per quantization) or delayed (scale from the amax history)"}
+	{{"fp8-recipe", required_argument, 0, TPP_O_FP8_RECIPE}, "R", "with --precision fp8: current (default: each tensor's own amax, one more read per quantization) or delayed (scale from the amax history)"}, \
+	{{"train-tokens", required_argument, 0, TPP_O_TRAIN_TOKENS}, "T", "tokens to train on (e.g. 300B, 15T, 2.5e12; K M B T = 1e3 1e6 1e9 1e12): also print the training's days and GPU-hours at the predicted step"}
 /* The cost model and the layout search. */
 #define TPP_CLI_MODEL_OPTDOCS \
 	{{"layout", required_argument, 0, TPP_O_LAYOUT}, "L", "fix layout fields: tp, pp, dp, cp, mbs, vp, sp (0/1), recompute (none/selective/full), recompute_layers (with full: the first N layers of each model chunk recomputed, block method; 0 or left out = every layer; with recompute left to the search, the fewest that fit), zero (0-3; 2 and 3 with pp > 1 are priced as PyTorch FSDP2 under pipelining, searched only when given), schedule (1f1b/interleaved/zb-h1), tp_overlap (0/1); e.g. tp=8,pp=16,vp=3,sp=1; all given: evaluate that one layout"}, \
@@ -65,6 +66,7 @@ struct tpp_cli_problem {
 	int max_mbs, max_cp;		/* default 16 each */
 	int analytic;
 	double time_limit;		/* s per search, default 60; 0 = none */
+	double train_tokens;		/* --train-tokens; 0 = not given */
 	int fp8_recipe_given;
 	unsigned long long seen;	/* options met (bit ch - TPP_O_GPUS + 2;
 					   --model 0, --cluster 1): a value
@@ -215,7 +217,20 @@ struct tpp_plan_ctx {
 	/* when the best layout is ZeRO-3 across nodes, the best that is not
 	 * (tpp_cli_best_without_zero3); NULL: not searched */
 	const struct tpp_cli_alt *no_zero3;
+	/* --train-tokens, 0 when not given: the steps it takes
+	 * (tpp_cli_train_steps) */
+	double train_tokens;
+	long long train_steps;
 };
+/* Steps to train on `tokens` tokens at `gbs` sequences of `seq` tokens a
+ * step: ceil(tokens / (gbs seq)); 0 when tokens is 0. */
+long long tpp_cli_train_steps(double tokens, int gbs, int seq);
+/* "Training on T tokens (--train-tokens): S steps ..., D days on N GPUs
+ * (H GPU-hours) at the predicted step; ... at the published runs' error
+ * range ..." for the plan's best layout into buf; 0 and "" when
+ * --train-tokens was not given or nothing fits. */
+size_t tpp_print_training(char *buf, size_t size, const struct tpp_plan_ctx *x,
+			  const struct tpp_plan *p);
 /* The sentence saying which runners-up are within TPP_MEASURED_SPREAD of
  * the best (or by how much the best leads) into buf; 0 (and "") when the
  * plan has one layout. */

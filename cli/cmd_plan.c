@@ -106,6 +106,8 @@ int tpp_cmd_plan(int argc, char **argv)
 	x.cluster = cluster;
 	x.opts = &co;
 	x.search = &s;
+	x.train_tokens = pb.train_tokens;
+	x.train_steps = tpp_cli_train_steps(pb.train_tokens, s.gbs, model.seq);
 	rc = tpp_plan_search(&model, cluster, &co, &s, plan, &err);
 	if (rc == TPP_E_USAGE) {
 		fprintf(stderr, "tpplan: %s\n", err.msg);

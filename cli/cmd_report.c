@@ -216,6 +216,8 @@ int tpp_cmd_report(int argc, char **argv)
 	x.cluster = cluster;
 	x.opts = &co;
 	x.search = &s;
+	x.train_tokens = pb.train_tokens;
+	x.train_steps = tpp_cli_train_steps(pb.train_tokens, s.gbs, model.seq);
 	rc = tpp_plan_search(&model, cluster, &co, &s, plan, &err);
 	if (rc && !(rc == TPP_E_INFEASIBLE && !plan->timed_out)) {
 		fprintf(stderr, "tpplan: %s\n", err.msg);

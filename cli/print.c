@@ -300,6 +300,83 @@ size_t tpp_print_caution(char *buf, size_t size, const struct tpp_plan *p,
 	return w > 0 ? (size_t)w : 0;
 }
 
+/* A count of tokens the way --train-tokens takes it: 300B, 15T, 2.5M. */
+static void fmt_tokens(char *buf, size_t size, double t)
+{
+	static const char units[] = "TBMK";
+	static const double mult[] = {1e12, 1e9, 1e6, 1e3};
+	int i;
+	for (i = 0; i < 4; i++)
+		if (t >= mult[i]) {
+			snprintf(buf, size, "%.4g%c", t / mult[i], units[i]);
+			return;
+		}
+	snprintf(buf, size, "%.0f", t);
+}
+
+/* A duration in days from 2 days up, in hours from 1 hour, else in
+ * seconds. */
+static void fmt_duration(char *buf, size_t size, double s)
+{
+	double d = s / 86400, h = s / 3600;
+	if (d >= 2)
+		snprintf(buf, size, "%.*f days", d < 10 ? 2 : 1, d);
+	else if (h >= 1)
+		snprintf(buf, size, "%.*f hours", h < 10 ? 2 : 1, h);
+	else
+		snprintf(buf, size, "%.4g s", s);
+}
+
+/*
+ * Training time at the predicted step: steps * step_s, the steps being
+ * ceil(tokens / (global batch * sequence)) (tpp_cli_train_steps), and
+ * GPU-hours = that time * GPUs / 3600 s.  The range is what the
+ * published runs' error says of it: measured = predicted / (1 + error),
+ * error from TPP_ACC_ERR_MIN to TPP_ACC_ERR_MAX (How sure).  Steps only:
+ * what a run spends beside them (checkpoints, evaluation, restarts after
+ * failures) is not modelled, so it is said.
+ */
+size_t tpp_print_training(char *buf, size_t size, const struct tpp_plan_ctx *x,
+			  const struct tpp_plan *p)
+{
+	const struct tpp_eval *e;
+	char tok[32], per[32], d0[32], d1[32], d2[32], gh[48];
+	double wall;
+	int w, gpus;
+	buf[0] = 0;
+	if (!x->train_steps || !p->n_top)
+		return 0;
+	e = &p->top[0];
+	gpus = e->layout.tp * e->layout.pp * e->layout.dp * e->layout.cp;
+	wall = (double)x->train_steps * e->step_s;
+	fmt_tokens(tok, sizeof(tok), x->train_tokens);
+	fmt_tokens(per, sizeof(per), (double)x->search->gbs * x->model->seq);
+	fmt_duration(d0, sizeof(d0), wall);
+	/* 3 significant digits below 1000, whole hours above */
+	snprintf(gh, sizeof(gh), wall * gpus / 3600 < 1000 ? "%.3g" : "%.0f", wall * gpus / 3600);
+	w = snprintf(buf, size, "Training on %s tokens (--train-tokens): %lld step%s of %s tokens, %s on %d GPUs (%s GPU-hours) at the predicted step; ",
+		     tok, x->train_steps, x->train_steps == 1 ? "" : "s", per, d0, gpus, gh);
+	if (w < 0 || (size_t)w >= size)
+		return w > 0 ? size - 1 : 0;
+	if (tpp_eval_optimistic(e)) {
+		w += snprintf(buf + w, size - w, "the published runs' error range does not cover ZeRO-3 across nodes (see the caution)");
+		if (x->no_zero3 && x->no_zero3->status == TPP_ALT_FOUND && w > 0 && (size_t)w < size) {
+			fmt_duration(d1, sizeof(d1), (double)x->train_steps * x->no_zero3->best.step_s);
+			w += snprintf(buf + w, size - w, "; with the best layout without it, %s", d1);
+		}
+		if (w > 0 && (size_t)w < size)
+			w += snprintf(buf + w, size - w, ".  ");
+	} else {
+		fmt_duration(d1, sizeof(d1), wall / (1 + TPP_ACC_ERR_MAX));
+		fmt_duration(d2, sizeof(d2), wall / (1 + TPP_ACC_ERR_MIN));
+		w += snprintf(buf + w, size - w, "%s to %s at the published runs' error range (How sure).  ", d1, d2);
+	}
+	if (w < 0 || (size_t)w >= size)
+		return w > 0 ? size - 1 : 0;
+	w += snprintf(buf + w, size - w, "Steps alone: checkpoints, evaluation and restarts after failures add to it.");
+	return w > 0 ? ((size_t)w < size ? (size_t)w : size - 1) : 0;
+}
+
 size_t tpp_print_accuracy(char *buf, size_t size, int calibrated)
 {
 	/* the words follow the signs, should the figures change */
@@ -396,6 +473,11 @@ void tpp_print_plan_text(FILE *f, const struct tpp_plan_ctx *x,
 		fprintf(f, "%s\n", lb);
 	}
 	tpp_print_eval_text(f, x, best);
+	{
+		char buf[768];
+		if (tpp_print_training(buf, sizeof(buf), x, p))
+			fprintf(f, "  %s\n", buf);
+	}
 
 	fprintf(f, "\nwhy the others lost:\n");
 	{
@@ -479,7 +561,7 @@ void tpp_json_str(FILE *f, const char *s)
 /* ties: "true" / "false" for a ranked layout (tpp_plan_ties_best), NULL
  * where it does not apply (the closest miss) */
 static void json_eval(FILE *f, const struct tpp_eval *e, const char *ind,
-		      const char *ties)
+		      const char *ties, long long train_steps)
 {
 	const struct tpp_layout *l = &e->layout;
 	char lb[200];
@@ -507,6 +589,15 @@ static void json_eval(FILE *f, const struct tpp_eval *e, const char *ind,
 		ind, e->fits ? "true" : "false", e->simulated ? "true" : "false",
 		e->bound_s, e->tp_tier, e->dp_tier, e->pp_tier, e->cp_tier,
 		tpp_zero_pipelined(l) ? "true" : "false");
+	/* --train-tokens: the training's seconds and GPU-hours at this step
+	 * (tpp_print_training) */
+	if (train_steps > 0) {
+		double wall = (double)train_steps * e->step_s;
+		fprintf(f, ", \"train_s\": %.17g, \"train_gpu_hours\": %.17g", wall,
+			wall * ((double)l->tp * l->pp * l->dp * l->cp) / 3600);
+	} else {
+		fputs(", \"train_s\": null, \"train_gpu_hours\": null", f);
+	}
 	if (ties)
 		fprintf(f, ", \"ties_best\": %s", ties);
 	fputc('}', f);
@@ -581,6 +672,12 @@ void tpp_print_plan_json(FILE *f, const struct tpp_plan_ctx *x,
 	fputc(']', f);
 	fprintf(f, ",\n  \"accuracy\": {\"published_runs\": %d, \"error_min\": %.4f, \"error_median\": %.4f, \"error_max\": %.4f}",
 		TPP_ACC_RUNS, TPP_ACC_ERR_MIN, TPP_ACC_ERR_MEDIAN, TPP_ACC_ERR_MAX);
+	/* --train-tokens: what the layouts' train_s and train_gpu_hours count */
+	if (x->train_steps > 0)
+		fprintf(f, ",\n  \"train\": {\"tokens\": %.17g, \"tokens_per_step\": %lld, \"steps\": %lld}",
+			x->train_tokens, (long long)x->search->gbs * x->model->seq, x->train_steps);
+	else
+		fprintf(f, ",\n  \"train\": null");
 	fprintf(f, ",\n  \"considered\": %llu,\n  \"feasible\": %llu,\n  \"simulated\": %llu,\n  \"too_long_to_simulate\": %llu,\n  \"pruned_by_bound\": %llu,\n  \"simulated_best_per_degree\": %llu,\n  \"rejected\": {",
 		p->considered, p->feasible, p->simulated, p->too_long, p->pruned,
 		p->simulated_picks);
@@ -598,14 +695,14 @@ void tpp_print_plan_json(FILE *f, const struct tpp_plan_ctx *x,
 		p->degrees_cut ? "false" : "true");
 	for (i = 0; i < p->n_top; i++) {
 		json_eval(f, &p->top[i], "    ",
-			  tpp_plan_ties_best(p, i) ? "true" : "false");
+			  tpp_plan_ties_best(p, i) ? "true" : "false", x->train_steps);
 		fprintf(f, "%s\n", i + 1 < p->n_top ? "," : "");
 	}
 	fprintf(f, "  ],\n  \"fewer_gpus\": ");
 	if (x->fewer && x->fewer->gpus > 0) {
 		fprintf(f, "{\n    \"gpus\": %d,\n    \"tie\": %s,\n    \"best\":\n", x->fewer->gpus,
 			x->fewer->tie ? "true" : "false");
-		json_eval(f, &x->fewer->best, "      ", NULL);
+		json_eval(f, &x->fewer->best, "      ", NULL, x->train_steps);
 		fprintf(f, "\n  }");
 	} else {
 		fputs("null", f);
@@ -613,7 +710,7 @@ void tpp_print_plan_json(FILE *f, const struct tpp_plan_ctx *x,
 	fprintf(f, ",\n  \"best_without_zero3\":");
 	if (x->no_zero3 && x->no_zero3->status == TPP_ALT_FOUND) {
 		fputc('\n', f);
-		json_eval(f, &x->no_zero3->best, "    ", NULL);
+		json_eval(f, &x->no_zero3->best, "    ", NULL, x->train_steps);
 	} else {
 		fputs(" null", f);
 	}
@@ -626,7 +723,7 @@ void tpp_print_plan_json(FILE *f, const struct tpp_plan_ctx *x,
 		!x->fewer || x->fewer->complete ? "true" : "false");
 	fprintf(f, ",\n  \"closest_miss\": ");
 	if (p->have_min_mem && status == TPP_E_INFEASIBLE && !p->timed_out)
-		json_eval(f, &p->min_mem, "    ", NULL);
+		json_eval(f, &p->min_mem, "    ", NULL, 0);
 	else
 		fputs("null", f);
 	fprintf(f, "\n}\n");

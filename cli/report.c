@@ -1159,6 +1159,8 @@ static void write_best(struct doc *d, const struct tpp_report *r,
 		d_p(d, "%s", note); /* ends with the layout, no full stop: it is copied */
 	if (tpp_print_accuracy(note, sizeof(note), r->cal != NULL))
 		d_p(d, "%s", note);
+	if (tpp_print_training(note, sizeof(note), r->x, p))
+		d_p(d, "%s", note);
 
 	/* 2. breakdown */
 	d_h(d, 2, "Step-time breakdown");

@@ -815,6 +815,41 @@ expect time-limit-bad 2 err "--time-limit" "$BIN" --model 1t --cluster dgx-a100 
 expect gpu-variation-bad 2 err "--gpu-variation" "$BIN" --model 22b --cluster dgx-a100 \
 	--gpu-variation 0.9
 
+# ---- training time (--train-tokens) -------------------------------------------------
+# 22b on 8 GPUs, global batch 1024 x 2048 = 2,097,152 tokens a step:
+# 1e9 tokens take ceil(476.8) = 477 steps
+TT="--model 22b --cluster dgx-a100 --gpus 8"
+if expect train-tokens-text 0 out "Training on 1B tokens (--train-tokens): 477 steps of 2.097M tokens" \
+	"$BIN" $TT --train-tokens 1B; then
+	has train-tokens-text out "at the published runs' error range (How sure)"
+	has train-tokens-text out "Steps alone:"
+fi
+if expect train-tokens-json 0 out '"train"' "$BIN" $TT --train-tokens 1e9 --json; then
+	jcheck train-tokens-json "$OUT" '.train == {"tokens": 1e9, "tokens_per_step": 2097152, "steps": 477}'
+	# every layout: train_s = steps * step_s, GPU-hours = train_s * GPUs / 3600
+	jcheck train-tokens-json "$OUT" '[.layouts[] | ((.train_s / (477 * .step_s) - 1) | fabs) < 1e-12 and
+		((.train_gpu_hours / (.train_s * (.layout.tp * .layout.pp * .layout.dp * .layout.cp) / 3600) - 1) | fabs) < 1e-12] | all'
+fi
+# the text's days follow the JSON's seconds
+if run "$BIN" $TT --train-tokens 300B && [ "$rc" -eq 0 ]; then
+	days=$(sed -n 's/.*Training on 300B tokens (--train-tokens): [0-9]* steps of [^,]*, \([0-9.]*\) days on 8 GPUs.*/\1/p' "$OUT")
+	run "$BIN" $TT --train-tokens 300B --json
+	jcheck train-tokens-days "$OUT" "((.layouts[0].train_s / 86400) * 10 | round) / 10 == ${days:-0}"
+	jcheck train-tokens-days "$OUT" '.train.steps == 143052'
+else
+	fail "train-tokens-days: exit $rc"
+fi
+if expect train-tokens-absent 0 out '"train"' "$BIN" $TT --json; then
+	jcheck train-tokens-absent "$OUT" '.train == null and .layouts[0].train_s == null and .layouts[0].train_gpu_hours == null'
+fi
+expect train-tokens-zero 2 err "--train-tokens: 0 is out of range [1, 1e18] tokens" "$BIN" $TT --train-tokens 0
+expect train-tokens-sign 2 err "--train-tokens: expected a number of tokens (e.g. 300B, 15T, 2.5e12), got '-5B'" \
+	"$BIN" $TT --train-tokens -5B
+expect train-tokens-unit 2 err "got '300X'" "$BIN" $TT --train-tokens 300X
+expect train-tokens-hex 2 err "got '0x10B'" "$BIN" $TT --train-tokens 0x10B
+expect train-tokens-huge 2 err "3e300T is out of range" "$BIN" $TT --train-tokens 3e300T
+expect train-tokens-twice 2 err "--train-tokens is given twice" "$BIN" $TT --train-tokens 1B --train-tokens 2B
+
 # ---- validate ---------------------------------------------------------------------
 if [ -f "$ROOT/../shared/validation/published-runs.tsv" ]; then
 	cases=$((cases + 1))

@@ -578,6 +578,17 @@ else
 	fail "re-run into the same directory: exit $?"
 fi
 
+# --train-tokens: the report states the training's time below the best
+# layouts, as the text plan does
+D=$TMP/train
+if "$BIN" report $PROBLEM --train-tokens 1B --no-plots -o "$D" >/dev/null 2>"$TMP/err" &&
+	grep -q "Training on 1B tokens (--train-tokens): 477 steps" "$D/report.md" &&
+	grep -q "Training on 1B tokens (--train-tokens): 477 steps" "$D/index.html"; then
+	ok train-tokens
+else
+	fail "report --train-tokens: no training sentence in report.md and index.html"
+fi
+
 if [ $fails -ne 0 ]; then
 	echo "test_report: $fails failed" >&2
 	exit 1
