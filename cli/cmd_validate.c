@@ -809,20 +809,25 @@ int tpp_cmd_validate(int argc, char **argv)
 			printf(", \"rows\": %d, \"predicted\": %d, \"unpredicted\": %d}\n}\n",
 			       nrows, nok, nrows - nok);
 		} else {
-			printf("%-5s %10s %10s %8s  %-62s %s\n", "id", "measured", "predicted", "error",
+			/* the id column as wide as the longest id (5 at least) */
+			int idw = 5;
+			for (i = 0; i < nrows; i++)
+				if ((int)strlen(rows[i].id) > idw)
+					idw = (int)strlen(rows[i].id);
+			printf("%-*s %10s %10s %8s  %-62s %s\n", idw, "id", "measured", "predicted", "error",
 			       "layout (searched where the row left it blank)", "source");
 			for (i = 0; i < nrows; i++) {
 				struct row_result *r = &rows[i];
 				if (r->ok) {
 					char lb[200];
 					tpp_layout_format(&r->e.layout, lb, sizeof(lb));
-					printf("%-5s %9.3fs %9.3fs %+7.1f%%  %-62s %s\n", r->id,
+					printf("%-*s %9.3fs %9.3fs %+7.1f%%  %-62s %s\n", idw, r->id,
 					       r->measured_s, r->predicted_s, 100 * r->err, lb, r->source);
 				} else {
 					char ms[32] = "-";
 					if (r->measured_s > 0)
 						snprintf(ms, sizeof(ms), "%.3fs", r->measured_s);
-					printf("%-5s %10s %10s %8s  cannot predict: %s\n", r->id,
+					printf("%-*s %10s %10s %8s  cannot predict: %s\n", idw, r->id,
 					       ms, "-", "-", r->reason);
 				}
 			}

@@ -1026,6 +1026,15 @@ if expect validate-modern-blank 0 out '"layout"' \
 	"$BIN" validate "$ROOT/tests/data/runs/legacy-blank.tsv" --json --stack modern; then
 	jcheck validate-modern-blank "$OUT" '.rows[0].layout | test("recompute=full") | not'
 fi
+# an id longer than the column's 5 characters widens it: the measured
+# times stay under their heading
+grep -v '^#' "$ROOT/tests/data/runs/one-good-one-bad.tsv" | head -n 2 |
+	sed '2s/^T01/A-LONGER-ROW-ID/' >"$TMP/longid.tsv"
+if expect validate-long-id 0 out "A-LONGER-ROW-ID " "$BIN" validate "$TMP/longid.tsv"; then
+	awk 'NR == 1 { h = index($0, "measured") + 7 }
+	     NR == 2 { r = index($0, "s "); exit !(h == r) }' "$OUT" ||
+		fail "validate-long-id: the measured time is not under its heading"
+fi
 # a column outside the format: a warning at its header cell; rows that
 # leave it blank are predicted, a row that fills it is listed, not predicted
 grep -v '^#' "$ROOT/tests/data/runs/sc21-table1-scripts.tsv" | awk -F'\t' -v OFS='\t' '
