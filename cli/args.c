@@ -469,8 +469,11 @@ _Static_assert(TPP_O__PROBLEM_END - TPP_O_GPUS == 19, "the names of tpp_cli_prob
 
 /*
  * --train-tokens: a decimal number (tpp_cli_double's rules) with an
- * optional K, M, B or T (1e3, 1e6, 1e9, 1e12; either case), at least one
- * token and at most 1e18 (a million times the largest runs published).
+ * optional K, M, B or T (1e3, 1e6, 1e9, 1e12; either case), a whole
+ * number of tokens (1.5 is refused, 1.5K is 1500), at least one token and
+ * at most 1e18 (a million times the largest runs published).  The value
+ * stored is rounded to the whole number, so that 2.16T is 2160000000000
+ * and not the double nearest 2.16 * 1e12.
  */
 static int cli_tokens(const char *flag, const char *arg, double *out)
 {
@@ -504,16 +507,23 @@ static int cli_tokens(const char *flag, const char *arg, double *out)
 		fprintf(stderr, "tpplan: %s: %s is out of range [1, 1e18] tokens\n", flag, arg);
 		return TPP_E_USAGE;
 	}
-	*out = v;
+	if (fabs(v - nearbyint(v)) > 1e-6 * v) {
+		fprintf(stderr, "tpplan: %s: %s is not a whole number of tokens\n", flag, arg);
+		return TPP_E_USAGE;
+	}
+	*out = nearbyint(v);
 	return TPP_OK;
 }
 
+/* ceil(tokens / (gbs * seq)) in integers: a double quotient of two exact
+ * whole numbers can land a hair above a whole step and add one. */
 long long tpp_cli_train_steps(double tokens, int gbs, int seq)
 {
-	double per = (double)gbs * seq;
-	if (!(tokens > 0) || per <= 0)
+	long long t, per = (long long)gbs * seq;
+	if (!(tokens >= 1) || !(tokens <= 1e18) || per <= 0)
 		return 0;
-	return (long long)ceil(tokens / per);
+	t = llround(tokens);
+	return t / per + (t % per != 0);
 }
 
 int tpp_cli_problem_opt(struct tpp_cli_problem *p, int ch, char *const *argv,

@@ -191,7 +191,7 @@ static void validate_usage(FILE *f)
  * parallelism (ring attention) exists only on top of it.
  * Nor is a row legacy that states ZeRO-2/3 in bf16.  Megatron-LM had no
  * ZeRO-2/3; the ZeRO-3 of those years was DeepSpeed's (SC21's comparison,
- * rows A11-A16, fp16), which took fp16 only: "ZeRO is only supported if
+ * rows A11-A16, fp16), which took no bf16: "ZeRO is only supported if
  * fp16 is enabled" (its config check, DeepSpeed issue #555, 2020-11; bf16
  * asked for in #974, 2021-04).  bf16 came to its ZeRO-3 with PR #1453
  * (opened 2021-10), which also sped its ZeRO-3 up (RoBERTa-10B on 64

@@ -300,22 +300,28 @@ size_t tpp_print_caution(char *buf, size_t size, const struct tpp_plan *p,
 	return w > 0 ? (size_t)w : 0;
 }
 
-/* A count of tokens the way --train-tokens takes it: 300B, 15T, 2.5M. */
+/* A count of tokens the way --train-tokens takes it: 300B, 15T, 2.5M.
+ * A unit is taken from where %.4g would round up to it (999.96B is 1T,
+ * not 1000B); from 9999.5T up, whole T (12000T, not 1.2e+04T). */
 static void fmt_tokens(char *buf, size_t size, double t)
 {
 	static const char units[] = "TBMK";
 	static const double mult[] = {1e12, 1e9, 1e6, 1e3};
 	int i;
+	if (t >= 9999.5e12) {
+		snprintf(buf, size, "%.0fT", t / 1e12);
+		return;
+	}
 	for (i = 0; i < 4; i++)
-		if (t >= mult[i]) {
+		if (t >= mult[i] * 0.99995) {
 			snprintf(buf, size, "%.4g%c", t / mult[i], units[i]);
 			return;
 		}
 	snprintf(buf, size, "%.0f", t);
 }
 
-/* A duration in days from 2 days up, in hours from 1 hour, else in
- * seconds. */
+/* A duration in days from 2 days up, in hours from 1 hour, in seconds
+ * from 1 s, else in milliseconds. */
 static void fmt_duration(char *buf, size_t size, double s)
 {
 	double d = s / 86400, h = s / 3600;
@@ -323,8 +329,22 @@ static void fmt_duration(char *buf, size_t size, double s)
 		snprintf(buf, size, "%.*f days", d < 10 ? 2 : 1, d);
 	else if (h >= 1)
 		snprintf(buf, size, "%.*f hours", h < 10 ? 2 : 1, h);
-	else
+	else if (s >= 1)
 		snprintf(buf, size, "%.4g s", s);
+	else
+		snprintf(buf, size, "%.3g ms", s * 1e3);
+}
+
+/* GPU-hours: 3 significant digits below 100, whole hours from there (no
+ * 1e+03), and "< 0.001" below a thousandth (no 5.33e-06). */
+static void fmt_gpu_hours(char *buf, size_t size, double g)
+{
+	if (g >= 99.95)
+		snprintf(buf, size, "%.0f", g);
+	else if (g >= 0.001)
+		snprintf(buf, size, "%.3g", g);
+	else
+		snprintf(buf, size, "< 0.001");
 }
 
 /*
@@ -352,17 +372,19 @@ size_t tpp_print_training(char *buf, size_t size, const struct tpp_plan_ctx *x,
 	fmt_tokens(tok, sizeof(tok), x->train_tokens);
 	fmt_tokens(per, sizeof(per), (double)x->search->gbs * x->model->seq);
 	fmt_duration(d0, sizeof(d0), wall);
-	/* 3 significant digits below 1000, whole hours above */
-	snprintf(gh, sizeof(gh), wall * gpus / 3600 < 1000 ? "%.3g" : "%.0f", wall * gpus / 3600);
-	w = snprintf(buf, size, "Training on %s tokens (--train-tokens): %lld step%s of %s tokens, %s on %d GPUs (%s GPU-hours) at the predicted step; ",
-		     tok, x->train_steps, x->train_steps == 1 ? "" : "s", per, d0, gpus, gh);
+	fmt_gpu_hours(gh, sizeof(gh), wall * gpus / 3600);
+	w = snprintf(buf, size, "Training on %s token%s (--train-tokens): %lld step%s of %s tokens, %s on %d GPUs (%s GPU-hours) at the predicted step; ",
+		     tok, x->train_tokens == 1 ? "" : "s", x->train_steps, x->train_steps == 1 ? "" : "s", per, d0, gpus, gh);
 	if (w < 0 || (size_t)w >= size)
 		return w > 0 ? size - 1 : 0;
 	if (tpp_eval_optimistic(e)) {
 		w += snprintf(buf + w, size - w, "the published runs' error range does not cover ZeRO-3 across nodes (see the caution)");
 		if (x->no_zero3 && x->no_zero3->status == TPP_ALT_FOUND && w > 0 && (size_t)w < size) {
-			fmt_duration(d1, sizeof(d1), (double)x->train_steps * x->no_zero3->best.step_s);
-			w += snprintf(buf + w, size - w, "; with the best layout without it, %s", d1);
+			double alt = (double)x->train_steps * x->no_zero3->best.step_s;
+			fmt_duration(d0, sizeof(d0), alt);
+			fmt_duration(d1, sizeof(d1), alt / (1 + TPP_ACC_ERR_MAX));
+			fmt_duration(d2, sizeof(d2), alt / (1 + TPP_ACC_ERR_MIN));
+			w += snprintf(buf + w, size - w, "; with the best layout without it, %s (%s to %s at that range)", d0, d1, d2);
 		}
 		if (w > 0 && (size_t)w < size)
 			w += snprintf(buf + w, size - w, ".  ");

@@ -849,6 +849,57 @@ expect train-tokens-unit 2 err "got '300X'" "$BIN" $TT --train-tokens 300X
 expect train-tokens-hex 2 err "got '0x10B'" "$BIN" $TT --train-tokens 0x10B
 expect train-tokens-huge 2 err "3e300T is out of range" "$BIN" $TT --train-tokens 3e300T
 expect train-tokens-twice 2 err "--train-tokens is given twice" "$BIN" $TT --train-tokens 1B --train-tokens 2B
+# whole tokens only; the value is the whole number, so 2.16T over
+# 500 x 2048 = 1,024,000 tokens a step is 2,109,375 steps exactly (the
+# double 2.16 * 1e12 / 1024000 is a hair above and once made it one more)
+expect train-tokens-fraction 2 err "--train-tokens: 1.5 is not a whole number of tokens" "$BIN" $TT --train-tokens 1.5
+if expect train-tokens-exact 0 out '"train"' "$BIN" $TT --global-batch 500 --train-tokens 2.16T --json; then
+	jcheck train-tokens-exact "$OUT" '.train == {"tokens": 2160000000000, "tokens_per_step": 1024000, "steps": 2109375}'
+fi
+if expect train-tokens-one-more 0 out '"train"' "$BIN" $TT --global-batch 500 --train-tokens 2160000000001 --json; then
+	jcheck train-tokens-one-more "$OUT" '.train.steps == 2109376'
+fi
+expect train-tokens-kilo 0 out "Training on 1.5K tokens (--train-tokens): 1 step of" "$BIN" $TT --train-tokens 1.5k
+expect train-tokens-point 0 out "Training on 500K tokens" "$BIN" $TT --train-tokens .5M
+expect train-tokens-one 0 out "Training on 1 token (--train-tokens): 1 step of" "$BIN" $TT --train-tokens 1
+# units from where %.4g rounds up to them; whole T past 9999.5T
+expect train-tokens-round 0 out "Training on 1T tokens (--train-tokens): 476819 steps" "$BIN" $TT --train-tokens 999.96B
+expect train-tokens-many 0 out "Training on 12000T tokens" "$BIN" $TT --train-tokens 12000T
+if expect train-tokens-max 0 out "Training on 1000000T tokens (--train-tokens): 476837158204 steps" \
+	"$BIN" $TT --train-tokens 1e18; then
+	# GPU-hours whole from 100 up: no exponent anywhere in the sentence
+	if grep 'Training on' "$OUT" | grep -q 'e+'; then
+		fail "train-tokens-max: an exponent in $(grep 'Training on' "$OUT")"
+	fi
+fi
+expect train-tokens-over 2 err "1.1e18 is out of range" "$BIN" $TT --train-tokens 1.1e18
+# below a second in milliseconds, below a thousandth of a GPU-hour said so
+if expect train-tokens-small 0 out "1 step of 4.096K tokens, " \
+	"$BIN" --model 125m --cluster dgx-a100 --gpus 8 --global-batch 8 --seq 512 --train-tokens 4096; then
+	grep -Eq '1 step of 4.096K tokens, [0-9.]+ ms on 8 GPUs \(< 0.001 GPU-hours\)' "$OUT" ||
+		fail "train-tokens-small: $(grep 'Training on' "$OUT")"
+fi
+# the range is the time over 1 + the published runs' largest and smallest
+# error (TPP_ACC_ERR_MAX 0.0360, TPP_ACC_ERR_MIN -0.1925; costmodel/README.md)
+if run "$BIN" $TT --train-tokens 300B && [ "$rc" -eq 0 ]; then
+	lo=$(sed -n 's/.*at the predicted step; \([0-9.]*\) days to \([0-9.]*\) days at the published.*/\1/p' "$OUT")
+	hi=$(sed -n 's/.*at the predicted step; \([0-9.]*\) days to \([0-9.]*\) days at the published.*/\2/p' "$OUT")
+	run "$BIN" $TT --train-tokens 300B --json
+	jcheck train-tokens-range "$OUT" "(.layouts[0].train_s / 86400 / 1.0360 * 10 | round) / 10 == ${lo:-0} and
+		(.layouts[0].train_s / 86400 / 0.8075 * 10 | round) / 10 == ${hi:-0}"
+else
+	fail "train-tokens-range: exit $rc"
+fi
+# ZeRO-3 across nodes: no range for it, the time and range of the best
+# layout without it instead
+if expect train-tokens-zero3 0 out "the published runs' error range does not cover ZeRO-3 across nodes (see the caution); with the best layout without it, " \
+	"$BIN" --model 175b --cluster dgx-a100 --gpus 1536 --global-batch 1536 --layout zero=3 --train-tokens 300B; then
+	grep -Eq 'with the best layout without it, [0-9.]+ days \([0-9.]+ days to [0-9.]+ days at that range\)' "$OUT" ||
+		fail "train-tokens-zero3: $(grep -o 'with the best layout without it.*' "$OUT")"
+	alt=$(sed -n 's/.*with the best layout without it, \([0-9.]*\) days.*/\1/p' "$OUT")
+	run "$BIN" --model 175b --cluster dgx-a100 --gpus 1536 --global-batch 1536 --layout zero=3 --train-tokens 300B --json
+	jcheck train-tokens-zero3 "$OUT" "(.train.steps * .best_without_zero3.step_s / 86400 * 10 | round) / 10 == ${alt:-0}"
+fi
 
 # ---- validate ---------------------------------------------------------------------
 if [ -f "$ROOT/../shared/validation/published-runs.tsv" ]; then
