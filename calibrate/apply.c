@@ -214,10 +214,13 @@ void tpp_cal_apply(const struct tpp_calibration *cal, const char *path,
 		   struct tpp_cluster *c)
 {
 	char src[2048]; /* cut to TPP_SOURCE_LEN where stored */
+	char nr[16] = "?";
 	int ti, op, p;
 
-	snprintf(src, sizeof(src), "calibration %s (%s, %s backend, %d ranks on %.200s)",
-		 path, cal->created_utc, cal->backend, cal->ranks,
+	if (cal->ranks > 0) /* 0: the file does not say */
+		snprintf(nr, sizeof(nr), "%d", cal->ranks);
+	snprintf(src, sizeof(src), "calibration %s (%s, %s backend, %s ranks on %.200s)",
+		 path, cal->created_utc, cal->backend, nr,
 		 cal->hosts[0] ? cal->hosts : "?");
 	for (ti = 0; ti < c->ntiers; ti++) {
 		struct tpp_tier *t = &c->tiers[ti];

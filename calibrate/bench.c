@@ -1131,6 +1131,72 @@ out:
 	return rc;
 }
 
+/* Share of a node's physical memory (host backend) or of a device's free
+ * memory the measurement may take, as `tpplan exec` (exec/run.c). */
+#define MEM_FRACTION 0.9
+
+/*
+ * What the run will allocate, before it does: a rank's collective send and
+ * receive buffers (R->buf_bytes each), then, one precision at a time, the
+ * GEMM operands of the largest shapes (gemm_prec: A m x k, B k x n, C m x
+ * n).  On a device with memory of its own each rank's bytes against
+ * MEM_FRACTION of its free memory; on the host the node's ranks' together
+ * against MEM_FRACTION of the physical memory (an allocation larger than
+ * that may still succeed and then be killed, or swap, mid-run).
+ * TPP_E_USAGE naming the bytes; the same on every rank.
+ */
+static int mem_check(struct run *R, const struct tpp_bench_shape *shapes, int nshapes)
+{
+	const struct tpp_bench_opts *o = R->o;
+	double coll = 2.0 * (double)R->buf_bytes, gemm = 0, rank, limit = INFINITY, use;
+	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+	const char *where = "the node's physical memory";
+	int p, i, dev = tpp_backend_has(R->b, TPP_BK_OP_MEM_INFO);
+	if (o->gemm)
+		for (p = 0; p < TPP_PREC__COUNT; p++) {
+			double eb = (double)tpp_backend_gemm_elem_bytes(R->b, (enum tpp_prec)p);
+			double ma = 0, mb = 0, mc = 0;
+			if (!eb || (o->prec_mask && !(o->prec_mask & (1u << p))))
+				continue;
+			for (i = 0; i < nshapes; i++) {
+				double m = shapes[i].m, n = shapes[i].n, k = shapes[i].k;
+				ma = fmax(ma, m * k);
+				mb = fmax(mb, k * n);
+				mc = fmax(mc, m * n);
+			}
+			gemm = fmax(gemm, (ma + mb + mc) * eb);
+		}
+	rank = fmax(coll, gemm);
+	if (dev) {
+		size_t fr = 0, tot = 0;
+		if (tpp_backend_mem_info(R->b, &fr, &tot, R->err) == TPP_OK && fr > 0)
+			limit = (double)fr;
+		where = "the device's free memory";
+		use = rank;
+	} else {
+		if (pages > 0 && psize > 0)
+			limit = (double)pages * (double)psize;
+		use = rank * (R->rpn > 0 ? R->rpn : 1);
+	}
+	if (use <= MEM_FRACTION * limit)
+		return TPP_OK;
+	{
+		char who[64];
+		int n = dev || R->rpn < 1 ? 1 : R->rpn;
+		if (dev)
+			snprintf(who, sizeof(who), "each rank");
+		else if (n > 1)
+			snprintf(who, sizeof(who), "the %d ranks on this node", n);
+		else
+			snprintf(who, sizeof(who), "this rank");
+		return tpp_err_set(R->err, TPP_E_USAGE, NULL, 0, 0,
+				   "not enough memory: %s would allocate %.1f GiB (%.1f GiB of %s each), more than %.0f%% of %s (%.1f GiB); give smaller --gemm-shapes or a smaller --max-bytes",
+				   who, use / TPP_GiB, rank / TPP_GiB,
+				   gemm >= coll ? "GEMM operands" : "collective buffers",
+				   100 * MEM_FRACTION, where, limit / TPP_GiB);
+	}
+}
+
 static int gemm_prec(struct run *R, enum tpp_prec p, const struct tpp_bench_shape *shapes,
 		     int nshapes, struct tpp_cal_gemm *g)
 {
@@ -1414,6 +1480,8 @@ int tpp_bench_run(const struct tpp_bench_opts *o, struct tpp_calibration *cal,
 			if (tpp_backend_gemm_elem_bytes(R.b, (enum tpp_prec)p) &&
 			    (!o->prec_mask || (o->prec_mask & (1u << p))))
 				R.nsteps += ngshapes + (o->settle_s > 0 && ngshapes > 0);
+	if ((rc = agree(&R, mem_check(&R, gshapes, ngshapes))))
+		goto out;
 	maxn = o->iters > 3 ? o->iters : 3;
 	R.t = calloc((size_t)maxn, sizeof(double));
 	R.tmax = calloc((size_t)maxn, sizeof(double));

@@ -1081,6 +1081,49 @@ static const struct tpp_yfield cal_fields[] = {
 	{.key = "gemm", .type = TPP_YF_CUSTOM, .offset = 0, .handler = parse_gemm},
 };
 
+/*
+ * meta.ranks and meta.ranks_per_node against each other and the tables:
+ * planning divides a table beyond the first tier by the ranks per node
+ * (apply.c per_gpu_scale), so a figure that does not fit the tables would
+ * price the network several times too fast or too slow, silently.
+ *   - ranks_per_node is at most ranks;
+ *   - a table's ranks (group x concurrent groups) are at most ranks;
+ *   - a table beyond the first tier (measured across nodes) whose groups
+ *     are one each (not a concurrent "rail" table, one rank per node) has
+ *     a group larger than ranks_per_node: one that fits on a node did not
+ *     cross nodes.
+ * 0 (unknown) checks nothing.
+ */
+static int check_ranks(struct tpp_ydoc *d, yaml_node_t *root,
+		       const struct tpp_calibration *c, struct tpp_err *err)
+{
+	yaml_node_t *meta = tpp_y_map_get(d, root, "meta");
+	int i;
+	if (c->ranks > 0 && c->ranks_per_node > c->ranks)
+		return tpp_y_err(d, tpp_y_map_get(d, meta, "ranks_per_node"), err,
+				 "meta.ranks_per_node %d is more than meta.ranks %d",
+				 c->ranks_per_node, c->ranks);
+	for (i = 0; i < c->ncoll; i++) {
+		const struct tpp_cal_coll *t = &c->coll[i];
+		long long used = (long long)t->group * (t->concurrent > 1 ? t->concurrent : 1);
+		if (c->ranks > 0 && used > c->ranks)
+			return tpp_err_set(err, TPP_E_INPUT, d->path, t->line, t->col,
+					   "collectives[%d]: %lld ranks (group %d x %d concurrent), "
+					   "but meta.ranks is %d",
+					   i, used, t->group, t->concurrent > 1 ? t->concurrent : 1,
+					   c->ranks);
+		if (t->tier >= 1 && t->concurrent <= 1 && c->ranks_per_node > 0 &&
+		    t->group <= c->ranks_per_node)
+			return tpp_err_set(err, TPP_E_INPUT, d->path, t->line, t->col,
+					   "collectives[%d]: a group of %d on tier %d (across nodes), "
+					   "but meta.ranks_per_node is %d: a group that fits on one "
+					   "node did not cross nodes (a wrong ranks_per_node, or the "
+					   "table belongs on tier 0)",
+					   i, t->group, t->tier, c->ranks_per_node);
+	}
+	return TPP_OK;
+}
+
 static int parse_cal(struct tpp_ydoc *d, struct tpp_calibration *c,
 		     struct tpp_err *err)
 {
@@ -1091,8 +1134,10 @@ static int parse_cal(struct tpp_ydoc *d, struct tpp_calibration *c,
 	 * not list unknown keys. */
 	if ((rc = tpp_y_check_schema(d, TPP_CAL_SCHEMA, "calibration", err)))
 		return rc;
-	return tpp_ymap_parse(d, root, cal_fields, TPP_ARRAY_LEN(cal_fields), c,
-			      "calibration", err);
+	if ((rc = tpp_ymap_parse(d, root, cal_fields, TPP_ARRAY_LEN(cal_fields), c,
+				 "calibration", err)))
+		return rc;
+	return check_ranks(d, root, c, err);
 }
 
 void tpp_cal_printable(struct tpp_calibration *c)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "tpp_afile.h"
 
 enum {
 	O_HELP = 'h',
@@ -97,8 +98,15 @@ int tpp_cmd_plan(int argc, char **argv)
 		/* the files the plan read: the model (a preset name is no
 		 * file), the cluster and the calibration in use */
 		const char *in[] = {pb.model_arg, cluster->path, cluster->calibration};
+		struct tpp_err ferr;
 		if ((rc = tpp_cli_not_an_input("--timeline", timeline, in, TPP_ARRAY_LEN(in))))
 			goto out;
+		/* a file that cannot be written is said before the search */
+		if (tpp_afile_check(timeline, &ferr)) {
+			fprintf(stderr, "tpplan: --timeline %s\n", ferr.msg);
+			rc = TPP_E_USAGE;
+			goto out;
+		}
 	}
 	if ((rc = tpp_cli_problem_search(&pb, &model, gpus, &s)))
 		goto out;
@@ -123,6 +131,11 @@ int tpp_cmd_plan(int argc, char **argv)
 	}
 	tpp_cli_follow_ups(&model, cluster, &co, &s, plan, rc, &spent, alt, tmp, &no_zero3,
 			   &fewer, &x);
+	/* the timeline first: a plan whose timeline could not be written is
+	 * not printed as if the command had succeeded */
+	if (rc == TPP_OK && timeline &&
+	    (rc = tpp_write_timeline(timeline, &x, &plan->top[0]))) /* prints its errors */
+		goto out;
 	if (json) {
 		tpp_print_plan_json(stdout, &x, plan, rc);
 	} else if (rc == TPP_OK) {
@@ -130,8 +143,6 @@ int tpp_cmd_plan(int argc, char **argv)
 	}
 	if (rc == TPP_E_SYSTEM)
 		fprintf(stderr, "tpplan: %s\n", err.msg);
-	if (rc == TPP_OK && timeline)
-		rc = tpp_write_timeline(timeline, &x, &plan->top[0]); /* prints its errors */
 	if (rc == TPP_E_INFEASIBLE) {
 		int all_fixed = s.tp != TPP_FREE && s.pp != TPP_FREE &&
 				s.mbs != TPP_FREE && s.vp != TPP_FREE &&

@@ -190,7 +190,8 @@ int tpp_cmd_report(int argc, char **argv)
 		fprintf(stderr, "tpplan: report: -o: empty directory name\n");
 		return TPP_E_USAGE;
 	}
-	/* before the searches, which can take minutes */
+	/* before the inputs and the searches, which can take minutes (made
+	 * below, once the inputs are read) */
 	if ((rc = tpp_report_check_dir(out_dir)))
 		return rc;
 
@@ -211,6 +212,8 @@ int tpp_cmd_report(int argc, char **argv)
 	if ((rc = tpp_cli_problem_cluster(&pb, cluster, &cal, &gpus)))
 		goto out;
 	if ((rc = tpp_cli_problem_search(&pb, &model, gpus, &s)))
+		goto out;
+	if ((rc = tpp_report_make_dir(out_dir)))
 		goto out;
 	x.model = &model;
 	x.cluster = cluster;

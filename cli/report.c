@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "report.h"
+#include "tpp_afile.h"
 #include "tpp_yaml.h"
 #include "sim.h"
 
@@ -32,47 +33,39 @@
 
 /* ---- atomic files ---------------------------------------------------------- */
 
+/* DIR/NAME written atomically (tpp_afile: a mkstemp temporary beside it,
+ * fsync, rename); a.f is the stream. */
 struct afile {
+	struct tpp_afile af;
 	FILE *f;
-	char tmp[PATH_LEN], path[PATH_LEN];
 };
 
-/* Open DIR/NAME.tmp.PID for writing; TPP_E_SYSTEM with a message. */
+/* Open DIR/NAME's temporary file; TPP_E_SYSTEM with a message. */
 static int af_open(struct afile *a, const char *dir, const char *name)
 {
-	int w = snprintf(a->path, sizeof(a->path), "%s/%s", dir, name);
-	int w2 = snprintf(a->tmp, sizeof(a->tmp), "%s/%s.tmp.%ld", dir, name,
-			  (long)getpid());
+	char path[PATH_LEN];
+	struct tpp_err err;
+	int w = snprintf(path, sizeof(path), "%s/%s", dir, name);
 	a->f = NULL;
-	if (w < 0 || (size_t)w >= sizeof(a->path) || w2 < 0 ||
-	    (size_t)w2 >= sizeof(a->tmp)) {
+	if (w < 0 || (size_t)w >= sizeof(path)) {
 		fprintf(stderr, "tpplan: report: path too long: %s/%s\n", dir, name);
 		return TPP_E_SYSTEM;
 	}
-	a->f = fopen(a->tmp, "w");
-	if (!a->f) {
-		fprintf(stderr, "tpplan: report: %s: %s\n", a->tmp, strerror(errno));
+	if (tpp_afile_open(&a->af, path, &err)) {
+		fprintf(stderr, "tpplan: report: %s\n", err.msg);
 		return TPP_E_SYSTEM;
 	}
+	a->f = a->af.f;
 	return TPP_OK;
 }
 
-/* Close and rename into place; on failure remove the temporary file. */
+/* Close and rename into place; on failure the temporary file goes. */
 static int af_close(struct afile *a)
 {
-	int bad = fflush(a->f) || ferror(a->f);
-	int e = errno;
-	if (fclose(a->f))
-		bad = 1, e = errno;
+	struct tpp_err err;
 	a->f = NULL;
-	if (bad) {
-		fprintf(stderr, "tpplan: report: %s: write failed: %s\n", a->path, strerror(e));
-		remove(a->tmp);
-		return TPP_E_SYSTEM;
-	}
-	if (rename(a->tmp, a->path)) {
-		fprintf(stderr, "tpplan: report: %s: %s\n", a->path, strerror(errno));
-		remove(a->tmp);
+	if (tpp_afile_commit(&a->af, &err)) {
+		fprintf(stderr, "tpplan: report: %s\n", err.msg);
 		return TPP_E_SYSTEM;
 	}
 	return TPP_OK;
@@ -459,6 +452,7 @@ struct figs {
 	char gnuplot[PATH_LEN]; /* "" when not found or --no-plots */
 	int wanted[FIG__COUNT]; /* data and script written */
 	int drawn[FIG__COUNT];  /* PNG in place */
+	int log_ours;           /* gnuplot.log is this report's (manifest) */
 	int failed;             /* some figure failed to draw */
 	int off;                /* --no-plots: none drawn, on purpose */
 };
@@ -572,20 +566,34 @@ static int png_ok(const char *path)
 	return ok;
 }
 
-/* Run `gnuplot -e "outfile='NAME.png.tmp.PID'" NAME.gp` in dir, output to
- * dir/gnuplot.log; rename the PNG into place when it is valid. */
+/* Run `gnuplot -e "outfile='NAME.png.tmp.XXXXXX'" NAME.gp` in dir (the
+ * temporary made by mkstemp first, so gnuplot never writes through a name
+ * another user planted), output to dir/gnuplot.log; rename the PNG into
+ * place when it is valid. */
 static int draw(struct figs *fg, const char *dir, enum fig which)
 {
 	const char *name = fig_names[which];
 	char outarg[160], script[64], tmp[PATH_LEN], png[PATH_LEN];
 	char *argv[5];
 	pid_t pid;
-	int status = 0;
+	int status = 0, fd;
 
-	snprintf(outarg, sizeof(outarg), "outfile='%s.png.tmp.%ld'", name, (long)getpid());
 	snprintf(script, sizeof(script), "%s.gp", name);
-	snprintf(tmp, sizeof(tmp), "%s/%s.png.tmp.%ld", dir, name, (long)getpid());
+	snprintf(tmp, sizeof(tmp), "%s/%s.png.tmp.XXXXXX", dir, name);
 	snprintf(png, sizeof(png), "%s/%s.png", dir, name);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		fprintf(stderr, "tpplan: report: warning: cannot draw %s: %s: %s\n", script, tmp,
+			strerror(errno));
+		return 0;
+	}
+	{
+		mode_t mask = umask(0); /* mkstemp's 0600 becomes what a new file gets */
+		umask(mask);
+		(void)fchmod(fd, 0666 & ~mask);
+	}
+	close(fd);
+	snprintf(outarg, sizeof(outarg), "outfile='%s'", strrchr(tmp, '/') + 1);
 	argv[0] = "gnuplot";
 	argv[1] = "-e";
 	argv[2] = outarg;
@@ -595,10 +603,10 @@ static int draw(struct figs *fg, const char *dir, enum fig which)
 	pid = fork();
 	if (pid < 0) {
 		fprintf(stderr, "tpplan: report: warning: cannot start gnuplot: %s\n", strerror(errno));
+		remove(tmp);
 		return 0;
 	}
 	if (pid == 0) {
-		int fd;
 		if (chdir(dir))
 			_exit(127);
 		fd = open("gnuplot.log", O_WRONLY | O_CREAT | O_APPEND, 0644);
@@ -763,8 +771,8 @@ static int fig_timeline(const char *dir, const struct tpp_report *r,
 {
 	const struct tpp_eval *e = &r->plan->top[0];
 	const struct tpp_layout *l = &e->layout;
-	size_t cap = (size_t)3 * e->microbatches * l->vp * l->pp + l->pp + 8, i;
-	struct tpp_sim_event *ev = malloc(cap * sizeof(*ev));
+	size_t cells = (size_t)e->microbatches * l->vp * l->pp, cap = 0, i;
+	struct tpp_sim_event *ev = NULL;
 	struct tpp_sim_result sr;
 	struct tpp_err err;
 	struct afile a;
@@ -772,9 +780,15 @@ static int fig_timeline(const char *dir, const struct tpp_report *r,
 	double first_b = 0, zoom;
 	int rc, k, pass;
 
-	if (!ev) {
-		fprintf(stderr, "tpplan: report: out of memory\n");
-		return TPP_E_SYSTEM;
+	/* a pipeline too large to play out is refused by tpp_sim_run (its
+	 * warning below), before a buffer is sized for it */
+	if (cells <= TPP_SIM_MAX_CELLS) {
+		cap = 3 * cells + l->pp + 8;
+		ev = malloc(cap * sizeof(*ev));
+		if (!ev) {
+			fprintf(stderr, "tpplan: report: out of memory\n");
+			return TPP_E_SYSTEM;
+		}
 	}
 	rc = tpp_sim_run(r->x->model, r->x->cluster, r->x->opts, l, e, &sr, ev, cap, &err);
 	if (rc) {
@@ -782,7 +796,7 @@ static int fig_timeline(const char *dir, const struct tpp_report *r,
 		free(ev);
 		return rc == TPP_E_SYSTEM ? rc : TPP_E_INFEASIBLE;
 	}
-	TPP_ASSERT(sr.nevents <= cap);
+	TPP_ASSERT(ev && sr.nevents <= cap);
 	*step_s = sr.step_s;
 	*nevents = sr.nevents;
 	if ((rc = af_open(&a, dir, "timeline.dat"))) {
@@ -1559,15 +1573,53 @@ static int file_in_the_way(const char *dir, char *buf)
 	return 0;
 }
 
+/* The deepest of dir's leading paths that exists ("." for a relative
+ * dir none of whose components does), into buf (PATH_LEN). */
+static void deepest_existing(const char *dir, char *buf)
+{
+	size_t i, n = strlen(dir), last = 0;
+	struct stat st;
+	if (n >= PATH_LEN) {
+		tpp_strlcpy(buf, ".", PATH_LEN);
+		return;
+	}
+	memcpy(buf, dir, n + 1);
+	for (i = 1; i <= n; i++)
+		if (buf[i] == '/' || buf[i] == '\0') {
+			char ch = buf[i];
+			buf[i] = '\0';
+			if (stat(buf, &st))
+				break;
+			last = i;
+			buf[i] = ch;
+		}
+	if (last)
+		buf[last] = '\0';
+	else if (dir[0] == '/')
+		tpp_strlcpy(buf, "/", PATH_LEN);
+	else
+		tpp_strlcpy(buf, ".", PATH_LEN);
+}
+
 int tpp_report_check_dir(const char *dir)
 {
 	char f[PATH_LEN];
 	if (!file_in_the_way(dir, f)) {
-		/* an existing directory must take the files: said now, not
-		 * after every search */
+		/* the files must go in: said now, not after every search --
+		 * into the directory when it exists, else into the deepest
+		 * directory above it that does, where mkdir makes the rest */
 		struct stat st;
-		if (!stat(dir, &st) && S_ISDIR(st.st_mode) && access(dir, W_OK | X_OK)) {
-			fprintf(stderr, "tpplan: report: -o %s: cannot write into it: %s\n", dir,
+		if (!stat(dir, &st) && S_ISDIR(st.st_mode)) {
+			if (access(dir, W_OK | X_OK)) {
+				fprintf(stderr, "tpplan: report: -o %s: cannot write into it: %s\n", dir,
+					strerror(errno));
+				return TPP_E_SYSTEM;
+			}
+			return TPP_OK;
+		}
+		deepest_existing(dir, f);
+		if (access(f, W_OK | X_OK)) {
+			fprintf(stderr, "tpplan: report: -o %s: cannot create it in %s: %s\n", dir, f,
 				strerror(errno));
 			return TPP_E_SYSTEM;
 		}
@@ -1580,8 +1632,7 @@ int tpp_report_check_dir(const char *dir)
 	return TPP_E_SYSTEM;
 }
 
-/* mkdir -p; prints the error, returns an exit status */
-static int make_dir(const char *dir)
+int tpp_report_make_dir(const char *dir)
 {
 	char buf[PATH_LEN];
 	size_t i, n = strlen(dir);
@@ -1612,8 +1663,72 @@ fail:
 	return TPP_E_SYSTEM;
 }
 
+/*
+ * The report's manifest, DIR/.tpplan-report: the figure files (NAME.dat,
+ * NAME.gp, NAME.png) and gnuplot.log the last report into DIR wrote, one
+ * name a line.  A report removes what the previous one wrote and it does
+ * not write again (a figure it has no data for, a picture it did not
+ * draw), so nothing stale sits beside it -- and nothing else: a file of
+ * the same name that no report wrote (a directory that never held one, a
+ * report from before the manifest) is left alone.
+ */
+#define MANIFEST ".tpplan-report"
+static const char *const fig_ext[] = {"dat", "gp", "png"};
+
+struct manifest {
+	int fig[FIG__COUNT][3]; /* [figure][fig_ext] listed */
+	int log;                /* gnuplot.log listed */
+};
+
+static void manifest_read(const char *dir, struct manifest *m)
+{
+	char path[PATH_LEN], line[256];
+	FILE *f;
+	memset(m, 0, sizeof(*m));
+	snprintf(path, sizeof(path), "%s/%s", dir, MANIFEST);
+	if (tpp_not_regular(path) || !(f = fopen(path, "r")))
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		size_t i, k;
+		line[strcspn(line, "\r\n")] = '\0';
+		if (!strcmp(line, "gnuplot.log"))
+			m->log = 1;
+		for (i = 0; i < FIG__COUNT; i++)
+			for (k = 0; k < TPP_ARRAY_LEN(fig_ext); k++) {
+				size_t n = strlen(fig_names[i]);
+				if (!strncmp(line, fig_names[i], n) && line[n] == '.' &&
+				    !strcmp(line + n + 1, fig_ext[k]))
+					m->fig[i][k] = 1;
+			}
+	}
+	fclose(f);
+}
+
+static int manifest_write(const char *dir, const struct figs *fg)
+{
+	struct afile a;
+	char log[PATH_LEN];
+	struct stat st;
+	size_t i, k;
+	int rc;
+	if ((rc = af_open(&a, dir, MANIFEST)))
+		return rc;
+	fputs("# tpplan report: the figure files this report wrote.  A later `tpplan\n"
+	      "# report` into this directory removes those of them it does not write\n"
+	      "# again, and no other file.\n", a.f);
+	for (i = 0; i < FIG__COUNT; i++)
+		for (k = 0; k < TPP_ARRAY_LEN(fig_ext); k++)
+			if (fg->wanted[i] && (k < 2 || fg->drawn[i]))
+				fprintf(a.f, "%s.%s\n", fig_names[i], fig_ext[k]);
+	snprintf(log, sizeof(log), "%s/gnuplot.log", dir);
+	if (fg->log_ours && !stat(log, &st))
+		fputs("gnuplot.log\n", a.f);
+	return af_close(&a);
+}
+
 int tpp_report_write(const char *dir, const struct tpp_report *r)
 {
+	struct manifest old;
 	struct figs fg;
 	struct afile a;
 	struct doc d;
@@ -1627,8 +1742,9 @@ int tpp_report_write(const char *dir, const struct tpp_report *r)
 
 	memset(&fg, 0, sizeof(fg));
 	fg.off = !r->plots;
-	if ((rc = make_dir(dir)))
+	if ((rc = tpp_report_make_dir(dir)))
 		return rc;
+	manifest_read(dir, &old);
 	if (gmtime_r(&now, &tmv))
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tmv);
 	else
@@ -1667,29 +1783,33 @@ int tpp_report_write(const char *dir, const struct tpp_report *r)
 		if (!find_gnuplot(fg.gnuplot, sizeof(fg.gnuplot)))
 			fprintf(stderr, "tpplan: report: warning: gnuplot not found in PATH; writing tables only (install gnuplot, e.g. Debian's gnuplot-nox)\n");
 		snprintf(log, sizeof(log), "%s/gnuplot.log", dir);
-		remove(log);
+		/* the log of the previous report goes; one that no report
+		 * wrote is appended to, never removed */
+		fg.log_ours = old.log || stat(log, &st);
+		if (old.log)
+			remove(log);
 		for (i = 0; fg.gnuplot[0] && i < FIG__COUNT; i++)
 			if (fg.wanted[i]) {
 				fg.drawn[i] = draw(&fg, dir, (enum fig)i);
 				fg.failed |= !fg.drawn[i];
 			}
-		if (!fg.failed && stat(log, &st) == 0 && st.st_size == 0)
+		if (fg.log_ours && !fg.failed && stat(log, &st) == 0 && st.st_size == 0)
 			remove(log);
 	}
 
-	/* what an earlier report into this directory left that this one
-	 * does not write: a figure it has no data for (its .dat, .gp and
-	 * .png), and a picture it did not draw (--no-plots, no gnuplot, or
-	 * gnuplot failed), so that nothing stale sits beside the report */
+	/* what the previous report into this directory wrote (its
+	 * manifest) and this one does not: a figure it has no data for (its
+	 * .dat, .gp and .png), and a picture it did not draw (--no-plots, no
+	 * gnuplot, or gnuplot failed), so that nothing stale sits beside the
+	 * report; no other file */
 	for (i = 0; i < FIG__COUNT; i++) {
-		static const char *const ext[] = {"dat", "gp", "png"};
 		size_t k;
-		for (k = 0; k < TPP_ARRAY_LEN(ext); k++) {
+		for (k = 0; k < TPP_ARRAY_LEN(fig_ext); k++) {
 			char path[PATH_LEN];
 			int keep = fg.wanted[i] && (k < 2 || fg.drawn[i]);
-			if (keep)
+			if (keep || !old.fig[i][k])
 				continue;
-			snprintf(path, sizeof(path), "%s/%s.%s", dir, fig_names[i], ext[k]);
+			snprintf(path, sizeof(path), "%s/%s.%s", dir, fig_names[i], fig_ext[k]);
 			if (remove(path) && errno != ENOENT)
 				fprintf(stderr, "tpplan: report: warning: cannot remove the earlier %s: %s\n",
 					path, strerror(errno));
@@ -1709,7 +1829,9 @@ int tpp_report_write(const char *dir, const struct tpp_report *r)
 	d.kind = DOC_MD;
 	d.in_row = 0;
 	write_doc(&d, r, &fg, tl_step, tl_events, have_tl, when);
-	return af_close(&a);
+	if ((rc = af_close(&a)))
+		return rc;
+	return manifest_write(dir, &fg);
 }
 
 /* ---- exec results ------------------------------------------------------------ */

@@ -107,9 +107,15 @@ void tpp_report_megatron_args(const struct tpp_model *m,
  * TPP_OK unless `dir`, or a directory above it, exists and is not a
  * directory; then prints that (naming it) and returns TPP_E_SYSTEM.
  * tpp_report_write checks the same; `tpplan report` checks first, before
- * its searches.
+ * it reads its inputs.
  */
 int tpp_report_check_dir(const char *dir);
+
+/* mkdir -p dir after tpp_report_check_dir: `tpplan report` makes it once
+ * its inputs have been read and before its searches, so a directory that
+ * cannot be made (a read-only file system, /sys) is said before minutes
+ * of searching.  Prints the error; returns an exit status. */
+int tpp_report_make_dir(const char *dir);
 
 /*
  * Write the report into `dir` (created with its parents if missing).  With

@@ -1,31 +1,37 @@
 /*
  * timeline.c - `--timeline FILE`: the simulated schedule of one layout as a
- * table a plot can draw (one row per operation, per rank).
+ * table a plot can draw (one row per operation, per rank).  Written
+ * atomically (tpp_afile); cmd_plan.c checks the destination before the
+ * search (tpp_afile_check), so a bad path costs no search.
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "sim.h"
+#include "tpp_afile.h"
 
 int tpp_write_timeline(const char *path, const struct tpp_plan_ctx *x,
 		       const struct tpp_eval *e)
 {
 	const struct tpp_layout *l = &e->layout;
-	size_t cap = (size_t)3 * e->microbatches * l->vp * l->pp + l->pp + 8, i;
-	struct tpp_sim_event *ev = malloc(cap * sizeof(*ev));
+	size_t cells = (size_t)e->microbatches * l->vp * l->pp, i;
+	size_t cap = 0;
+	struct tpp_sim_event *ev = NULL;
 	struct tpp_sim_result r;
+	struct tpp_afile a;
 	struct tpp_err err;
-	char tmp[4096];
-	FILE *f;
-	int rc, w, direct;
+	int rc;
 
-	if (!ev) {
-		fprintf(stderr, "tpplan: --timeline: out of memory\n");
-		return TPP_E_SYSTEM;
+	/* a pipeline too large to play out is refused by tpp_sim_run itself
+	 * (its message), before a buffer is sized for it */
+	if (cells <= TPP_SIM_MAX_CELLS) {
+		cap = 3 * cells + l->pp + 8;
+		ev = malloc(cap * sizeof(*ev));
+		if (!ev) {
+			fprintf(stderr, "tpplan: --timeline: out of memory\n");
+			return TPP_E_SYSTEM;
+		}
 	}
 	rc = tpp_sim_run(x->model, x->cluster, x->opts, l, e, &r, ev, cap, &err);
 	if (rc) {
@@ -34,56 +40,20 @@ int tpp_write_timeline(const char *path, const struct tpp_plan_ctx *x,
 		/* too large to play out: not "no feasible layout" (exit 1) */
 		return rc == TPP_E_INFEASIBLE ? TPP_E_USAGE : rc;
 	}
-	TPP_ASSERT(r.nevents <= cap);
-	{
-		/* an existing non-regular target (/dev/stdout, a FIFO) is
-		 * written in place: a rename would replace it */
-		struct stat st;
-		direct = !stat(path, &st) && !S_ISREG(st.st_mode);
-		if (direct && S_ISDIR(st.st_mode)) {
-			free(ev);
-			fprintf(stderr, "tpplan: --timeline %s: is a directory\n", path);
-			return TPP_E_USAGE;
-		}
-	}
-	w = snprintf(tmp, sizeof(tmp), "%s", direct ? path : "");
-	if (!direct)
-		w = snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
-	if (w < 0 || (size_t)w >= sizeof(tmp)) {
+	TPP_ASSERT(ev && r.nevents <= cap);
+	if ((rc = tpp_afile_open(&a, path, &err))) {
 		free(ev);
-		fprintf(stderr, "tpplan: --timeline: path too long\n");
-		return TPP_E_USAGE;
+		fprintf(stderr, "tpplan: --timeline %s\n", err.msg);
+		return rc;
 	}
-	f = fopen(tmp, "w");
-	if (!f) {
-		fprintf(stderr, "tpplan: --timeline %s: %s\n", path, strerror(errno));
-		free(ev);
-		return TPP_E_SYSTEM;
-	}
-	fprintf(f, "# tpplan %s timeline of %s on %s; step %.6f s\n", tpp_version,
+	fprintf(a.f, "# tpplan %s timeline of %s on %s; step %.6f s\n", tpp_version,
 		x->model->name, x->cluster->name, r.step_s);
-	fprintf(f, "rank\tchunk\tmicrobatch\tkind\tstart_s\tend_s\n");
+	fprintf(a.f, "rank\tchunk\tmicrobatch\tkind\tstart_s\tend_s\n");
 	for (i = 0; i < r.nevents; i++)
-		fprintf(f, "%d\t%d\t%d\t%s\t%.9f\t%.9f\n", ev[i].rank, ev[i].chunk,
+		fprintf(a.f, "%d\t%d\t%d\t%s\t%.9f\t%.9f\n", ev[i].rank, ev[i].chunk,
 			ev[i].mb, tpp_ev_names[ev[i].kind], ev[i].start_s, ev[i].end_s);
 	free(ev);
-	{
-		int bad = fflush(f) || ferror(f);
-		int er = errno;
-		if (fclose(f) && !bad)
-			bad = 1, er = errno;
-		if (bad) {
-			fprintf(stderr, "tpplan: --timeline %s: write failed: %s\n", path,
-				strerror(er));
-			if (!direct)
-				remove(tmp);
-			return TPP_E_SYSTEM;
-		}
-	}
-	if (!direct && rename(tmp, path)) {
-		fprintf(stderr, "tpplan: --timeline %s: %s\n", path, strerror(errno));
-		remove(tmp);
-		return TPP_E_SYSTEM;
-	}
-	return TPP_OK;
+	if ((rc = tpp_afile_commit(&a, &err)))
+		fprintf(stderr, "tpplan: --timeline %s\n", err.msg);
+	return rc;
 }

@@ -48,11 +48,6 @@ const char *const tpp_ev_names[TPP_EV__COUNT] = {
 	[TPP_EV_BW] = "BW", [TPP_EV_DP] = "DP", [TPP_EV_OPT] = "OPT",
 };
 
-/* Largest pipeline (chunks x micro-batches) played out: 1M cells, about
- * 25 MB of state and a fraction of a second; beyond it the steady state
- * dominates and the caller keeps the analytic result. */
-#define TPP_SIM_MAX_CELLS (1 << 20)
-
 struct op {
 	int kind; /* TPP_EV_F, _B, _W or _BW */
 	int chunk, mb;

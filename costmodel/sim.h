@@ -55,6 +55,12 @@ struct tpp_sim_input {
 int tpp_sim_stages(const struct tpp_sim_input *in, struct tpp_sim_result *out,
 		   struct tpp_sim_event *events, size_t cap, struct tpp_err *err);
 
+/* Largest pipeline (chunks x micro-batches) played out: 1M cells, about
+ * 25 MB of state and a fraction of a second; beyond it the steady state
+ * dominates and the caller keeps the analytic result.  A caller that
+ * stores the events sizes its buffer only below it (3 events per cell). */
+#define TPP_SIM_MAX_CELLS (1 << 20)
+
 /*
  * Simulate layout `l`.  `e` is its tpp_cost_eval result (for the DP and
  * optimizer figures).  When `events` is non-NULL up to `cap` events are

@@ -562,20 +562,58 @@ grep -q "^## Sensitivity to the bandwidth beyond one node" "$TMP/scale175/report
 	fail "sensitivity: dgx-a100 heading not 'beyond one node'"
 
 # a report into the directory of an earlier one leaves nothing stale: the
-# 175B report's figures go when an infeasible report has no data for them,
-# and its pictures when --no-plots draws none
-D=$TMP/scale175
-touch "$D/breakdown.png" "$D/memory.png" "$D/mine.txt"
+# earlier report's figures go when an infeasible report has no data for
+# them, and its pictures when --no-plots draws none -- only what the earlier
+# report wrote (its manifest, .tpplan-report): the user's files stay, also
+# those named as a figure is
+D=$TMP/rerun
+mkdir -p "$D"
+echo mine >"$D/mine.txt"
+echo mine >"$D/exec.png"
+echo mine >"$D/calibration.dat"
+if "$BIN" report --model 125m --cluster dgx-a100 --gpus 8 --top 1 -o "$D" >/dev/null 2>"$TMP/err" &&
+	grep -qx "breakdown.dat" "$D/.tpplan-report" && ! grep -q "exec\|calibration" "$D/.tpplan-report" &&
+	{ [ $have_gnuplot = 0 ] || grep -qx "breakdown.png" "$D/.tpplan-report"; }; then
+	ok "manifest: the report's figure files listed, the user's not"
+else
+	fail "manifest: $(cat "$D/.tpplan-report" 2>/dev/null | tr '\n' ' ')"
+fi
 if "$BIN" report --model 1t --cluster dgx-a100 --gpus 16 --no-plots -o "$D" >/dev/null 2>"$TMP/err" ||
 	[ $? -eq 1 ]; then
 	left=$(cd "$D" && ls breakdown.* memory.* timeline.* sensitivity.* *.png 2>/dev/null | tr '\n' ' ')
-	if [ -z "$left" ] && [ -e "$D/mine.txt" ] && [ -s "$D/scaling.dat" ]; then
-		ok "re-run into the same directory: no stale figures, other files kept"
+	if [ "$left" = "exec.png " ] && [ -s "$D/scaling.dat" ] &&
+		[ "$(cat "$D/mine.txt" "$D/exec.png" "$D/calibration.dat")" = "$(printf 'mine\nmine\nmine')" ]; then
+		ok "re-run into the same directory: no stale figures, the user's files kept"
 	else
 		fail "re-run into the same directory: left '$left'"
 	fi
 else
 	fail "re-run into the same directory: exit $?"
+fi
+# a directory that never held a report: nothing in it is removed
+D=$TMP/userdir
+mkdir -p "$D"
+echo mine >"$D/timeline.png"
+echo mine >"$D/memory.gp"
+if "$BIN" report --model 1t --cluster dgx-a100 --gpus 16 --no-plots -o "$D" >/dev/null 2>"$TMP/err" ||
+	[ $? -eq 1 ]; then
+	if [ "$(cat "$D/timeline.png" "$D/memory.gp")" = "$(printf 'mine\nmine')" ]; then
+		ok "a directory without a manifest: its files kept"
+	else
+		fail "a directory without a manifest: a file was removed or changed"
+	fi
+else
+	fail "report into a user's directory: exit $?"
+fi
+# a directory that cannot be made is said before the searches
+if [ "$(id -u)" = 0 ] && [ -d /proc/self ]; then
+	"$BIN" report --model 125m --cluster dgx-a100 --gpus 8 -o /proc/self/tpplan-report >/dev/null 2>"$TMP/err"
+	rc=$?
+	if [ $rc -eq 4 ] && grep -q "/proc/self/tpplan-report.*cannot create\\|cannot create.*/proc/self/tpplan-report" "$TMP/err"; then
+		ok "-o in /proc: cannot create, exit 4"
+	else
+		fail "-o in /proc: exit $rc: $(cat "$TMP/err")"
+	fi
 fi
 
 # --train-tokens: the report states the training's time below the best

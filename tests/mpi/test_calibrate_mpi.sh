@@ -365,6 +365,20 @@ if [ -e "$(dirname "$tpplan")/tpp_backend_cuda.so" ]; then
 	fi
 fi
 
+# GEMM shapes whose operands do not fit in memory are refused before a byte
+# is allocated (13 TiB here: more than any node has), on every rank, and no
+# file is written
+# shellcheck disable=SC2086
+timeout 60 mpiexec $mpiflags -np 2 "$tpplan" calibrate --quick --no-progress --collectives all_reduce \
+	--gemm-shapes 1048576x1048576x1048576 --out "$dir/huge.yaml" >"$dir/huge.txt" 2>&1
+rc=$?
+if [ "$rc" -eq 2 ] && grep -q "not enough memory: the 2 ranks on this node would allocate 24576.0 GiB (12288.0 GiB of GEMM operands each)" "$dir/huge.txt" &&
+	[ ! -e "$dir/huge.yaml" ]; then
+	ok "--gemm-shapes too large for memory: refused up front, exit 2"
+else
+	bad "--gemm-shapes too large for memory: exit $rc ($(head -n 3 "$dir/huge.txt" | tr '\n' ' '))"
+fi
+
 # ---- usage errors: exit 2 before MPI starts --------------------------------------------
 usage_error calibrate "no --out" --quick
 usage_error calibrate "bad --collectives" --out "$dir/x.yaml" --collectives all_reduce,bogus
