@@ -5,8 +5,100 @@
 
 #include <stddef.h>
 
+#include "tpp_afile.h"
 #include "tpp_common.h"
 #include "tpp_yaml.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Files in dir whose name starts with prefix. */
+static int count_prefixed(const char *dir, const char *prefix)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += !strncmp(e->d_name, prefix, strlen(prefix));
+	closedir(d);
+	return n;
+}
+
+/* The whole of a small file, "" when unreadable. */
+static const char *slurp(const char *path)
+{
+	static char buf[256];
+	FILE *f = fopen(path, "r");
+	size_t n = 0;
+	buf[0] = '\0';
+	if (f) {
+		n = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+/* tpp_afile: new file, replaced file (mode kept), through a symlink (the
+ * link kept), an abandoned write (target untouched, no temporary left),
+ * and the checks made before any work. */
+static void test_afile(void)
+{
+	char dir[] = "/tmp/tpp-afile-XXXXXX", path[256], link_path[256], sub[256];
+	struct tpp_afile a;
+	struct tpp_err err;
+	struct stat st;
+	if (!mkdtemp(dir)) {
+		CHECK(0);
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/out.tsv", dir);
+	snprintf(link_path, sizeof(link_path), "%s/link.tsv", dir);
+	snprintf(sub, sizeof(sub), "%s/no/such/out.tsv", dir);
+
+	CHECK(tpp_afile_check(path, &err) == TPP_OK);
+	CHECK(tpp_afile_open(&a, path, &err) == TPP_OK);
+	fputs("one\n", a.f);
+	CHECK(access(path, F_OK) != 0); /* not there before the commit */
+	CHECK(tpp_afile_commit(&a, &err) == TPP_OK);
+	CHECK(!strcmp(slurp(path), "one\n"));
+
+	chmod(path, 0600);
+	CHECK(tpp_afile_open(&a, path, &err) == TPP_OK);
+	fputs("two\n", a.f);
+	CHECK(!strcmp(slurp(path), "one\n")); /* the old file until the commit */
+	CHECK(tpp_afile_commit(&a, &err) == TPP_OK);
+	CHECK(!strcmp(slurp(path), "two\n"));
+	CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == 0600);
+
+	CHECK(symlink("out.tsv", link_path) == 0);
+	CHECK(tpp_afile_open(&a, link_path, &err) == TPP_OK);
+	fputs("three\n", a.f);
+	CHECK(tpp_afile_commit(&a, &err) == TPP_OK);
+	CHECK(lstat(link_path, &st) == 0 && S_ISLNK(st.st_mode));
+	CHECK(!strcmp(slurp(path), "three\n"));
+
+	CHECK(tpp_afile_open(&a, path, &err) == TPP_OK);
+	fputs("lost\n", a.f);
+	tpp_afile_abort(&a);
+	CHECK(!strcmp(slurp(path), "three\n"));
+	CHECK(count_prefixed(dir, "out.tsv.tmp.") == 0);
+
+	CHECK(tpp_afile_check(dir, &err) == TPP_E_SYSTEM);
+	CHECK_STR_CONTAINS(err.msg, "is a directory");
+	CHECK(tpp_afile_check(sub, &err) == TPP_E_SYSTEM);
+	CHECK_STR_CONTAINS(err.msg, "No such file or directory");
+	CHECK(tpp_afile_open(&a, sub, &err) == TPP_E_SYSTEM && a.f == NULL);
+	CHECK(tpp_afile_check("", &err) == TPP_E_SYSTEM);
+
+	unlink(link_path);
+	unlink(path);
+	rmdir(dir);
+}
 
 struct thing {
 	int n;
@@ -174,6 +266,8 @@ int main(void)
 			"{\"a\": {\"a\": 1}, \"b\": [{\"a\": 2}, {\"a\": 3}]}", &err) == TPP_OK);
 		tpp_ydoc_free(&d);
 	}
+
+	test_afile();
 
 	/* errors print with location */
 	tpp_err_set(&err, TPP_E_INPUT, NULL, 0, 0, "plain %d", 3);
