@@ -771,8 +771,8 @@ static int fig_timeline(const char *dir, const struct tpp_report *r,
 {
 	const struct tpp_eval *e = &r->plan->top[0];
 	const struct tpp_layout *l = &e->layout;
-	size_t cells = (size_t)e->microbatches * l->vp * l->pp, cap = 0, i;
-	struct tpp_sim_event *ev = NULL;
+	size_t cap, i;
+	struct tpp_sim_event *ev = tpp_sim_events_new(l, e->microbatches, &cap);
 	struct tpp_sim_result sr;
 	struct tpp_err err;
 	struct afile a;
@@ -780,15 +780,11 @@ static int fig_timeline(const char *dir, const struct tpp_report *r,
 	double first_b = 0, zoom;
 	int rc, k, pass;
 
-	/* a pipeline too large to play out is refused by tpp_sim_run (its
-	 * warning below), before a buffer is sized for it */
-	if (cells <= TPP_SIM_MAX_CELLS) {
-		cap = 3 * cells + l->pp + 8;
-		ev = malloc(cap * sizeof(*ev));
-		if (!ev) {
-			fprintf(stderr, "tpplan: report: out of memory\n");
-			return TPP_E_SYSTEM;
-		}
+	/* a pipeline too large to play out: no buffer, and tpp_sim_run's
+	 * warning below */
+	if (!ev && cap) {
+		fprintf(stderr, "tpplan: report: out of memory\n");
+		return TPP_E_SYSTEM;
 	}
 	rc = tpp_sim_run(r->x->model, r->x->cluster, r->x->opts, l, e, &sr, ev, cap, &err);
 	if (rc) {
@@ -1551,76 +1547,54 @@ static void write_doc(struct doc *d, const struct tpp_report *r,
 		fputs("</body>\n</html>\n", d->f);
 }
 
-/* The first of dir's leading paths ("a", "a/b", ..., dir) that exists
- * and is not a directory, into buf (PATH_LEN); 0 when there is none. */
-static int file_in_the_way(const char *dir, char *buf)
-{
-	size_t i, n = strlen(dir);
-	struct stat st;
-	if (n >= PATH_LEN)
-		return 0;
-	memcpy(buf, dir, n + 1);
-	for (i = 1; i <= n; i++)
-		if (buf[i] == '/' || buf[i] == '\0') {
-			char ch = buf[i];
-			buf[i] = '\0';
-			if (stat(buf, &st))
-				return 0; /* missing (or unreadable): mkdir says */
-			if (!S_ISDIR(st.st_mode))
-				return 1;
-			buf[i] = ch;
-		}
-	return 0;
-}
-
-/* The deepest of dir's leading paths that exists ("." for a relative
- * dir none of whose components does), into buf (PATH_LEN). */
-static void deepest_existing(const char *dir, char *buf)
+/*
+ * Walk dir's leading paths ("a", "a/b", ..., dir) while they exist.  The
+ * first that exists and is not a directory goes into in_way (PATH_LEN) and
+ * 1 is returned; else 0, with the deepest that exists in deepest
+ * (PATH_LEN; "/" or "." when none does: mkdir starts there).
+ */
+static int walk_dir(const char *dir, char *in_way, char *deepest)
 {
 	size_t i, n = strlen(dir), last = 0;
 	struct stat st;
-	if (n >= PATH_LEN) {
-		tpp_strlcpy(buf, ".", PATH_LEN);
-		return;
-	}
-	memcpy(buf, dir, n + 1);
+	tpp_strlcpy(deepest, dir[0] == '/' ? "/" : ".", PATH_LEN);
+	if (n >= PATH_LEN)
+		return 0;
+	memcpy(in_way, dir, n + 1);
 	for (i = 1; i <= n; i++)
-		if (buf[i] == '/' || buf[i] == '\0') {
-			char ch = buf[i];
-			buf[i] = '\0';
-			if (stat(buf, &st))
-				break;
+		if (in_way[i] == '/' || in_way[i] == '\0') {
+			char ch = in_way[i];
+			in_way[i] = '\0';
+			if (stat(in_way, &st))
+				break; /* missing (or unreadable): mkdir says */
+			if (!S_ISDIR(st.st_mode))
+				return 1;
 			last = i;
-			buf[i] = ch;
+			in_way[i] = ch;
 		}
-	if (last)
-		buf[last] = '\0';
-	else if (dir[0] == '/')
-		tpp_strlcpy(buf, "/", PATH_LEN);
-	else
-		tpp_strlcpy(buf, ".", PATH_LEN);
+	if (last) {
+		memcpy(deepest, dir, last);
+		deepest[last] = '\0';
+	}
+	return 0;
 }
 
 int tpp_report_check_dir(const char *dir)
 {
-	char f[PATH_LEN];
-	if (!file_in_the_way(dir, f)) {
+	char f[PATH_LEN], top[PATH_LEN];
+	if (!walk_dir(dir, f, top)) {
 		/* the files must go in: said now, not after every search --
 		 * into the directory when it exists, else into the deepest
 		 * directory above it that does, where mkdir makes the rest */
 		struct stat st;
-		if (!stat(dir, &st) && S_ISDIR(st.st_mode)) {
-			if (access(dir, W_OK | X_OK)) {
+		int made = !stat(dir, &st) && S_ISDIR(st.st_mode);
+		if (access(made ? dir : top, W_OK | X_OK)) {
+			if (made)
 				fprintf(stderr, "tpplan: report: -o %s: cannot write into it: %s\n", dir,
 					strerror(errno));
-				return TPP_E_SYSTEM;
-			}
-			return TPP_OK;
-		}
-		deepest_existing(dir, f);
-		if (access(f, W_OK | X_OK)) {
-			fprintf(stderr, "tpplan: report: -o %s: cannot create it in %s: %s\n", dir, f,
-				strerror(errno));
+			else
+				fprintf(stderr, "tpplan: report: -o %s: cannot create it in %s: %s\n", dir,
+					top, strerror(errno));
 			return TPP_E_SYSTEM;
 		}
 		return TPP_OK;

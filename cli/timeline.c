@@ -15,23 +15,16 @@ int tpp_write_timeline(const char *path, const struct tpp_plan_ctx *x,
 		       const struct tpp_eval *e)
 {
 	const struct tpp_layout *l = &e->layout;
-	size_t cells = (size_t)e->microbatches * l->vp * l->pp, i;
-	size_t cap = 0;
-	struct tpp_sim_event *ev = NULL;
+	size_t cap, i;
+	struct tpp_sim_event *ev = tpp_sim_events_new(l, e->microbatches, &cap);
 	struct tpp_sim_result r;
 	struct tpp_afile a;
 	struct tpp_err err;
 	int rc;
 
-	/* a pipeline too large to play out is refused by tpp_sim_run itself
-	 * (its message), before a buffer is sized for it */
-	if (cells <= TPP_SIM_MAX_CELLS) {
-		cap = 3 * cells + l->pp + 8;
-		ev = malloc(cap * sizeof(*ev));
-		if (!ev) {
-			fprintf(stderr, "tpplan: --timeline: out of memory\n");
-			return TPP_E_SYSTEM;
-		}
+	if (!ev && cap) {
+		fprintf(stderr, "tpplan: --timeline: out of memory\n");
+		return TPP_E_SYSTEM;
 	}
 	rc = tpp_sim_run(x->model, x->cluster, x->opts, l, e, &r, ev, cap, &err);
 	if (rc) {

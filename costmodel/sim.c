@@ -870,3 +870,14 @@ int tpp_sim_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 	*out = e;
 	return TPP_OK;
 }
+
+struct tpp_sim_event *tpp_sim_events_new(const struct tpp_layout *l, int microbatches,
+					 size_t *cap)
+{
+	size_t cells = (size_t)(microbatches > 0 ? microbatches : 0) * (size_t)l->vp * (size_t)l->pp;
+	*cap = 0;
+	if (cells > TPP_SIM_MAX_CELLS)
+		return NULL;
+	*cap = 3 * cells + (size_t)l->pp + 8;
+	return malloc(*cap * sizeof(struct tpp_sim_event));
+}

@@ -61,6 +61,14 @@ int tpp_sim_stages(const struct tpp_sim_input *in, struct tpp_sim_result *out,
  * stores the events sizes its buffer only below it (3 events per cell). */
 #define TPP_SIM_MAX_CELLS (1 << 20)
 
+/* A buffer for the events of layout `l` played with `microbatches`
+ * micro-batches, *cap of them (3 per chunk and micro-batch, and the
+ * rank -1 rows).  NULL with *cap = 0 when the pipeline exceeds
+ * TPP_SIM_MAX_CELLS: tpp_sim_run then refuses it with its own message, and
+ * no buffer is sized for it; NULL with *cap > 0 when out of memory. */
+struct tpp_sim_event *tpp_sim_events_new(const struct tpp_layout *l, int microbatches,
+					 size_t *cap);
+
 /*
  * Simulate layout `l`.  `e` is its tpp_cost_eval result (for the DP and
  * optimizer figures).  When `events` is non-NULL up to `cap` events are

@@ -275,8 +275,29 @@ static void test_layer_split(void)
 			}
 }
 
+/* Event buffers: 3 per chunk and micro-batch plus the rank -1 rows; none
+ * for a pipeline over TPP_SIM_MAX_CELLS (a 36 GiB request once). */
+static void test_events_new(void)
+{
+	struct tpp_layout l;
+	struct tpp_sim_event *ev;
+	size_t cap = 1;
+	memset(&l, 0, sizeof(l));
+	l.pp = 4;
+	l.vp = 3;
+	ev = tpp_sim_events_new(&l, 16, &cap);
+	CHECK(ev != NULL && cap == 3 * 16 * 12 + 4 + 8);
+	free(ev);
+	ev = tpp_sim_events_new(&l, TPP_SIM_MAX_CELLS / 12 + 1, &cap);
+	CHECK(ev == NULL && cap == 0);
+	ev = tpp_sim_events_new(&l, TPP_SIM_MAX_CELLS / 12, &cap);
+	CHECK(ev != NULL && cap == 3 * (size_t)(TPP_SIM_MAX_CELLS / 12) * 12 + 12);
+	free(ev);
+}
+
 int main(void)
 {
+	test_events_new();
 	test_layer_split();
 	test_closed_forms();
 	test_uneven();
