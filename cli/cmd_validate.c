@@ -58,6 +58,7 @@ static const char *const zero3_rule_names[] = {"null", "\"replaced\"", "\"kept\"
 static void copy_printable(char *dst, const char *src, size_t size)
 {
 	tpp_strlcpy(dst, src, size);
+	tpp_utf8_trim(dst); /* not half a character where it was cut */
 	tpp_printable(dst, 0);
 }
 
@@ -729,7 +730,7 @@ int tpp_cmd_validate(int argc, char **argv)
 					 fv[col[C_STEP]], STEP_MIN_S, STEP_MAX_S);
 			if (col[C_ID] < n && strlen(fv[col[C_ID]]) >= sizeof(r->id))
 				snprintf(r->reason, sizeof(r->reason),
-					 "id longer than %zu characters", sizeof(r->id) - 1);
+					 "id longer than %zu bytes", sizeof(r->id) - 1);
 			/* a repeated id would count one run twice in the
 			 * statistics (and make rows ambiguous by id) */
 			for (k = 0; k < nrows - 1 && !r->reason[0] && r->id[0]; k++)
@@ -795,7 +796,9 @@ int tpp_cmd_validate(int argc, char **argv)
 					printf(", \"predicted_s\": null");
 					if (r->measured_s > 0)
 						printf(", \"measured_s\": %.6g", r->measured_s);
-					printf(", \"reason\": ");
+					else
+						printf(", \"measured_s\": null");
+					printf(", \"zero3_across_nodes\": null, \"reason\": ");
 					tpp_json_str(stdout, r->reason);
 				}
 				printf("}%s\n", i + 1 < nrows ? "," : "");

@@ -565,17 +565,28 @@ int tpp_json_lines(FILE *f, const char *text, const char *strip, int first)
 	return first;
 }
 
+/* A JSON string: quotes, backslashes and control characters escaped, and
+ * every byte that is not part of valid UTF-8 written as U+FFFD (JSON is
+ * UTF-8: a name read from a file in Latin-1, or cut mid-character, would
+ * otherwise make the whole document unreadable). */
 void tpp_json_str(FILE *f, const char *s)
 {
 	fputc('"', f);
-	for (; s && *s; s++) {
+	while (s && *s) {
 		unsigned char ch = (unsigned char)*s;
+		int n = tpp_utf8_len(s);
+		if (!n) {
+			fputs("\\ufffd", f);
+			s++;
+			continue;
+		}
 		if (ch == '"' || ch == '\\')
 			fprintf(f, "\\%c", ch);
 		else if (ch < 0x20)
 			fprintf(f, "\\u%04x", ch);
 		else
-			fputc(ch, f);
+			fwrite(s, 1, (size_t)n, f);
+		s += n;
 	}
 	fputc('"', f);
 }
@@ -709,12 +720,17 @@ void tpp_print_plan_json(FILE *f, const struct tpp_plan_ctx *x,
 		fprintf(f, ": %llu", p->rejected[i]);
 		first = 0;
 	}
+	fprintf(f, "},\n  \"rejected_by_code\": {");
+	for (i = 1; i < TPP_REJ__COUNT; i++)
+		fprintf(f, "%s\"%s\": %llu", i > 1 ? ", " : "", tpp_reject_code(i), p->rejected[i]);
 	fprintf(f, "},\n  \"best_per_degree\": {\"tp\": [");
 	json_degrees(f, p->best_tp, p->n_best_tp);
 	fprintf(f, "], \"pp\": [");
 	json_degrees(f, p->best_pp, p->n_best_pp);
+	/* a search its time limit stopped refined no table and ran no
+	 * follow-up: none of them is complete */
 	fprintf(f, "]},\n  \"best_per_degree_complete\": %s,\n  \"layouts\": [\n",
-		p->degrees_cut ? "false" : "true");
+		p->degrees_cut || p->timed_out ? "false" : "true");
 	for (i = 0; i < p->n_top; i++) {
 		json_eval(f, &p->top[i], "    ",
 			  tpp_plan_ties_best(p, i) ? "true" : "false", x->train_steps);
@@ -737,12 +753,13 @@ void tpp_print_plan_json(FILE *f, const struct tpp_plan_ctx *x,
 		fputs(" null", f);
 	}
 	fprintf(f, ",\n  \"best_without_zero3_search\": \"%s\"",
-		tpp_cli_alt_status_names[x->no_zero3 ? x->no_zero3->status : TPP_ALT_NOT_NEEDED]);
+		tpp_cli_alt_status_names[x->no_zero3 ? x->no_zero3->status
+				       : p->timed_out ? TPP_ALT_STOPPED : TPP_ALT_NOT_NEEDED]);
 	fprintf(f, ",\n  \"fewer_gpus_searched\": [");
 	for (i = 0; x->fewer && i < x->fewer->n_searched; i++)
 		fprintf(f, "%s%d", i ? ", " : "", x->fewer->searched[i]);
 	fprintf(f, "],\n  \"fewer_gpus_complete\": %s",
-		!x->fewer || x->fewer->complete ? "true" : "false");
+		p->timed_out ? "false" : !x->fewer || x->fewer->complete ? "true" : "false");
 	fprintf(f, ",\n  \"closest_miss\": ");
 	if (p->have_min_mem && status == TPP_E_INFEASIBLE && !p->timed_out)
 		json_eval(f, &p->min_mem, "    ", NULL, 0);

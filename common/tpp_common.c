@@ -186,3 +186,50 @@ void tpp_assert_fail(const char *expr, const char *file, int line)
 		expr, file, line);
 	abort();
 }
+
+int tpp_utf8_len(const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	unsigned c = u[0];
+	int n, i;
+	unsigned cp;
+	if (c < 0x80)
+		return c ? 1 : 0;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2, cp = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3, cp = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, cp = c & 0x07;
+	else
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((u[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (u[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+void tpp_utf8_trim(char *s)
+{
+	size_t n = strlen(s), i = n, back = 0;
+	/* the last byte that is not a continuation byte, within 3 of the
+	 * end: a lead byte with fewer continuation bytes after it than its
+	 * sequence needs is cut off (other invalid bytes are not this
+	 * function's business: tpp_json_str replaces them) */
+	while (i > 0 && back < 4) {
+		unsigned char c = (unsigned char)s[i - 1];
+		i--, back++;
+		if ((c & 0xc0) != 0x80) {
+			size_t need = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3
+				      : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+			if (need && back < need)
+				s[i] = '\0';
+			return;
+		}
+	}
+}

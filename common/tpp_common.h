@@ -74,6 +74,13 @@ int tpp_has_control_char(const char *s);
  * but for newline and tab when keep_lines: text from files or other tools
  * that is printed (a terminal escape sequence would act). */
 void tpp_printable(char *s, int keep_lines);
+/* Length of the valid UTF-8 sequence at s (1-4 bytes: no overlong form,
+ * surrogate or code point past U+10FFFF), 0 when s does not start one
+ * (a stray continuation byte, a cut sequence, 0xC0, 0xFF, ...). */
+int tpp_utf8_len(const char *s);
+/* Drop a UTF-8 sequence that a byte limit cut short at the end of s (a
+ * string copied into a fixed buffer must not end in half a character). */
+void tpp_utf8_trim(char *s);
 /* Append printf-formatted text to the NUL-terminated string in buf (of
  * size bytes in all), cut short where buf ends. */
 void tpp_appendf(char *buf, size_t size, const char *fmt, ...)

@@ -557,7 +557,7 @@ int tpp_y_str(struct tpp_ydoc *d, yaml_node_t *node, char *buf, size_t size,
 		return tpp_y_err(d, node, err, "expected a string");
 	if (strlen(scalar(node)) >= size)
 		return tpp_y_err(d, node, err,
-				 "string too long (at most %zu characters)",
+				 "string too long (at most %zu bytes of UTF-8)",
 				 size - 1);
 	tpp_strlcpy(buf, scalar(node), size);
 	return TPP_OK;

@@ -24,6 +24,28 @@ const char *tpp_reject_name(int reason)
 					 : tpp_invalid_names[reason];
 }
 
+const char *tpp_reject_code(int reason)
+{
+	static const char *const codes[TPP_REJ__COUNT] = {
+		[TPP_REJ_DEGREE] = "degree",
+		[TPP_REJ_TP] = "tp",
+		[TPP_REJ_LAYERS] = "layers",
+		[TPP_REJ_SCHEDULE] = "schedule",
+		[TPP_REJ_SP] = "sp",
+		[TPP_REJ_SEQ] = "seq",
+		[TPP_REJ_BATCH] = "batch",
+		[TPP_REJ_ZERO] = "zero_pipelined",
+		[TPP_REJ_PRECISION] = "precision",
+		[TPP_REJ_CP_ATTN] = "cp_attention",
+		[TPP_REJ_RECOMPUTE] = "recompute",
+		[TPP_REJ_INTERLEAVE_PP2] = "interleave_pp2",
+		[TPP_REJ_MEMORY] = "memory",
+	};
+	_Static_assert(TPP_REJ__COUNT == 14, "a code for every rejection reason");
+	TPP_ASSERT(reason > TPP_INV_NONE && reason < TPP_REJ__COUNT && codes[reason]);
+	return codes[reason];
+}
+
 void tpp_search_default(struct tpp_search *s, int gpus, int gbs)
 {
 	s->gpus = gpus;

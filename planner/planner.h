@@ -33,6 +33,11 @@ enum tpp_reject {
 };
 /* Text of a rejection reason (1 .. TPP_REJ__COUNT-1). */
 const char *tpp_reject_name(int reason);
+/* A short code for it that never changes (JSON `rejected_by_code`: the
+ * text above may gain detail, the code does not): degree, tp, layers,
+ * schedule, sp, seq, batch, zero_pipelined, precision, cp_attention,
+ * recompute, interleave_pp2, memory. */
+const char *tpp_reject_code(int reason);
 
 #define TPP_FREE (-1) /* a constraint left for the search */
 #define TPP_TOP_MAX 64

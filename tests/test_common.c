@@ -269,6 +269,23 @@ int main(void)
 
 	test_afile();
 
+	/* UTF-8: valid sequences by length; stray, overlong, surrogate and
+	 * cut ones are not; trimming drops only a cut sequence at the end */
+	CHECK(tpp_utf8_len("a") == 1 && tpp_utf8_len("\xc3\xa9") == 2 &&
+	      tpp_utf8_len("\xe2\x80\x93") == 3 && tpp_utf8_len("\xf0\x9f\x98\x80") == 4);
+	CHECK(tpp_utf8_len("\xff") == 0 && tpp_utf8_len("\x80") == 0 && tpp_utf8_len("\xc0\xaf") == 0 &&
+	      tpp_utf8_len("\xed\xa0\x80") == 0 && tpp_utf8_len("\xe2\x80") == 0 &&
+	      tpp_utf8_len("\xf4\x90\x80\x80") == 0 && tpp_utf8_len("") == 0);
+	{
+		char a[] = "ab\xc3\xa9\xc3", b[] = "ab\xe2\x80", c[] = "ab\xc3\xa9", d[] = "ab\xff\xfe";
+		tpp_utf8_trim(a);
+		tpp_utf8_trim(b);
+		tpp_utf8_trim(c);
+		tpp_utf8_trim(d);
+		CHECK(!strcmp(a, "ab\xc3\xa9") && !strcmp(b, "ab") && !strcmp(c, "ab\xc3\xa9") &&
+		      !strcmp(d, "ab\xff\xfe"));
+	}
+
 	/* errors print with location */
 	tpp_err_set(&err, TPP_E_INPUT, NULL, 0, 0, "plain %d", 3);
 	CHECK(!strcmp(err.msg, "plain 3"));

@@ -1151,6 +1151,28 @@ fi
 if expect validate-bad-rows-json 1 out '"unpredicted": 8' \
 	"$BIN" validate --json "$ROOT/tests/data/runs/bad-rows.tsv"; then
 	jcheck validate-bad-rows-json "$OUT" '.summary.mape == null and .summary.worst == null and ([.rows[] | select(.measured_s != null)] | length) >= 1'
+	# every row has every key: an unreadable step time is null, not absent
+	jcheck validate-bad-rows-json "$OUT" '[.rows[] | has("measured_s") and has("predicted_s") and has("zero3_across_nodes")] | all'
+	jcheck validate-bad-rows-json "$OUT" '(.rows[] | select(.id == "R05") | .measured_s) == null'
+fi
+# ids that are not UTF-8, or that the 127-byte limit cuts mid-character:
+# the JSON stays UTF-8 (U+FFFD for a stray byte, no half character)
+{
+	grep -v '^#' "$ROOT/tests/data/runs/era-attention.tsv" | head -n 2
+	long=$(printf '\303\251%.0s' $(seq 100))
+	grep -v '^#' "$ROOT/tests/data/runs/era-attention.tsv" | sed -n 2p | sed "s/^[^	]*/$long/"
+	grep -v '^#' "$ROOT/tests/data/runs/era-attention.tsv" | sed -n 3p | sed "s/^[^	]*/id\xff\xfe/"
+} >"$TMP/utf8-ids.tsv"
+if run "$BIN" validate --json "$TMP/utf8-ids.tsv" && [ "$rc" -le 1 ]; then
+	cases=$((cases + 1))
+	if python3 -c 'import json, sys; json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))' "$OUT" 2>/dev/null; then
+		jcheck validate-utf8 "$OUT" '(.rows[1].reason | test("id longer than 127 bytes")) and (.rows[2].id == "id\ufffd\ufffd")'
+		echo "ok: validate-utf8"
+	else
+		fail "validate-utf8: the JSON is not valid UTF-8 JSON"
+	fi
+else
+	fail "validate-utf8: exit $rc"
 fi
 grep -v '^#' "$ROOT/tests/data/runs/bad-rows.tsv" | head -n 1 >"$TMP/header-only.tsv"
 expect validate-no-rows 3 err "no data rows" "$BIN" validate "$TMP/header-only.tsv"
