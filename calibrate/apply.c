@@ -112,7 +112,11 @@ static double per_gpu_scale(const struct tpp_calibration *cal,
 			    const struct tpp_cal_coll *tab)
 {
 	int n = tab->group, per;
-	if (ti < 1 || ti >= c->ntiers || n < 2)
+	/* send/recv: each rank sends to one peer, and the pairs that cross
+	 * nodes each use their own NIC (nccl-tests sendrecv_perf's ring): the
+	 * figure is already one GPU's rate, which the cost model's send/recv
+	 * uses as it is */
+	if (ti < 1 || ti >= c->ntiers || n < 2 || tab->op == TPP_COLL_SEND_RECV)
 		return 1;
 	if (tab->concurrent > 1)
 		per = 1;

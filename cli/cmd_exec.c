@@ -241,7 +241,7 @@ int tpp_cmd_exec(int argc, char **argv)
 	double scale = 1;
 	struct plan_in plan;
 	/* notes for stderr, printed once (rank 0) when the run starts */
-	char notes[640] = "";
+	char notes[1024] = "";
 	/* where the model and the cluster come from, for the output */
 	const char *model_from = NULL, *cluster_from = "";
 	struct tpp_search s;
@@ -513,6 +513,11 @@ int tpp_cmd_exec(int argc, char **argv)
 		}
 		/* the file in use, also when it came from the cluster file */
 		cal_arg = cluster->calibration[0] ? cluster->calibration : NULL;
+		/* without one the predictions are another machine's */
+		if (!cal_arg)
+			tpp_appendf(notes, sizeof(notes),
+				    "tpplan: exec: note: no calibration: the predictions are %s's datasheet and published figures, not this machine's (run `tpplan calibrate` here and pass --calibration to compare like with like)\n",
+				    cluster->name);
 
 		/* MPI's own errors may differ per rank: every rank speaks */
 		tpp_cli_speak_again();

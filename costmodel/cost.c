@@ -718,10 +718,11 @@ double tpp_coll_time(const struct tpp_cluster *c, enum tpp_coll coll,
 		stride = 1;
 	ti = tpp_cluster_tier_for(c, n, stride);
 	outer = &c->tiers[ti];
-	if (coll == TPP_COLL_SEND_RECV) {
-		double bw = tier_busbw(outer, coll, 2, bytes);
-		return TPP_COLL_BASE_LAT_S + outer->latency_s + bytes / bw;
-	}
+	/* one pair on the tier that joins them: a measured curve is end to
+	 * end and a calibrated latency replaces the hop model (flat_time),
+	 * not added to them */
+	if (coll == TPP_COLL_SEND_RECV)
+		return flat_time(outer, coll, bytes, 2);
 	if (ti == 0)
 		return flat_time(outer, coll, bytes, n);
 

@@ -66,10 +66,19 @@ void tpp_exec_opts_default(struct tpp_exec_opts *o)
 	o->scale = 1;
 }
 
+/*
+ * max |err| / max |ref| allowed per tensor.  fp32: unit roundoff 2^-24 =
+ * 6e-8; measured 7e-7 (output) to 1.3e-6 (gradients) at hidden 1024, ffn
+ * 4096, seq 256, 8 layers on 2 TP ranks, so 1e-4 leaves ~75x for deeper or
+ * wider shapes while a 0.1 % slip (a branch scaled by 0.999) fails.  The
+ * 16-bit and tf32 GEMMs round each product's inputs (bf16 u = 2^-8 =
+ * 3.9e-3, fp16 and tf32 u = 2^-11 = 4.9e-4) and the errors of L layers
+ * add: 6e-2 and 2e-2 are about 15 u and 40 u.
+ */
 double tpp_exec_tolerance(enum tpp_prec prec)
 {
 	switch (prec) {
-	case TPP_PREC_FP32: return 1e-3;
+	case TPP_PREC_FP32: return 1e-4;
 	case TPP_PREC_TF32: return 2e-2;
 	case TPP_PREC_FP16: return 2e-2;
 	default: return 6e-2;
@@ -106,6 +115,10 @@ struct ex {
 	double acc[TPP_PH__COUNT];
 	int cnt[TPP_PH__COUNT];
 	int die_rank, dying;
+	/* test hook TPP_EXEC_TEST_LOST_RECV: GPipe stages receive their input
+	 * into scratch, as if the compute ran before the transfer landed (the
+	 * bug poison_received() exists to catch) */
+	int lost_recv;
 };
 
 /* ---- watchdog (every rank, tpp_bench_watchdog_arm) ------------------------ */
@@ -115,9 +128,12 @@ static void wd_arm(const struct ex *E, const char *what)
 	char msg[512];
 	if (E->o->timeout_s <= 0)
 		return;
+	/* the reference computes alone: slow, not stalled */
 	snprintf(msg, sizeof(msg),
-		 "tpplan: exec: rank %d: %s did not finish within %d s (--timeout); a rank died or a collective stalled, aborting the run\n",
-		 E->wrank, what, E->o->timeout_s);
+		 "tpplan: exec: rank %d: %s did not finish within %d s (--timeout); %s, aborting the run\n",
+		 E->wrank, what, E->o->timeout_s,
+		 strncmp(what, "the fp64 reference", 18) ? "a rank died or a collective stalled"
+		 : "a larger --timeout, a smaller shape or --no-check lets it finish");
 	tpp_bench_watchdog_arm(E->o->timeout_s, msg);
 }
 
@@ -160,6 +176,47 @@ static int balloc(struct ex *E, size_t n, float **out)
 	}
 	*out = p;
 	return TPP_OK;
+}
+
+/* n floats of buffer p set to NaN (untimed, before a step). */
+static int poison(struct ex *E, float *p, size_t n)
+{
+	static float nan_chunk[TPP_EXEC_CHUNK];
+	size_t i, k;
+	int rc;
+	if (!(nan_chunk[0] != nan_chunk[0])) /* first use */
+		for (i = 0; i < TPP_EXEC_CHUNK; i++)
+			nan_chunk[i] = NAN;
+	for (i = 0; i < n; i += k) {
+		k = n - i < TPP_EXEC_CHUNK ? n - i : TPP_EXEC_CHUNK;
+		if ((rc = tpp_backend_upload(E->b, (char *)p + i * sizeof(float), nan_chunk,
+					     k * sizeof(float), E->err)))
+			return rc;
+	}
+	return TPP_OK;
+}
+
+/*
+ * Before every step, what the step must receive is set to NaN: a stage's
+ * input and the gradient of its output (from the neighbouring stages) and
+ * the data-parallel sum.  Every step reads the same weights and data, so a
+ * step that used a buffer before its transfer arrived (a missing wait, a
+ * misordered 1F1B exchange) would otherwise compute with the last step's
+ * identical values and pass the check; with NaN it fails it.
+ */
+static int poison_received(struct ex *E)
+{
+	size_t n = (size_t)E->Tl * E->h;
+	int m, rc;
+	for (m = 0; m < E->M; m++) {
+		if (E->ppr > 0 && (rc = poison(E, E->xs[m * (E->nl + 1)], n)))
+			return rc;
+		if (E->ppr < E->o->pp - 1 && (rc = poison(E, E->dys[m], n)))
+			return rc;
+	}
+	if (E->o->dp > 1 && E->dWsum != E->dWall && (rc = poison(E, E->dWsum, E->dWn)))
+		return rc;
+	return tpp_backend_sync(E->b, E->err);
 }
 
 /* ---- timed operations ------------------------------------------------------- */
@@ -657,7 +714,8 @@ static int step_gpipe(struct ex *E, int timed_first)
 {
 	int m, rc, first = 1, last = E->ppr == E->o->pp - 1;
 	for (m = 0; m < E->M; m++) {
-		if ((E->ppr > 0 && (rc = p2p(E, 0, E->xs[m * (E->nl + 1)], E->ppr - 1))) ||
+		float *in = E->lost_recv ? E->tF : E->xs[m * (E->nl + 1)];
+		if ((E->ppr > 0 && (rc = p2p(E, 0, in, E->ppr - 1))) ||
 		    (rc = fwd_mb(E, m, timed_first)) ||
 		    (!last && (rc = p2p(E, 1, E->xs[m * (E->nl + 1) + E->nl], E->ppr + 1))))
 			return rc;
@@ -827,6 +885,11 @@ static int reference(struct ex *E, struct chk *K)
 		for (i = 0; i < Th; i++)
 			a[i] = (float)tpp_exec_rand(o->seed, tpp_exec_tag_x(g), i);
 		for (l = 0; l < K->L; l++) {
+			char what[96];
+			/* the reference is one serial fp64 pass over what all
+			 * ranks ran: a step's --timeout each layer, not for all */
+			snprintf(what, sizeof(what), "the fp64 reference's forward of layer %d, micro-batch %d,", l + 1, g + 1);
+			wd_arm(E, what);
 			tpp_ref_fwd(s, &K->W[l * 4], a, bb, &cache[l]);
 			memcpy(a, bb, sizeof(double) * Th);
 		}
@@ -834,6 +897,9 @@ static int reference(struct ex *E, struct chk *K)
 		for (i = 0; i < Th; i++)
 			a[i] = (float)tpp_exec_rand(o->seed, tpp_exec_tag_dout(g), i);
 		for (l = K->L - 1; l >= 0; l--) {
+			char what[96];
+			snprintf(what, sizeof(what), "the fp64 reference's backward of layer %d, micro-batch %d,", l + 1, g + 1);
+			wd_arm(E, what);
 			tpp_ref_bwd(s, &K->W[l * 4], &cache[l], a, bb, &K->dW[l * 4]);
 			memcpy(a, bb, sizeof(double) * Th);
 		}
@@ -976,11 +1042,20 @@ static int check(struct ex *E, struct tpp_exec_result *res)
 				K.host = nh;
 		}
 	}
+	/* rank 0 alone computes the reference, arming its watchdog layer by
+	 * layer; the others only wait for it (should rank 0 die, the MPI
+	 * launcher ends them), then each transfer of the walk has its own */
+	if (E->wrank != 0)
+		wd_disarm(E);
 	if (!rc && E->wrank == 0)
 		rc = reference(E, &K);
 	rc = agree(E, rc);
-	for (q = 0; !rc && q < E->wsize; q++)
+	for (q = 0; !rc && q < E->wsize; q++) {
+		char what[64];
+		snprintf(what, sizeof(what), "the numerics check's transfer of rank %d", q);
+		wd_arm(E, what);
 		rc = agree(E, walk(E, &K, q));
+	}
 	if (!rc && E->wrank == 0) {
 		res->checked = 1;
 		res->err_out = K.err[0];
@@ -1157,6 +1232,7 @@ int tpp_exec_run(const struct tpp_exec_opts *o, struct tpp_exec_result *res,
 	E.o = o;
 	E.err = err;
 	E.die_rank = die && *die ? atoi(die) : -1;
+	E.lost_recv = getenv("TPP_EXEC_TEST_LOST_RECV") != NULL;
 	MPI_Comm_rank(MPI_COMM_WORLD, &E.wrank);
 	MPI_Comm_size(MPI_COMM_WORLD, &E.wsize);
 	res->ranks = E.wsize;
@@ -1187,6 +1263,8 @@ int tpp_exec_run(const struct tpp_exec_opts *o, struct tpp_exec_result *res,
 		char what[64];
 		snprintf(what, sizeof(what), "step %d", it + 1);
 		wd_arm(&E, what);
+		if ((rc = agree(&E, poison_received(&E))))
+			break;
 		MPI_Barrier(MPI_COMM_WORLD);
 		rc = step(&E, it == o->warmup);
 		if (!rc && it >= o->warmup)
@@ -1210,7 +1288,7 @@ int tpp_exec_run(const struct tpp_exec_opts *o, struct tpp_exec_result *res,
 			}
 	}
 	if (!rc && o->check) {
-		wd_arm(&E, "the numerics check");
+		wd_arm(&E, "the numerics check's set-up");
 		rc = check(&E, res);
 		if (!rc && E.wrank == 0 &&
 		    !(res->err_out <= res->tol && res->err_dx <= res->tol && res->err_dw <= res->tol))

@@ -1546,6 +1546,38 @@ static void test_apply_per_gpu(void)
 }
 
 /*
+ * send/recv across nodes: each pair that crosses uses its own NIC, so the
+ * table's figure is one GPU's rate and is applied as measured (not / 8 as
+ * a ring's); and a calibrated send/recv is priced at its measured time,
+ * without NCCL's hop latency added on top of it (it is in the time).
+ */
+static void test_apply_send_recv(void)
+{
+	static struct tpp_calibration cal;
+	static struct tpp_cluster c;
+	double b, want;
+	int i;
+	memset(&cal, 0, sizeof(cal));
+	cal.ranks = 16;
+	cal.ranks_per_node = 8;
+	cal.ncoll = 2;
+	flat_table_of(&cal.coll[0], TPP_COLL_SEND_RECV, 1, 16, 1, 24.0);
+	flat_table_of(&cal.coll[1], TPP_COLL_SEND_RECV, 0, 8, 1, 150.0);
+	/* latency in the measured times: 5 us on top of the bandwidth */
+	for (i = 0; i < cal.coll[1].npoints; i++)
+		cal.coll[1].pts[i].median_s += 5e-6;
+	if (load_cluster("dgx-h100", &c))
+		return;
+	tpp_cal_apply(&cal, "test", &c);
+	b = cal.coll[0].pts[1].bytes;
+	CHECK_REL(tpp_tier_busbw_at(&c.tiers[1], TPP_COLL_SEND_RECV, b), 24e9, 1e-9);
+	/* inside a node, at a measured size: the measured time itself */
+	b = cal.coll[1].pts[1].bytes;
+	want = cal.coll[1].pts[1].median_s;
+	CHECK_REL(tpp_coll_time(&c, TPP_COLL_SEND_RECV, b, 2, 1), want, 1e-6);
+}
+
+/*
  * A settled calibration's GEMM ceiling is the settled rate where that is
  * below the sweep's best, and no table point is above it (small shapes
  * timed alone may run at a higher clock); a published gemm_shape is
@@ -1706,6 +1738,7 @@ int main(void)
 	test_apply_latency_only();
 	test_apply_no_fit();
 	test_apply_per_gpu();
+	test_apply_send_recv();
 	test_apply_settled();
 	return tpp_test_done("test_calibration");
 }

@@ -114,6 +114,16 @@ for np in 1 2; do
 	fi
 done
 
+# a stage that computes before its input arrives (TPP_EXEC_TEST_LOST_RECV:
+# the transfer lands in scratch) is caught although every step reads the
+# same data: what a step must receive is NaN until it does
+TPP_EXEC_TEST_LOST_RECV=1 run 2 lostrecv --layout pp=2 --schedule gpipe
+if [ "$rc" -eq 1 ] && grep -q "numerics check failed" "$dir/lostrecv.txt"; then
+	ok "a stage input used before its transfer: exit 1, check failed"
+else
+	bad "a stage input used before its transfer: exit $rc ($(tail -n 2 "$dir/lostrecv.txt" | tr '\n' ' '))"
+fi
+
 # a wrong copy on a TP rank other than 0 (without SP every TP rank holds the
 # whole output and input gradient) is caught too, and named by its rank
 run 2 wrongcopy --layout tp=2 --wrong-copy
