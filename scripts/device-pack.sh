@@ -1,0 +1,45 @@
+#!/bin/sh
+# Pack what the GPU check (scripts/device-check.sh) needs into .devrun/
+# (ignored by git; name it in the device tool's `carry`): tpplan and its
+# CUDA backend module from build/ (configured with the CUDA toolkit and
+# NCCL, e.g. CUDA 13 as the lent H200 machines have), and, as one
+# xz archive, the shared libraries they load that such a machine lacks
+# (libyaml, GSL, OpenBLAS, Open MPI with its plugins and help files) --
+# not CUDA's, cuBLAS's or NCCL's, which the device check finds there.
+# Usage, from the repository root after a CUDA build:
+#   sh scripts/device-pack.sh
+set -eu
+cd "$(dirname "$0")/.."
+[ -f build/cli/tpp_backend_cuda.so ] || { echo "device-pack: no build/cli/tpp_backend_cuda.so: build with the CUDA toolkit first" >&2; exit 1; }
+mkdir -p .devrun/bin .git/info
+grep -qx "/.devrun/" .git/info/exclude 2>/dev/null || echo "/.devrun/" >>.git/info/exclude
+cp build/cli/tpplan build/cli/tpp_backend_cuda.so scripts/device-check.sh .devrun/bin/
+root=$(mktemp -d)
+trap 'rm -rf "$root"' EXIT
+lib=$root/usr/lib/x86_64-linux-gnu
+mkdir -p "$lib" "$root/usr/share" "$root/usr/bin"
+# every shared library the binaries, Open MPI's plugins and its daemons
+# load, but the C runtime's and CUDA's, followed through their own needs
+skip='linux-vdso|/libc\.so|/libm\.so|ld-linux|libgcc_s|libstdc\+\+|libpthread|libdl\.so|librt\.so|libcudart|libcublas|libnccl|libcuda\.so|libz\.so|libnvidia'
+todo="build/cli/tpplan build/cli/tpp_backend_cuda.so /usr/bin/orted /usr/bin/orterun $(ls /usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3/*.so /usr/lib/x86_64-linux-gnu/openmpi/lib/*.so 2>/dev/null)"
+seen=""
+while [ -n "$todo" ]; do
+	next=""
+	for f in $todo; do
+		for p in $(ldd "$f" 2>/dev/null | sed -n 's/.*=> \(\/[^ ]*\) .*/\1/p' | grep -Ev "$skip"); do
+			case " $seen " in *" $p "*) continue ;; esac
+			seen="$seen $p"
+			next="$next $p"
+			cp -L "$p" "$lib/"
+		done
+	done
+	todo=$next
+done
+cp -a /usr/lib/x86_64-linux-gnu/openmpi "$lib/"
+[ -d /usr/lib/x86_64-linux-gnu/pmix2 ] && cp -a /usr/lib/x86_64-linux-gnu/pmix2 "$lib/"
+cp -a /usr/share/openmpi "$root/usr/share/"
+[ -d /usr/share/pmix ] && cp -a /usr/share/pmix "$root/usr/share/"
+cp -L /usr/bin/orted /usr/bin/orterun "$root/usr/bin/"
+ln -sf orterun "$root/usr/bin/mpiexec"
+tar -C "$root" -cJf .devrun/root.tar.xz usr
+du -sh .devrun
