@@ -59,10 +59,16 @@ void tpp_exec_predict(const struct tpp_exec_opts *o, const struct tpp_cluster *c
 			       tpp_gemm_time(g, p, fw[i][2], fw[i][1], fw[i][0]);
 		}
 		pred[TPP_PH_GEMM_BWD] = r->count[TPP_PH_LAYER_BWD] * bwd;
+		/* per head: the two GEMMs (four backward) and the softmax
+		 * exec runs between them on the s x s fp32 scores in place,
+		 * memory-bound: read and write them forward, read the scores and
+		 * their gradient and write it backward (exec/run.c) */
 		pred[TPP_PH_ATTN_FWD] = r->count[TPP_PH_LAYER_FWD] * s->mbs * al *
-			(tpp_gemm_time(g, p, S, S, d) + tpp_gemm_time(g, p, S, d, S));
+			(tpp_gemm_time(g, p, S, S, d) + tpp_gemm_time(g, p, S, d, S) +
+			 tpp_hbm_time(g, 2.0 * S * S * sizeof(float)));
 		pred[TPP_PH_ATTN_BWD] = r->count[TPP_PH_LAYER_BWD] * s->mbs * al *
-			(tpp_gemm_time(g, p, S, S, d) + 3 * tpp_gemm_time(g, p, S, d, S));
+			(tpp_gemm_time(g, p, S, S, d) + 3 * tpp_gemm_time(g, p, S, d, S) +
+			 tpp_hbm_time(g, 3.0 * S * S * sizeof(float)));
 		/* shapes the calibration's GEMM table does not span are
 		 * extrapolated from its nearest shapes: say which */
 		{

@@ -8,7 +8,8 @@
  * and the memory estimate of the memory check (tpp_exec_mem_rank): exact
  * bytes of a tiny run counted by hand, the fp64 reference on rank 0 only,
  * the cpu backend's buffers on the host, and GPT-3 175B (the run that
- * grew past 13 GB unchecked) far beyond a small machine.  No MPI.
+ * grew past 13 GB unchecked) far beyond a small machine; the attention
+ * core's prediction (its GEMMs and the softmax between them).  No MPI.
  */
 #include <stdlib.h>
 
@@ -99,8 +100,45 @@ static void check_mem(void)
 	CHECK(m.host_bytes / m4.host_bytes > 12 && m.host_bytes / m4.host_bytes < 20);
 }
 
+/* Exec's prediction of the attention core counts what the phase times:
+ * per head its GEMMs and the memory-bound softmax on the fp32 scores
+ * between them (2 passes of s x s x 4 bytes forward, 3 backward). */
+static void test_predict_attention(void)
+{
+	struct tpp_exec_opts o;
+	struct tpp_exec_result r;
+	struct tpp_cluster c;
+	struct tpp_err err;
+	double pred[TPP_PH__COUNT], S = 512, d = 64, hd;
+	char note[256];
+	const struct tpp_gpu *g;
+	if (tpp_cluster_load("dgx-a100", NULL, &c, &err)) {
+		tpp_err_print(stderr, &err);
+		CHECK(0);
+		return;
+	}
+	tpp_exec_opts_default(&o);
+	o.prec = TPP_PREC_BF16;
+	o.shape = (struct tpp_exec_shape){768, 12, 3072, 512, 1};
+	o.layers = 2;
+	memset(&r, 0, sizeof(r));
+	r.count[TPP_PH_LAYER_FWD] = 4;
+	r.count[TPP_PH_LAYER_BWD] = 4;
+	tpp_exec_predict(&o, &c, &r, pred, note, sizeof(note));
+	g = &c.gpu;
+	hd = 4 * 12 * (tpp_gemm_time(g, TPP_PREC_BF16, S, S, d) +
+		       tpp_gemm_time(g, TPP_PREC_BF16, S, d, S) + tpp_hbm_time(g, 2 * S * S * 4));
+	CHECK_REL(pred[TPP_PH_ATTN_FWD], hd, 1e-9);
+	hd = 4 * 12 * (tpp_gemm_time(g, TPP_PREC_BF16, S, S, d) +
+		       3 * tpp_gemm_time(g, TPP_PREC_BF16, S, d, S) + tpp_hbm_time(g, 3 * S * S * 4));
+	CHECK_REL(pred[TPP_PH_ATTN_BWD], hd, 1e-9);
+	/* the softmax is a visible share of it, not rounding */
+	CHECK(tpp_hbm_time(g, 2 * S * S * 4) > 0.05 * tpp_gemm_time(g, TPP_PREC_BF16, S, S, d));
+}
+
 int main(void)
 {
+	test_predict_attention();
 	size_t n = (size_t)shp.mbs * shp.seq * shp.hidden, i;
 	double *W[TPP_W__COUNT], *dW[TPP_W__COUNT];
 	double *x = malloc(sizeof(double) * n), *dout = malloc(sizeof(double) * n);
