@@ -11,6 +11,40 @@
 
 #include "tpp_afile.h"
 
+/* Whether path names a stream the process already has or a device
+ * (/dev/stdout, /dev/fd/3, /proc/self/fd/1, /dev/null): written in place,
+ * never replaced -- /dev/stdout redirected to a file resolves to that
+ * file, and replacing it would cut off what the process prints after. */
+static int is_stream(const char *path)
+{
+	return !strncmp(path, "/dev/", 5) || !strncmp(path, "/proc/", 6);
+}
+
+/* The descriptor a path names when it is one of the process's own
+ * (/dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N), else -1.
+ * Written through a dup() of it, which shares its offset: opening the
+ * path anew would start at 0 (and truncate) and what the process prints
+ * to it before or after would overwrite the file's content, or be
+ * overwritten. */
+static int own_fd(const char *path)
+{
+	const char *n = NULL;
+	char *end;
+	long v;
+	if (!strcmp(path, "/dev/stdout"))
+		return 1;
+	if (!strcmp(path, "/dev/stderr"))
+		return 2;
+	if (!strncmp(path, "/dev/fd/", 8))
+		n = path + 8;
+	else if (!strncmp(path, "/proc/self/fd/", 14))
+		n = path + 14;
+	if (!n || !*n)
+		return -1;
+	v = strtol(n, &end, 10);
+	return *end || v < 0 || v > 1 << 20 ? -1 : (int)v;
+}
+
 /* The file a path names once its symbolic links are followed, into buf:
  * realpath of the link when it resolves; a dangling link or a plain path
  * is taken as given. */
@@ -50,6 +84,11 @@ int tpp_afile_check(const char *path, struct tpp_err *err)
 		return tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0, "the file name is empty");
 	if (strlen(path) + 16 >= sizeof(real))
 		return tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0, "%.64s...: path too long", path);
+	if (is_stream(path) && !stat(path, &st) && !S_ISDIR(st.st_mode)) {
+		if (access(path, W_OK))
+			return tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0, "%s: %s", path, strerror(errno));
+		return TPP_OK;
+	}
 	resolve(path, real, sizeof(real));
 	if (!stat(real, &st)) {
 		if (S_ISDIR(st.st_mode))
@@ -83,7 +122,25 @@ int tpp_afile_open(struct tpp_afile *a, const char *path, struct tpp_err *err)
 	if ((rc = tpp_afile_check(path, err)))
 		return rc;
 	resolve(path, a->path, sizeof(a->path));
-	if (!stat(a->path, &st) && !S_ISREG(st.st_mode)) {
+	if (is_stream(path) && !stat(path, &st) && !S_ISDIR(st.st_mode)) {
+		int own = own_fd(path), d;
+		tpp_strlcpy(a->path, path, sizeof(a->path));
+		if (own >= 0) {
+			fflush(NULL); /* what the process wrote to it goes first */
+			d = dup(own);
+			a->direct = 1;
+			a->f = d >= 0 ? fdopen(d, "w") : NULL;
+			if (!a->f) {
+				int e = errno;
+				if (d >= 0)
+					close(d);
+				return tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0, "%s: %s", path,
+						   strerror(e));
+			}
+			return TPP_OK;
+		}
+	}
+	if (!stat(a->path, &st) && (!S_ISREG(st.st_mode) || is_stream(path))) {
 		a->direct = 1;
 		a->f = fopen(a->path, "w");
 		if (!a->f)

@@ -9,8 +9,9 @@
  *     file it names is replaced (as `cp` and editors do);
  *   - a file replaced keeps its permission bits; a new one gets 0666 less
  *     the umask, as fopen would give it;
- *   - a target that exists and is not a regular file (/dev/stdout, a FIFO)
- *     is written in place: a rename would replace it.
+ *   - a target that exists and is not a regular file (a FIFO, a device),
+ *     or any path under /dev/ or /proc/ (/dev/stdout redirected to a file
+ *     included), is written in place: a rename would replace it.
  *
  * The calibration writer (calibrate/calfile.c) has its own, which also
  * keeps the file it replaces; --timeline and `tpplan report` use this.

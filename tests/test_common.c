@@ -95,6 +95,12 @@ static void test_afile(void)
 	CHECK(tpp_afile_open(&a, sub, &err) == TPP_E_SYSTEM && a.f == NULL);
 	CHECK(tpp_afile_check("", &err) == TPP_E_SYSTEM);
 
+	/* a device is written in place, never replaced */
+	CHECK(tpp_afile_open(&a, "/dev/null", &err) == TPP_OK && a.direct);
+	fputs("x\n", a.f);
+	CHECK(tpp_afile_commit(&a, &err) == TPP_OK);
+	CHECK(stat("/dev/null", &st) == 0 && S_ISCHR(st.st_mode));
+
 	unlink(link_path);
 	unlink(path);
 	rmdir(dir);

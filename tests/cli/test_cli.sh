@@ -543,6 +543,19 @@ if expect timeline-bad-path 2 err "--timeline $TMP/no/such/dir/t.tsv: directory 
 fi
 expect timeline-dir 2 err "--timeline $TMP: is a directory" "$BIN" --model 22b --cluster dgx-a100 \
 	--gpus 8 --global-batch 8 --timeline "$TMP"
+# --timeline /dev/stdout with stdout sent to a file: written through the
+# process's own descriptor, so the file holds the timeline and then the
+# plan (a rename would have replaced the file, a new open overwritten it)
+cases=$((cases + 1))
+if ! "$BIN" --model 125m --cluster dgx-a100 --gpus 8 --timeline /dev/stdout >"$TMP/tl-stdout.txt" 2>"$ERR"; then
+	fail "timeline-stdout: exit $?: $(head -c 300 "$ERR")"
+elif ! grep -q '^rank	chunk	microbatch	kind' "$TMP/tl-stdout.txt"; then
+	fail "timeline-stdout: no timeline in the file"
+elif ! grep -q '^best layouts' "$TMP/tl-stdout.txt"; then
+	fail "timeline-stdout: no plan in the file"
+else
+	echo "ok: timeline-stdout"
+fi
 # through a symbolic link: the link stays, the file it names is replaced
 # and keeps its permissions
 printf 'old\n' >"$TMP/tl-target.tsv"
