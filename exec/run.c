@@ -149,11 +149,25 @@ static void wd_disarm(const struct ex *E)
  * not 1 MiB of the executable). */
 static float zero_chunk[TPP_EXEC_CHUNK];
 
+/* n floats of backend buffer p set from chunk (TPP_EXEC_CHUNK floats of
+ * one value), uploaded a chunk at a time. */
+static int fill(struct ex *E, void *p, size_t n, const float *chunk)
+{
+	size_t i, k;
+	int rc;
+	for (i = 0; i < n; i += k) {
+		k = n - i < TPP_EXEC_CHUNK ? n - i : TPP_EXEC_CHUNK;
+		if ((rc = tpp_backend_upload(E->b, (char *)p + i * sizeof(float), chunk,
+					     k * sizeof(float), E->err)))
+			return rc;
+	}
+	return TPP_OK;
+}
+
 /* A zeroed backend buffer of n floats, freed at the end. */
 static int balloc(struct ex *E, size_t n, float **out)
 {
 	void *p;
-	size_t i, k;
 	int rc;
 	if (E->nbufs == E->capbufs) {
 		int cap = E->capbufs ? E->capbufs * 2 : 64;
@@ -168,12 +182,8 @@ static int balloc(struct ex *E, size_t n, float **out)
 	if ((rc = tpp_backend_alloc(E->b, n * sizeof(float), &p, E->err)))
 		return rc;
 	E->bufs[E->nbufs++] = p;
-	for (i = 0; i < n; i += k) {
-		k = n - i < TPP_EXEC_CHUNK ? n - i : TPP_EXEC_CHUNK;
-		if ((rc = tpp_backend_upload(E->b, (char *)p + i * sizeof(float), zero_chunk,
-					     k * sizeof(float), E->err)))
-			return rc;
-	}
+	if ((rc = fill(E, p, n, zero_chunk)))
+		return rc;
 	*out = p;
 	return TPP_OK;
 }
@@ -182,18 +192,11 @@ static int balloc(struct ex *E, size_t n, float **out)
 static int poison(struct ex *E, float *p, size_t n)
 {
 	static float nan_chunk[TPP_EXEC_CHUNK];
-	size_t i, k;
-	int rc;
+	size_t i;
 	if (!(nan_chunk[0] != nan_chunk[0])) /* first use */
 		for (i = 0; i < TPP_EXEC_CHUNK; i++)
 			nan_chunk[i] = NAN;
-	for (i = 0; i < n; i += k) {
-		k = n - i < TPP_EXEC_CHUNK ? n - i : TPP_EXEC_CHUNK;
-		if ((rc = tpp_backend_upload(E->b, (char *)p + i * sizeof(float), nan_chunk,
-					     k * sizeof(float), E->err)))
-			return rc;
-	}
-	return TPP_OK;
+	return fill(E, p, n, nan_chunk);
 }
 
 /*
