@@ -50,6 +50,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tpp_afile.h"
 #include "tpp_yaml.h"
 
 #define TPP_CAL_SCHEMA "tpplan.calibration/v1"
@@ -294,192 +295,57 @@ int tpp_cal_write(const struct tpp_calibration *cal, const char *path,
 	return tpp_cal_write_keep(cal, path, NULL, 0, err);
 }
 
-/* A name for keeping the file at `path` (modified at `mtime`): path +
- * ".YYYYmmddTHHMMSSZ.bak", with "-N" added while that exists; 0 on
- * success. */
-static int backup_name(const char *path, time_t mtime, char *out, size_t size)
-{
-	struct tm tm;
-	char stamp[32];
-	int i, n;
-	if (!gmtime_r(&mtime, &tm) || !strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm))
-		return -1;
-	for (i = 0; i < 1000; i++) {
-		struct stat st;
-		n = i ? snprintf(out, size, "%s.%s-%d.bak", path, stamp, i)
-		      : snprintf(out, size, "%s.%s.bak", path, stamp);
-		if (n < 0 || (size_t)n >= size)
-			return -1;
-		if (lstat(out, &st) && errno == ENOENT)
-			return 0;
-	}
-	return -1;
-}
-
-int tpp_cal_write_keep(const struct tpp_calibration *cal, const char *path_arg,
+int tpp_cal_write_keep(const struct tpp_calibration *cal, const char *path,
 		       char *kept, size_t kept_size, struct tpp_err *err)
 {
-	char tmp[1024], target[1024], bak[1100] = "";
-	const char *path = path_arg;
+	struct tpp_afile af;
 	struct writer w;
-	int fd, rc = TPP_OK, n, e, existed = 0;
-	mode_t mode = 0644;
-	FILE *f;
+	struct stat st;
+	int rc;
 
-	TPP_ASSERT(cal && path_arg);
+	TPP_ASSERT(cal && path);
 	if (kept_size)
 		kept[0] = '\0';
-	{
-		/* the rename would replace whatever is there: only ever a
-		 * regular file (never a device, FIFO or directory) */
-		struct stat st, lst;
-		if (!stat(path, &st) && !S_ISREG(st.st_mode))
-			return tpp_err_set(err, TPP_E_USAGE, path, 0, 0,
-					   "cannot write calibration: not a regular file");
-		/* a symbolic link keeps pointing at the new calibration:
-		 * write where it points */
-		if (!lstat(path, &lst) && S_ISLNK(lst.st_mode)) {
-			char *real = realpath(path, NULL);
-			if (real && strlen(real) < sizeof(target)) {
-				tpp_strlcpy(target, real, sizeof(target));
-				path = target;
-			} else if (!real && errno == ELOOP) {
-				free(real);
-				return tpp_err_set(err, TPP_E_USAGE, path, 0, 0,
-						   "cannot write calibration: a loop of symbolic links");
-			} else if (!real && errno == ENOENT) {
-				/* a dangling link, or a chain of links that
-				 * ends dangling: create the file the last one
-				 * names (each relative to its link's directory) */
-				char cur[sizeof(target)], link[sizeof(target)];
-				int hops, ok = 1;
-				tpp_strlcpy(cur, path, sizeof(cur));
-				for (hops = 0; ok && hops < 40; hops++) {
-					struct stat ls;
-					ssize_t ln;
-					const char *slash;
-					int lw;
-					if (lstat(cur, &ls) || !S_ISLNK(ls.st_mode))
-						break;
-					ln = readlink(cur, link, sizeof(link) - 1);
-					if (ln <= 0 || (size_t)ln >= sizeof(link) - 1) {
-						ok = 0;
-						break;
-					}
-					link[ln] = '\0';
-					slash = strrchr(cur, '/');
-					if (link[0] == '/' || !slash)
-						lw = snprintf(target, sizeof(target), "%s", link);
-					else
-						lw = snprintf(target, sizeof(target), "%.*s/%s",
-							     (int)(slash - cur), cur, link);
-					if (lw <= 0 || (size_t)lw >= sizeof(target))
-						ok = 0;
-					else
-						tpp_strlcpy(cur, target, sizeof(cur));
-				}
-				if (ok && hops < 40 && strcmp(cur, path)) {
-					tpp_strlcpy(target, cur, sizeof(target));
-					path = target;
-				}
-			}
-			free(real);
-		}
-		if (!stat(path, &st) && S_ISREG(st.st_mode)) {
-			/* never lose a measured calibration: the old file is
-			 * kept beside it, and keeps its permissions */
-			existed = 1;
-			mode = st.st_mode & 07777;
-			if (backup_name(path, st.st_mtime, bak, sizeof(bak)))
-				return tpp_err_set(err, TPP_E_SYSTEM, path, 0, 0,
-						   "cannot write calibration: no name to keep the existing file under");
-		}
-	}
-	n = snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path);
-	if (n < 0 || (size_t)n >= sizeof(tmp))
-		return tpp_err_set(err, TPP_E_SYSTEM, path, 0, 0,
-				   "cannot write calibration: path too long");
-	fd = mkstemp(tmp);
-	if (fd < 0)
-		return tpp_err_set(err, TPP_E_SYSTEM, path, 0, 0,
-				   "cannot write calibration: cannot create a temporary file next to it: %s",
-				   strerror(errno));
-	/* mkstemp makes the file 0600; a calibration is not secret (a file
-	 * replaced keeps the mode it had). */
-	(void)fchmod(fd, mode);
-	f = fdopen(fd, "w");
-	if (!f) {
-		e = errno;
-		close(fd);
-		unlink(tmp);
-		return tpp_err_set(err, TPP_E_SYSTEM, path, 0, 0,
-				   "cannot write calibration: %s", strerror(e));
-	}
+	/* the rename would replace whatever is there: only ever a regular
+	 * file (never a device, FIFO or directory), which tpp_afile would
+	 * write in place */
+	if (!stat(path, &st) && !S_ISREG(st.st_mode))
+		return tpp_err_set(err, TPP_E_USAGE, path, 0, 0,
+				   "cannot write calibration: not a regular file");
+	/* never lose a measured calibration: the file replaced is kept
+	 * beside it (tpp_afile's keep: PATH.<mtime>.bak, a hard link made
+	 * before the rename) and the new one keeps its permissions; a
+	 * symbolic link keeps pointing at the new calibration */
+	if ((rc = tpp_afile_open_keep(&af, path, 1, err)))
+		goto fail;
 	memset(&w, 0, sizeof(w));
-	w.f = f;
+	w.f = af.f;
 	write_all(&w, cal);
 	if (w.bad) {
-		rc = tpp_err_set(err, TPP_E_INPUT, path, 0, 0,
-				 "cannot write calibration: %s is not a finite number",
-				 w.bad_what);
-		fclose(f);
-		unlink(tmp);
-		return rc;
+		tpp_afile_abort(&af);
+		return tpp_err_set(err, TPP_E_INPUT, path, 0, 0,
+				   "cannot write calibration: %s is not a finite number",
+				   w.bad_what);
 	}
-	/* Data on disk before the rename makes it visible. */
-	if (fflush(f) || ferror(f) || fsync(fileno(f))) {
-		e = errno;
-		fclose(f);
-		unlink(tmp);
-		return tpp_err_set(err, TPP_E_SYSTEM, path, 0, 0,
-				   "cannot write calibration: %s", strerror(e));
-	}
-	if (fclose(f)) {
-		e = errno;
-		unlink(tmp);
-		return tpp_err_set(err, TPP_E_SYSTEM, path, 0, 0,
-				   "cannot write calibration: %s", strerror(e));
-	}
-	/* the old file gets a second name first (a hard link: the path
-	 * never goes missing), then the new one takes its place */
-	if (existed && link(path, bak)) {
-		e = errno;
-		unlink(tmp);
-		return tpp_err_set(err, TPP_E_SYSTEM, path, 0, 0,
-				   "cannot write calibration: cannot keep the existing file as %s: %s",
-				   bak, strerror(e));
-	}
-	if (rename(tmp, path)) {
-		e = errno;
-		unlink(tmp);
-		if (existed)
-			unlink(bak);
-		return tpp_err_set(err, TPP_E_SYSTEM, path, 0, 0,
-				   "cannot write calibration: rename from %s: %s",
-				   tmp, strerror(e));
-	}
-	if (existed && kept_size)
-		tpp_strlcpy(kept, bak, kept_size);
-	/* Make the rename itself durable (best effort). */
-	{
-		char dir[1024];
-		char *slash;
-		int dfd;
-		tpp_strlcpy(dir, path, sizeof(dir));
-		slash = strrchr(dir, '/');
-		if (slash == dir)
-			dir[1] = '\0';
-		else if (slash)
-			*slash = '\0';
-		else
-			tpp_strlcpy(dir, ".", sizeof(dir));
-		dfd = open(dir, O_RDONLY);
-		if (dfd >= 0) {
-			(void)fsync(dfd);
-			close(dfd);
-		}
-	}
+	if ((rc = tpp_afile_commit(&af, err)))
+		goto fail;
+	if (af.kept[0] && kept_size)
+		tpp_strlcpy(kept, af.kept, kept_size);
 	return TPP_OK;
+fail:
+	/* tpp_afile's "PATH: reason", said as the calibration's: the file
+	 * named as the error's, the reason after "cannot write calibration" */
+	{
+		char msg[sizeof(err->msg)];
+		const char *why = msg;
+		size_t n = strlen(path), nr = strlen(af.path);
+		tpp_strlcpy(msg, err->msg, sizeof(msg));
+		if (!strncmp(msg, path, n) && !strncmp(msg + n, ": ", 2))
+			why = msg + n + 2;
+		else if (nr && !strncmp(msg, af.path, nr) && !strncmp(msg + nr, ": ", 2))
+			why = msg + nr + 2;
+		return tpp_err_set(err, rc, path, 0, 0, "cannot write calibration: %s", why);
+	}
 }
 
 /* ---- loader ---------------------------------------------------------------- */

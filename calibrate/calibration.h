@@ -144,7 +144,8 @@ int tpp_cal_write(const struct tpp_calibration *cal, const char *path,
  * kept as PATH.<its mtime, YYYYmmddTHHMMSSZ>.bak (hard link, made before
  * the rename; "-N" added if taken), whose name goes to `kept` ("" when
  * nothing was there); the new file keeps the old one's permissions; a
- * symbolic link is followed, so that it points at the new file. */
+ * symbolic link is followed, so that it points at the new file
+ * (common/tpp_afile.h does all of it: tpp_afile_open_keep). */
 int tpp_cal_write_keep(const struct tpp_calibration *cal, const char *path,
 		       char *kept, size_t kept_size, struct tpp_err *err);
 /* Load a calibration YAML; located errors (file:line:col) on bad input. */

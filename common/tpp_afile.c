@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tpp_afile.h"
@@ -46,20 +47,59 @@ static int own_fd(const char *path)
 }
 
 /* The file a path names once its symbolic links are followed, into buf:
- * realpath of the link when it resolves; a dangling link or a plain path
- * is taken as given. */
-static void resolve(const char *path, char *buf, size_t size)
+ * realpath of the link when it resolves; for a dangling link, or a chain
+ * of links that ends dangling, the name its last link gives (relative to
+ * that link's directory), so the file is created there and the links
+ * stay; a plain path is taken as given.  TPP_E_USAGE for a loop of
+ * links. */
+static int resolve(const char *path, char *buf, size_t size, struct tpp_err *err)
 {
 	struct stat ls;
+	char cur[TPP_AFILE_PATH], link[TPP_AFILE_PATH];
+	char *real;
+	int hops;
+
 	tpp_strlcpy(buf, path, size);
-	if (!lstat(path, &ls) && S_ISLNK(ls.st_mode)) {
-		char *real = realpath(path, NULL);
-		if (real) {
-			if (strlen(real) < size)
-				tpp_strlcpy(buf, real, size);
-			free(real);
-		}
+	if (lstat(path, &ls) || !S_ISLNK(ls.st_mode))
+		return TPP_OK;
+	real = realpath(path, NULL);
+	if (real) {
+		if (strlen(real) < size)
+			tpp_strlcpy(buf, real, size);
+		free(real);
+		return TPP_OK;
 	}
+	if (errno == ELOOP)
+		return tpp_err_set(err, TPP_E_USAGE, NULL, 0, 0, "%s: a loop of symbolic links",
+				   path);
+	if (errno != ENOENT)
+		return TPP_OK;
+	tpp_strlcpy(cur, path, sizeof(cur));
+	for (hops = 0; hops < 40; hops++) {
+		const char *slash;
+		ssize_t n;
+		int w;
+		if (lstat(cur, &ls) || !S_ISLNK(ls.st_mode))
+			break;
+		n = readlink(cur, link, sizeof(link) - 1);
+		if (n <= 0 || (size_t)n >= sizeof(link) - 1)
+			return TPP_OK; /* unreadable: taken as given */
+		link[n] = '\0';
+		slash = strrchr(cur, '/');
+		if (link[0] == '/' || !slash)
+			w = snprintf(buf, size, "%s", link);
+		else
+			w = snprintf(buf, size, "%.*s/%s", (int)(slash - cur), cur, link);
+		if (w <= 0 || (size_t)w >= size || (size_t)w >= sizeof(cur)) {
+			tpp_strlcpy(buf, path, size);
+			return TPP_OK;
+		}
+		tpp_strlcpy(cur, buf, sizeof(cur));
+	}
+	if (hops == 40)
+		return tpp_err_set(err, TPP_E_USAGE, NULL, 0, 0, "%s: a loop of symbolic links",
+				   path);
+	return TPP_OK;
 }
 
 /* The directory part of path ("." when none), into buf. */
@@ -80,6 +120,7 @@ int tpp_afile_check(const char *path, struct tpp_err *err)
 {
 	char real[TPP_AFILE_PATH], dir[TPP_AFILE_PATH];
 	struct stat st;
+	int rc;
 	if (!*path)
 		return tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0, "the file name is empty");
 	if (strlen(path) + 16 >= sizeof(real))
@@ -89,7 +130,8 @@ int tpp_afile_check(const char *path, struct tpp_err *err)
 			return tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0, "%s: %s", path, strerror(errno));
 		return TPP_OK;
 	}
-	resolve(path, real, sizeof(real));
+	if ((rc = resolve(path, real, sizeof(real), err)))
+		return rc;
 	if (!stat(real, &st)) {
 		if (S_ISDIR(st.st_mode))
 			return tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0, "%s: is a directory", path);
@@ -114,14 +156,22 @@ int tpp_afile_check(const char *path, struct tpp_err *err)
 
 int tpp_afile_open(struct tpp_afile *a, const char *path, struct tpp_err *err)
 {
+	return tpp_afile_open_keep(a, path, 0, err);
+}
+
+int tpp_afile_open_keep(struct tpp_afile *a, const char *path, int keep,
+			struct tpp_err *err)
+{
 	struct stat st;
 	mode_t mode, mask;
 	int fd, n, rc;
 
 	memset(a, 0, sizeof(*a));
+	a->keep = keep;
 	if ((rc = tpp_afile_check(path, err)))
 		return rc;
-	resolve(path, a->path, sizeof(a->path));
+	if ((rc = resolve(path, a->path, sizeof(a->path), err)))
+		return rc;
 	if (is_stream(path) && !stat(path, &st) && !S_ISDIR(st.st_mode)) {
 		int own = own_fd(path), d;
 		tpp_strlcpy(a->path, path, sizeof(a->path));
@@ -172,11 +222,48 @@ int tpp_afile_open(struct tpp_afile *a, const char *path, struct tpp_err *err)
 	return TPP_OK;
 }
 
+/* A name for keeping the file at `path` (modified at `mtime`): path +
+ * ".YYYYmmddTHHMMSSZ.bak", with "-N" added while that exists; 0 on
+ * success. */
+static int backup_name(const char *path, time_t mtime, char *out, size_t size)
+{
+	struct tm tm;
+	char stamp[32];
+	int i, n;
+	if (!gmtime_r(&mtime, &tm) || !strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm))
+		return -1;
+	for (i = 0; i < 1000; i++) {
+		struct stat st;
+		n = i ? snprintf(out, size, "%s.%s-%d.bak", path, stamp, i)
+		      : snprintf(out, size, "%s.%s.bak", path, stamp);
+		if (n < 0 || (size_t)n >= size)
+			return -1;
+		if (lstat(out, &st) && errno == ENOENT)
+			return 0;
+	}
+	return -1;
+}
+
+/* Make a rename in path's directory durable (best effort). */
+static void sync_dir(const char *path)
+{
+	char dir[TPP_AFILE_PATH];
+	int dfd;
+	dir_of(path, dir, sizeof(dir));
+	dfd = open(dir, O_RDONLY);
+	if (dfd >= 0) {
+		(void)fsync(dfd);
+		close(dfd);
+	}
+}
+
 int tpp_afile_commit(struct tpp_afile *a, struct tpp_err *err)
 {
+	struct stat st;
 	int bad, e;
 	if (!a->f)
 		return tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0, "%s: not open", a->path);
+	a->kept[0] = '\0';
 	bad = fflush(a->f) || ferror(a->f) || (!a->direct && fsync(fileno(a->f)));
 	e = errno;
 	if (fclose(a->f) && !bad)
@@ -188,11 +275,36 @@ int tpp_afile_commit(struct tpp_afile *a, struct tpp_err *err)
 		return tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0, "%s: write failed: %s", a->path,
 				   strerror(e ? e : EIO));
 	}
-	if (!a->direct && rename(a->tmp, a->path)) {
+	if (a->direct)
+		return TPP_OK;
+	/* the file replaced gets a second name first (a hard link: the path
+	 * never goes missing), then the new one takes its place */
+	if (a->keep && !lstat(a->path, &st) && S_ISREG(st.st_mode)) {
+		if (backup_name(a->path, st.st_mtime, a->kept, sizeof(a->kept))) {
+			a->kept[0] = '\0';
+			unlink(a->tmp);
+			return tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0,
+					   "%s: no name to keep the existing file under", a->path);
+		}
+		if (link(a->path, a->kept)) {
+			e = errno;
+			unlink(a->tmp);
+			tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0,
+				    "%s: cannot keep the existing file as %s: %s", a->path, a->kept,
+				    strerror(e));
+			a->kept[0] = '\0';
+			return TPP_E_SYSTEM;
+		}
+	}
+	if (rename(a->tmp, a->path)) {
 		e = errno;
 		unlink(a->tmp);
+		if (a->kept[0])
+			unlink(a->kept);
+		a->kept[0] = '\0';
 		return tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0, "%s: %s", a->path, strerror(e));
 	}
+	sync_dir(a->path);
 	return TPP_OK;
 }
 

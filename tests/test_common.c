@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <utime.h>
 
 /* Files in dir whose name starts with prefix. */
 static int count_prefixed(const char *dir, const char *prefix)
@@ -100,6 +101,73 @@ static void test_afile(void)
 	fputs("x\n", a.f);
 	CHECK(tpp_afile_commit(&a, &err) == TPP_OK);
 	CHECK(stat("/dev/null", &st) == 0 && S_ISCHR(st.st_mode));
+
+	/* a dangling link, and a chain of two that ends dangling: the file
+	 * the last link names is created, the links stay links */
+	{
+		char dang[300], mid[300], made[300], loop2[300];
+		snprintf(dang, sizeof(dang), "%s/dang.tsv", dir);
+		snprintf(mid, sizeof(mid), "%s/mid.tsv", dir);
+		snprintf(made, sizeof(made), "%s/made.tsv", dir);
+		snprintf(loop2, sizeof(loop2), "%s/loop2.tsv", dir);
+		CHECK(symlink("mid.tsv", dang) == 0 && symlink("made.tsv", mid) == 0);
+		CHECK(tpp_afile_open(&a, dang, &err) == TPP_OK);
+		fputs("made\n", a.f);
+		CHECK(tpp_afile_commit(&a, &err) == TPP_OK);
+		CHECK(lstat(dang, &st) == 0 && S_ISLNK(st.st_mode));
+		CHECK(lstat(mid, &st) == 0 && S_ISLNK(st.st_mode));
+		CHECK(!strcmp(slurp(made), "made\n"));
+		unlink(made);
+		unlink(mid);
+		unlink(dang);
+		/* a loop of links: refused before anything is written */
+		CHECK(symlink("loop2.tsv", dang) == 0 && symlink("dang.tsv", loop2) == 0);
+		CHECK(tpp_afile_check(dang, &err) == TPP_E_USAGE);
+		CHECK_STR_CONTAINS(err.msg, "a loop of symbolic links");
+		CHECK(tpp_afile_open(&a, dang, &err) == TPP_E_USAGE && a.f == NULL);
+		CHECK(lstat(dang, &st) == 0 && S_ISLNK(st.st_mode));
+		CHECK(count_prefixed(dir, "dang.tsv.tmp.") == 0);
+		unlink(loop2);
+		unlink(dang);
+	}
+
+	/* keep: the file replaced stays under PATH.<mtime>.bak with its
+	 * content (same inode: a hard link); a new file keeps nothing; two
+	 * replacements within the same second get two names */
+	{
+		char kept1[TPP_AFILE_PATH + 32];
+		struct stat before;
+		CHECK(stat(path, &before) == 0);
+		CHECK(tpp_afile_open_keep(&a, path, 1, &err) == TPP_OK);
+		fputs("four\n", a.f);
+		CHECK(tpp_afile_commit(&a, &err) == TPP_OK);
+		CHECK(!strcmp(slurp(path), "four\n"));
+		CHECK(!strncmp(a.kept, path, strlen(path)));
+		CHECK_STR_CONTAINS(a.kept, ".bak");
+		CHECK(!strcmp(slurp(a.kept), "three\n"));
+		CHECK(stat(a.kept, &st) == 0 && st.st_ino == before.st_ino);
+		tpp_strlcpy(kept1, a.kept, sizeof(kept1));
+		/* same mtime second as the first kept file: another name */
+		{
+			struct utimbuf ut = {before.st_atime, before.st_mtime};
+			CHECK(utime(path, &ut) == 0);
+		}
+		CHECK(tpp_afile_open_keep(&a, path, 1, &err) == TPP_OK);
+		fputs("five\n", a.f);
+		CHECK(tpp_afile_commit(&a, &err) == TPP_OK);
+		CHECK(a.kept[0] && strcmp(a.kept, kept1));
+		CHECK(!strcmp(slurp(a.kept), "four\n"));
+		CHECK(count_prefixed(dir, "out.tsv.") == 2);
+		unlink(a.kept);
+		unlink(kept1);
+		/* nothing there: nothing kept */
+		unlink(path);
+		CHECK(tpp_afile_open_keep(&a, path, 1, &err) == TPP_OK);
+		fputs("six\n", a.f);
+		CHECK(tpp_afile_commit(&a, &err) == TPP_OK);
+		CHECK(a.kept[0] == '\0');
+		CHECK(count_prefixed(dir, "out.tsv.") == 0);
+	}
 
 	unlink(link_path);
 	unlink(path);

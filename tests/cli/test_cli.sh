@@ -567,6 +567,21 @@ if expect timeline-symlink 0 out "best layouts" "$BIN" --model 125m --cluster dg
 	grep -q '^rank	chunk	microbatch	kind' "$TMP/tl-target.tsv" || fail "timeline-symlink: the target was not written"
 	[ "$(stat -c %a "$TMP/tl-target.tsv")" = 600 ] || fail "timeline-symlink: mode $(stat -c %a "$TMP/tl-target.tsv"), not 600"
 fi
+# a dangling link: the file it names is created, the link stays; a loop
+# of links is refused before the search (exit 2), the links left as they were
+ln -sf tl-made.tsv "$TMP/tl-dangling.tsv"
+if expect timeline-dangling 0 out "best layouts" "$BIN" --model 125m --cluster dgx-a100 \
+	--gpus 8 --timeline "$TMP/tl-dangling.tsv"; then
+	[ -L "$TMP/tl-dangling.tsv" ] || fail "timeline-dangling: the link was replaced"
+	grep -q '^rank	chunk	microbatch	kind' "$TMP/tl-made.tsv" || fail "timeline-dangling: the named file was not written"
+fi
+ln -sf tl-loop2.tsv "$TMP/tl-loop1.tsv"
+ln -sf tl-loop1.tsv "$TMP/tl-loop2.tsv"
+if expect timeline-loop 2 err "tl-loop1.tsv: a loop of symbolic links" "$BIN" --model 125m \
+	--cluster dgx-a100 --gpus 8 --timeline "$TMP/tl-loop1.tsv"; then
+	[ -s "$OUT" ] && fail "timeline-loop: the plan was printed"
+	[ -L "$TMP/tl-loop1.tsv" ] && [ -L "$TMP/tl-loop2.tsv" ] || fail "timeline-loop: a link was replaced"
+fi
 # the timeline never replaces a file the plan read (the model, the cluster
 # or the calibration, also through a link): exit 2 before the search
 cp "$ROOT/tests/data/models/minimal.yaml" "$TMP/tl-model.yaml"
