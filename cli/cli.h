@@ -256,16 +256,17 @@ size_t tpp_print_caution(char *buf, size_t size, const struct tpp_plan *p,
 /*
  * The cost model's error on the published runs it is checked against,
  * (predicted - measured) / measured of the step time: the rows of
- * shared/validation/published-runs.tsv, tests/data/runs/bridge-25.11.tsv
- * and tests/data/runs/mosaic-mpt-a100.tsv (--stack modern), without a
+ * shared/validation/published-runs.tsv, tests/data/runs/bridge-25.11.tsv,
+ * tests/data/runs/mosaic-mpt-a100.tsv and tests/data/runs/torchtitan-a100.tsv
+ * (both --stack modern), without a
  * calibration file and without rows A11-A16 (DeepSpeed ZeRO-3 across
  * nodes, which has its own caution).  tests/cli/test_cli.sh recomputes
  * them from `tpplan validate --json` and fails when they no longer hold,
  * so a change to the model updates them here.
  */
-#define TPP_ACC_RUNS 43
-#define TPP_ACC_ERR_MIN (-0.1925)
-#define TPP_ACC_ERR_MEDIAN (-0.0542)
+#define TPP_ACC_RUNS 46
+#define TPP_ACC_ERR_MIN (-0.2031)
+#define TPP_ACC_ERR_MEDIAN (-0.0599)
 #define TPP_ACC_ERR_MAX 0.0360
 /* What the global batch leaves data parallelism, for the batch
  * rejection: " (dp divides both the global batch B and the N GPUs: at most

@@ -403,7 +403,7 @@ size_t tpp_print_accuracy(char *buf, size_t size, int calibrated)
 {
 	/* the words follow the signs, should the figures change */
 #define ACC_PCT(e) fabs(100 * (e)), (e) < 0 ? "shorter" : "longer"
-	int w = snprintf(buf, size, "How sure: on %d published runs (A100 to GB200; Megatron-LM, Megatron-Bridge, MosaicML; leaving out the 6 DeepSpeed ZeRO-3 runs across nodes, which have their own caution) this model, without a calibration, predicted steps from %.0f%% %s to %.0f%% %s than measured, median %.0f%% %s (costmodel/README.md, Accuracy); %s",
+	int w = snprintf(buf, size, "How sure: on %d published runs (A100 to GB200; Megatron-LM, Megatron-Bridge, MosaicML, TorchTitan; leaving out the 6 DeepSpeed ZeRO-3 runs across nodes, which have their own caution) this model, without a calibration, predicted steps from %.0f%% %s to %.0f%% %s than measured, median %.0f%% %s (costmodel/README.md, Accuracy); %s",
 			 TPP_ACC_RUNS, ACC_PCT(TPP_ACC_ERR_MIN), ACC_PCT(TPP_ACC_ERR_MAX),
 			 ACC_PCT(TPP_ACC_ERR_MEDIAN),
 			 calibrated ? "this plan's figures come in part from a calibration, whose effect on that error those runs do not measure."
