@@ -260,7 +260,7 @@ size_t tpp_print_ties(char *buf, size_t size, const struct tpp_plan *p)
 size_t tpp_print_caution(char *buf, size_t size, const struct tpp_plan *p,
 			 const struct tpp_cli_alt *alt)
 {
-	static const char why[] = "the published ZeRO-3 runs on 384-2240 GPUs (SC21 Table 2, DeepSpeed) took " TPP_OPTIMISTIC_RANGE " times the step this model predicts, more so on more nodes (costmodel/README.md, Accuracy)";
+	static const char why[] = "the published ZeRO-3 runs on 384-2240 GPUs (SC21 Table 2, DeepSpeed of 2021) took " TPP_OPTIMISTIC_RANGE " times the step this model predicts, more so on more nodes, and PyTorch FSDP runs on 64 A100 over 8 nodes (MosaicML, TorchTitan) " TPP_FSDP_NODES_RANGE " times (costmodel/README.md, Accuracy)";
 	static const char head[] = "Caution: the best layout uses ZeRO-3 with its data-parallel group across nodes; ";
 	char ranks[96] = "";
 	int i, n = 0, w;
@@ -347,6 +347,16 @@ static void fmt_gpu_hours(char *buf, size_t size, double g)
 		snprintf(buf, size, "< 0.001");
 }
 
+/* Whether the stated error of a plan whose best is e is the ZeRO-3 /
+ * FSDP runs' (TPP_ACC_Z3_*): ZeRO-3 without pipelining, and not across
+ * nodes the way the caution names (tpp_eval_optimistic), which those runs'
+ * range does not cover. */
+static int acc_zero3(const struct tpp_eval *e)
+{
+	return e && tpp_zero_per_microbatch(&e->layout) && (long long)e->layout.dp * e->layout.cp > 1 &&
+	       !tpp_eval_optimistic(e);
+}
+
 /*
  * Training time at the predicted step: steps * step_s, the steps being
  * ceil(tokens / (global batch * sequence)) (tpp_cli_train_steps), and
@@ -388,6 +398,10 @@ size_t tpp_print_training(char *buf, size_t size, const struct tpp_plan_ctx *x,
 		}
 		if (w > 0 && (size_t)w < size)
 			w += snprintf(buf + w, size - w, ".  ");
+	} else if (acc_zero3(e)) {
+		fmt_duration(d1, sizeof(d1), wall / (1 + TPP_ACC_Z3_ERR_MAX));
+		fmt_duration(d2, sizeof(d2), wall / (1 + TPP_ACC_Z3_ERR_MIN));
+		w += snprintf(buf + w, size - w, "%s to %s at the error range of the published ZeRO-3 / FSDP runs (How sure).  ", d1, d2);
 	} else {
 		fmt_duration(d1, sizeof(d1), wall / (1 + TPP_ACC_ERR_MAX));
 		fmt_duration(d2, sizeof(d2), wall / (1 + TPP_ACC_ERR_MIN));
@@ -399,7 +413,8 @@ size_t tpp_print_training(char *buf, size_t size, const struct tpp_plan_ctx *x,
 	return w > 0 ? ((size_t)w < size ? (size_t)w : size - 1) : 0;
 }
 
-size_t tpp_print_accuracy(char *buf, size_t size, int calibrated)
+size_t tpp_print_accuracy(char *buf, size_t size, int calibrated,
+			  const struct tpp_eval *best)
 {
 	/* the words follow the signs, should the figures change */
 #define ACC_PCT(e) fabs(100 * (e)), (e) < 0 ? "shorter" : "longer"
@@ -408,20 +423,25 @@ size_t tpp_print_accuracy(char *buf, size_t size, int calibrated)
 			 ACC_PCT(TPP_ACC_ERR_MEDIAN),
 			 calibrated ? "this plan's figures come in part from a calibration, whose effect on that error those runs do not measure."
 				    : "`tpplan calibrate` replaces its datasheet figures with this cluster's.");
+	if (acc_zero3(best) && w > 0 && (size_t)w < size)
+		w += snprintf(buf + w, size - w, "  The %d of them with ZeRO-3 / FSDP and no pipelining, as the best layout here (Megatron-Bridge's FSDP, MosaicML's and TorchTitan's PyTorch FSDP; 8 to 64 GPUs), predicted from %.0f%% %s to %.0f%% %s, median %.0f%% %s.",
+			      TPP_ACC_Z3_RUNS, ACC_PCT(TPP_ACC_Z3_ERR_MIN), ACC_PCT(TPP_ACC_Z3_ERR_MAX),
+			      ACC_PCT(TPP_ACC_Z3_ERR_MEDIAN));
 #undef ACC_PCT
-	return w > 0 ? (size_t)w : 0;
+	return w > 0 ? ((size_t)w < size ? (size_t)w : size - 1) : 0;
 }
 
 /* How sure the ranking is: the ties, a caution where one applies, and
  * the model's error on published runs. */
 static void print_how_sure(FILE *f, const struct tpp_plan_ctx *x, const struct tpp_plan *p)
 {
-	char buf[768];
+	char buf[1536];
 	if (tpp_print_ties(buf, sizeof(buf), p))
 		fprintf(f, "  %s\n", buf);
 	if (tpp_print_caution(buf, sizeof(buf), p, x->no_zero3))
 		fprintf(f, "  %s\n", buf);
-	if (tpp_print_accuracy(buf, sizeof(buf), x->cluster->calibration[0] != 0))
+	if (tpp_print_accuracy(buf, sizeof(buf), x->cluster->calibration[0] != 0,
+			       p->n_top ? &p->top[0] : NULL))
 		fprintf(f, "  %s\n", buf);
 }
 
@@ -693,7 +713,7 @@ void tpp_print_plan_json(FILE *f, const struct tpp_plan_ctx *x,
 	tpp_json_str(f, tpp_cost_flops_doc);
 	fprintf(f, ",\n  \"measured_spread\": %.17g", TPP_MEASURED_SPREAD);
 	{
-		char buf[768];
+		char buf[1536];
 		fprintf(f, ",\n  \"cautions\": [");
 		if (tpp_print_caution(buf, sizeof(buf), p, x->no_zero3))
 			tpp_json_str(f, buf);
@@ -703,8 +723,10 @@ void tpp_print_plan_json(FILE *f, const struct tpp_plan_ctx *x,
 	fprintf(f, ",\n  \"warnings\": [");
 	tpp_json_lines(f, tpp_cli_cal_warnings(), "", 1);
 	fputc(']', f);
-	fprintf(f, ",\n  \"accuracy\": {\"published_runs\": %d, \"error_min\": %.4f, \"error_median\": %.4f, \"error_max\": %.4f}",
-		TPP_ACC_RUNS, TPP_ACC_ERR_MIN, TPP_ACC_ERR_MEDIAN, TPP_ACC_ERR_MAX);
+	fprintf(f, ",\n  \"accuracy\": {\"published_runs\": %d, \"error_min\": %.4f, \"error_median\": %.4f, \"error_max\": %.4f, \"zero3\": {\"published_runs\": %d, \"error_min\": %.4f, \"error_median\": %.4f, \"error_max\": %.4f, \"applies\": %s}}",
+		TPP_ACC_RUNS, TPP_ACC_ERR_MIN, TPP_ACC_ERR_MEDIAN, TPP_ACC_ERR_MAX,
+		TPP_ACC_Z3_RUNS, TPP_ACC_Z3_ERR_MIN, TPP_ACC_Z3_ERR_MEDIAN, TPP_ACC_Z3_ERR_MAX,
+		acc_zero3(p->n_top ? &p->top[0] : NULL) ? "true" : "false");
 	/* --train-tokens: what the layouts' train_s and train_gpu_hours count */
 	if (x->train_steps > 0)
 		fprintf(f, ",\n  \"train\": {\"tokens\": %.17g, \"tokens_per_step\": %lld, \"steps\": %lld}",

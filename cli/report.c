@@ -1129,7 +1129,7 @@ static void write_best(struct doc *d, const struct tpp_report *r,
 	const struct tpp_plan *p = r->plan;
 	const struct tpp_eval *best = &p->top[0];
 	const struct tpp_gpu *g = &x->cluster->gpu;
-	char args[2048], note[1024], lb[200];
+	char args[2048], note[1536], lb[200];
 	int i, k;
 
 	/* 1. the top layouts */
@@ -1167,7 +1167,7 @@ static void write_best(struct doc *d, const struct tpp_report *r,
 		d_p(d, "%s", note);
 	if (tpp_cli_fewer_text(note, sizeof(note), r->x->search, r->x->cluster, &r->fewer, &p->top[0]))
 		d_p(d, "%s", note); /* ends with the layout, no full stop: it is copied */
-	if (tpp_print_accuracy(note, sizeof(note), r->cal != NULL))
+	if (tpp_print_accuracy(note, sizeof(note), r->cal != NULL, &p->top[0]))
 		d_p(d, "%s", note);
 	if (tpp_print_training(note, sizeof(note), r->x, p))
 		d_p(d, "%s", note);

@@ -358,6 +358,7 @@ if expect zero3-caution 0 out "Caution: the best layout uses ZeRO-3" \
 	"$BIN" --model 175b --cluster dgx-a100 --gpus 1536 --global-batch 1536 --layout zero=3; then
 	run "$BIN" --model 175b --cluster dgx-a100 --gpus 1536 --global-batch 1536 --layout zero=3 --json
 	jcheck zero3-caution "$OUT" '(.cautions | length) == 1 and (.cautions[0] | test("1.3-2.8 times"))'
+	cp "$OUT" "$TMP/zero3-caution.json"
 	# it names the best layout that is not ZeRO-3 across nodes (zero
 	# searched in place of the pinned zero=3), whose --layout plans that step
 	jcheck zero3-caution "$OUT" '.best_without_zero3_search == "found" and
@@ -870,8 +871,10 @@ expect gpu-variation-bad 2 err "--gpu-variation" "$BIN" --model 22b --cluster dg
 
 # ---- training time (--train-tokens) -------------------------------------------------
 # 22b on 8 GPUs, global batch 1024 x 2048 = 2,097,152 tokens a step:
-# 1e9 tokens take ceil(476.8) = 477 steps
-TT="--model 22b --cluster dgx-a100 --gpus 8"
+# 1e9 tokens take ceil(476.8) = 477 steps; zero=1, as a plan whose best is
+# ZeRO-3 without pipelining takes its range from the ZeRO-3 / FSDP runs
+# (accuracy-zero3-plan below)
+TT="--model 22b --cluster dgx-a100 --gpus 8 --layout zero=1"
 if expect train-tokens-text 0 out "Training on 1B tokens (--train-tokens): 477 steps of 2.097M tokens" \
 	"$BIN" $TT --train-tokens 1B; then
 	has train-tokens-text out "at the published runs' error range (How sure)"
@@ -1003,6 +1006,49 @@ else
 	fail "accuracy: the stated error (cli.h TPP_ACC_*: $(jq -c .accuracy "$TMP/acc-plan.json")) no longer matches validate: $(jq -n -c \
 		"[inputs | .rows[] | select(.error != null and (.id | test(\"^A1[1-6]\$\") | not)) | .error] |
 		 {n: length, min: min, max: max, median: (sort | .[(length - 1) / 2 | floor])}" $acc_files)"
+fi
+# The ZeRO-3 / FSDP runs among them (layouts with pp=1 and zero=3;
+# cli.h TPP_ACC_Z3_*, JSON .accuracy.zero3), stated when a plan's best is
+# of that kind, and the measured / predicted ratio of the PyTorch FSDP
+# runs across nodes (MPT-70B and TorchTitan's, 64 A100) that the ZeRO-3
+# caution states (TPP_FSDP_NODES_RANGE): recomputed the same way.
+cases=$((cases + 1))
+z3_sel='.rows[] | select(.error != null and (.id | test("^A1[1-6]$") | not) and (.layout | test(",pp=1,.*,zero=3,")))'
+if [ "$rc" -ne 0 ]; then
+	fail "accuracy-zero3: validate or plan failed"
+elif jq -n -e --slurpfile a "$TMP/acc-plan.json" \
+	"[inputs | $z3_sel | .error] as \$e | \$a[0].accuracy.zero3 as \$z |
+	 (\$e | length) == \$z.published_runs and ((\$e | min) - \$z.error_min | fabs) < 0.0005 and
+	 ((\$e | max) - \$z.error_max | fabs) < 0.0005 and
+	 ((\$e | sort | .[(length - 1) / 2 | floor]) - \$z.error_median | fabs) < 0.0005 and
+	 \$z.applies == false" $acc_files >/dev/null; then
+	echo "ok: accuracy-zero3"
+else
+	fail "accuracy-zero3: stated $(jq -c .accuracy.zero3 "$TMP/acc-plan.json"), validate: $(jq -n -c \
+		"[inputs | $z3_sel | .error] | {n: length, min: min, max: max, median: (sort | .[(length - 1) / 2 | floor])}" $acc_files)"
+fi
+cases=$((cases + 1))
+fsdp_range=$(jq -n -r '[inputs | .rows[] | select(.id | test("^(M70B|TL)")) | .measured_s / .predicted_s] |
+	"\((min * 100 | round) / 100)-\((max * 100 | round) / 100)"' $acc_files)
+if [ -f "$TMP/zero3-caution.json" ] && jq -e --arg r "$fsdp_range" \
+	'.cautions[0] | contains("(MosaicML, TorchTitan) " + $r + " times")' "$TMP/zero3-caution.json" >/dev/null; then
+	echo "ok: fsdp-nodes-range ($fsdp_range)"
+else
+	fail "fsdp-nodes-range: validate gives $fsdp_range; the caution says: $(jq -r '.cautions[0]' "$TMP/zero3-caution.json" 2>/dev/null | head -c 400)"
+fi
+# a plan whose best is ZeRO-3 without pipelining inside a node states the
+# ZeRO-3 / FSDP runs' range and takes --train-tokens' range from it
+if expect accuracy-zero3-plan 0 out "The 11 of them with ZeRO-3 / FSDP and no pipelining, as the best layout here" \
+	"$BIN" --model llama2-13b --cluster dgx-a100 --gpus 8 --global-batch 64 --layout zero=3,pp=1,tp=1 --train-tokens 100B; then
+	grep -q "at the error range of the published ZeRO-3 / FSDP runs (How sure)" "$OUT" ||
+		fail "accuracy-zero3-plan: --train-tokens range not the ZeRO-3 / FSDP runs'"
+	lo=$(sed -n 's/.*at the predicted step; \([0-9.]*\) days to \([0-9.]*\) days at the error range.*/\1/p' "$OUT")
+	hi=$(sed -n 's/.*at the predicted step; \([0-9.]*\) days to \([0-9.]*\) days at the error range.*/\2/p' "$OUT")
+	run "$BIN" --model llama2-13b --cluster dgx-a100 --gpus 8 --global-batch 64 --layout zero=3,pp=1,tp=1 --train-tokens 100B --json
+	# the days over 1 + the ZeRO-3 / FSDP runs' largest and smallest error
+	jcheck accuracy-zero3-plan "$OUT" ".accuracy.zero3.applies == true and
+		(.layouts[0].train_s / 86400 / (1 + .accuracy.zero3.error_max) * 10 | round) / 10 == ${lo:-0} and
+		(.layouts[0].train_s / 86400 / (1 + .accuracy.zero3.error_min) * 10 | round) / 10 == ${hi:-0}"
 fi
 if expect validate-small 0 out "cannot predict" \
 	"$BIN" validate "$ROOT/tests/data/runs/one-good-one-bad.tsv"; then
