@@ -1360,8 +1360,16 @@ static void write_doc(struct doc *d, const struct tpp_report *r,
 				     usr(d, g->gemm_src[q] == TPP_SRC_CALIBRATION ? c->calibration : g->gemm_source),
 				     at);
 		} else {
-			d_td(d, "%.0f%% of peak", 100 * TPP_GEMM_CEILING_DEFAULT),
-				d_td(d, "assumed (no measurement)");
+			int q16;
+			double frac = tpp_gemm_ceiling(g, prec, &q16);
+			if (q16 >= 0)
+				d_td(d, "%.4g TFLOP/s (%.1f%% of peak)", frac * g->peak_flops[prec] / TPP_TFLOPS, 100 * frac),
+					d_td(d, "assumed (no %s measurement): the %s figure's %.1f%% of peak x %.2f, the median fp8 / bf16 efficiency of 5 NVIDIA parts",
+					     tpp_prec_names[prec], tpp_prec_names[q16],
+					     100 * g->gemm_flops[q16] / g->peak_flops[q16], TPP_FP8_OF_16BIT_CEILING);
+			else
+				d_td(d, "%.0f%% of peak", 100 * TPP_GEMM_CEILING_DEFAULT),
+					d_td(d, "assumed (no measurement)");
 		}
 	}
 	d_row(d), d_td(d, "HBM"), d_td(d, "%.0f GB at %.2f TB/s", g->hbm_bytes / 1e9, g->hbm_Bps / 1e12),

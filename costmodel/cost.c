@@ -217,17 +217,39 @@ double tpp_gemm_measured(const struct tpp_gpu *g, enum tpp_prec p, int *from)
 	return q >= 0 ? g->gemm_flops[q] : 0;
 }
 
+/* For fp8 without a measured rate of its own: the 16-bit precision whose
+ * measured rate stands in (TPP_FP8_OF_16BIT_CEILING), else -1. */
+static int gemm_fp8_from16(const struct tpp_gpu *g, enum tpp_prec p)
+{
+	if (p != TPP_PREC_FP8 || g->peak_flops[p] <= 0 || gemm_measured_prec(g, p) >= 0)
+		return -1;
+	return gemm_measured_prec(g, TPP_PREC_BF16);
+}
+
 /*
  * Measured GEMM rate as a fraction of the datasheet peak (calibration.md
  * 7.2): the rate sustained at the power limit (MSMF) where the cluster
  * file gives it, which is what a training run's back-to-back GEMMs get
- * (topologies/README.md "GEMM ceiling"); else TPP_GEMM_CEILING_DEFAULT.
+ * (topologies/README.md "GEMM ceiling"); for fp8 without one, the 16-bit
+ * fraction times TPP_FP8_OF_16BIT_CEILING; else TPP_GEMM_CEILING_DEFAULT.
  * This is the rate at the shape it was measured at.
  */
 static double gemm_ceiling(const struct tpp_gpu *g, enum tpp_prec p)
 {
 	int q = gemm_measured_prec(g, p);
-	return q >= 0 ? g->gemm_flops[q] / g->peak_flops[q] : TPP_GEMM_CEILING_DEFAULT;
+	if (q >= 0)
+		return g->gemm_flops[q] / g->peak_flops[q];
+	q = gemm_fp8_from16(g, p);
+	if (q >= 0)
+		return g->gemm_flops[q] / g->peak_flops[q] * TPP_FP8_OF_16BIT_CEILING;
+	return TPP_GEMM_CEILING_DEFAULT;
+}
+
+double tpp_gemm_ceiling(const struct tpp_gpu *g, enum tpp_prec p, int *from16)
+{
+	if (from16)
+		*from16 = gemm_fp8_from16(g, p);
+	return gemm_ceiling(g, p);
 }
 
 static double peak_flops(const struct tpp_gpu *g, enum tpp_prec p)
@@ -390,6 +412,8 @@ static double gemm_peak_ceiling(const struct tpp_gpu *g, enum tpp_prec p)
 {
 	int q = gemm_measured_prec(g, p);
 	double c = gemm_ceiling(g, p);
+	if (q < 0)
+		q = gemm_fp8_from16(g, p); /* the 16-bit shape's losses */
 	if (q >= 0 && g->gemm_shape[q][0] > 0) {
 		const double *s = g->gemm_shape[q];
 		c /= tpp_gemm_shape_eff(g->sm_count, s[0], s[1], s[2]);

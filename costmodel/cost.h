@@ -363,6 +363,25 @@ void tpp_attn_core_time(const struct tpp_gpu *g, enum tpp_prec p,
  * sustained figure like the measured ones it stands in for.
  */
 #define TPP_GEMM_CEILING_DEFAULT 0.72
+/*
+ * fp8 GEMM ceiling of a GPU with a measured 16-bit rate and no fp8 one:
+ * the 16-bit rate's fraction of its peak times 0.93, applied to the fp8
+ * peak.  0.93 is the median, over the five parts with both precisions
+ * measured the same way in ml-engineering's tables (@0359db89, as in
+ * calibration.md 7.2), of the fp8 fraction over the bf16 fraction: H100
+ * MAMF 70.9 / 80.3 % = 0.88, H200 MSMF 68.4 / 76.3 % = 0.90, GH200 MAMF
+ * 77.6 / 83.8 % = 0.93, B200 MSMF 62.0 / 64.0 % = 0.97, GB200 MAMF
+ * 72.3 / 72.9 % = 0.99.  The GPU's own 16-bit measurement says more about
+ * its fp8 path (power limit, software) than other vendors' fraction does:
+ * MI300X sustains 50 % of its bf16 peak, where TPP_GEMM_CEILING_DEFAULT
+ * would give its fp8 72 %.
+ */
+#define TPP_FP8_OF_16BIT_CEILING 0.93
+/* The GEMM ceiling of precision p as a fraction of its datasheet peak, at
+ * the measured shape (see tpp_gemm_measured); *from16 (may be NULL): the
+ * 16-bit precision whose measurement it is derived from for fp8 without
+ * its own (times TPP_FP8_OF_16BIT_CEILING), else -1. */
+double tpp_gemm_ceiling(const struct tpp_gpu *g, enum tpp_prec p, int *from16);
 /* The measured GEMM rate (FLOP/s) standing for precision p: p's own, or
  * for fp16 / bf16 the other 16-bit one (the same tensor-core path), and
  * in *from (may be NULL) the precision it was measured in; 0 and -1 when

@@ -1174,6 +1174,34 @@ static void test_gemm_shape(void)
 		t = tpp_gemm_time(&c.gpu, TPP_PREC_BF16, 1536, 2816, 1 << 20);
 		CHECK_REL(2.0 * 1536 * 2816 * (1 << 20) / t, 989e12 * (1 << 20) / ((1 << 20) + 128.0), 1e-12);
 	}
+	/*
+	 * fp8 with no measurement of its own: the GPU's measured 16-bit
+	 * fraction of peak x TPP_FP8_OF_16BIT_CEILING, on fp8's peak, at
+	 * the 16-bit figure's shape (MI300X: 659 / 1307.4 x 0.93 of 2614.9
+	 * = 1225.7 TFLOP/s at 12288x9728x8192); with its own, that; with
+	 * no measurement at all, TPP_GEMM_CEILING_DEFAULT.
+	 */
+	{
+		struct tpp_cluster c;
+		int q16;
+		double fl = 2.0 * 12288 * 9728 * 8192, want = 659e12 / 1307.4e12 * 0.93 * 2614.9e12;
+		load_cluster("mi300x", 8, &c);
+		CHECK(c.gpu.gemm_flops[TPP_PREC_FP8] == 0);
+		CHECK_REL(tpp_gemm_ceiling(&c.gpu, TPP_PREC_FP8, &q16), want / 2614.9e12, 1e-9);
+		CHECK(q16 == TPP_PREC_BF16);
+		CHECK_REL(fl / tpp_gemm_time(&c.gpu, TPP_PREC_FP8, 12288, 9728, 8192), want, 1e-9);
+		/* bf16 itself: its own figure, nothing derived */
+		CHECK_REL(tpp_gemm_ceiling(&c.gpu, TPP_PREC_BF16, &q16), 659 / 1307.4, 1e-9);
+		CHECK(q16 == -1);
+		/* a measured fp8 figure wins */
+		load_cluster("dgx-h200", 8, &c);
+		CHECK_REL(tpp_gemm_ceiling(&c.gpu, TPP_PREC_FP8, &q16), 1354 / 1979.0, 1e-9);
+		CHECK(q16 == -1);
+		/* nothing measured: the default */
+		memset(c.gpu.gemm_flops, 0, sizeof(c.gpu.gemm_flops));
+		CHECK_REL(tpp_gemm_ceiling(&c.gpu, TPP_PREC_FP8, &q16), TPP_GEMM_CEILING_DEFAULT, 1e-12);
+		CHECK(q16 == -1);
+	}
 }
 
 static void test_gemm_table(void)

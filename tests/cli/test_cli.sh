@@ -342,6 +342,16 @@ reserve=$(jq '3 + 80.004 - .layouts[0].memory_bytes.total / 1073741824' "$OUT")
 expect closest-digits 1 err "needs 80.004 GiB of 80.000 GiB per GPU" \
 	"$BIN" --model 22b --cluster dgx-a100 --gpus 8 --global-batch 8 --layout "$L22" --mem-reserve-gib "$reserve"
 
+# ---- GEMM ceiling where a precision has no figure (header) ---------------------
+# fp8 on MI300X: its bf16 figure's fraction of peak x 0.93; on L40S (no
+# figure at all): the 72 % default; fp8 on H200: its own figure
+expect ceiling-fp8-derived 0 out "GEMM ceiling: no fp8 measurement, 1226 TFLOP/s assumed: 46.9% of peak, the bf16 figure's 50.4% x 0.93" \
+	"$BIN" --model llama3-8b --cluster mi300x --gpus 8 --precision fp8 --top 1
+expect ceiling-default 0 out "GEMM ceiling: no measurement, 72% of peak assumed" \
+	"$BIN" --model llama3-8b --cluster l40s-ethernet --gpus 8 --precision fp8 --top 1
+expect ceiling-fp8-own 0 out "GEMM ceiling 1354 TFLOP/s at 1536x2816x10240" \
+	"$BIN" --model llama3-8b --cluster dgx-h200 --gpus 8 --precision fp8 --top 1
+
 # ---- counts, header, legend, CP tier --------------------------------------------
 # feasible = simulated finalists + too long to simulate + pruned by bound;
 # the per-degree picks are counted apart
