@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "calibration.h"
+#include "tpp_afile.h"
 #include "cli.h"
 #include "model.h"
 #ifdef TPP_HAVE_BENCH
@@ -263,6 +264,16 @@ static int check_out_dir(const char *path)
 			return TPP_E_USAGE;
 		}
 	}
+	/* links that cannot be followed or loop, a target directory that a
+	 * link points into and is missing: also now */
+	{
+		struct tpp_err err;
+		int rc = tpp_afile_check(path, &err);
+		if (rc) {
+			fprintf(stderr, "tpplan: --out %s\n", err.msg);
+			return rc == TPP_E_USAGE ? TPP_E_USAGE : TPP_E_INPUT;
+		}
+	}
 	return TPP_OK;
 }
 #endif
@@ -331,7 +342,7 @@ static int fit_write(struct tpp_calibration *cal, const char *out)
 		fprintf(stderr, "tpplan: calibrate: fitting failed, writing the raw tables only: ");
 		tpp_err_print(stderr, &err);
 	}
-	char kept[1200];
+	char kept[TPP_AFILE_PATH + 32];
 	if ((wrc = tpp_cal_write_keep(cal, out, kept, sizeof(kept), &err))) {
 		tpp_err_print(stderr, &err);
 		return wrc;

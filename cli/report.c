@@ -1614,6 +1614,8 @@ int tpp_report_check_dir(const char *dir)
 	return TPP_E_SYSTEM;
 }
 
+static int check_outputs(const char *dir);
+
 int tpp_report_make_dir(const char *dir)
 {
 	char buf[PATH_LEN];
@@ -1638,7 +1640,7 @@ int tpp_report_make_dir(const char *dir)
 	if (stat(dir, &st))
 		goto fail;
 	if (S_ISDIR(st.st_mode))
-		return TPP_OK;
+		return check_outputs(dir);
 	errno = ENOTDIR; /* made a file since the check */
 fail:
 	fprintf(stderr, "tpplan: report: cannot create directory %s: %s\n", dir, strerror(errno));
@@ -1656,6 +1658,37 @@ fail:
  */
 #define MANIFEST ".tpplan-report"
 static const char *const fig_ext[] = {"dat", "gp", "png"};
+
+/* Every file a report may write into dir, checked as tpp_afile would
+ * open it (a loop of links, a link that cannot be followed, a directory
+ * in a file's place), so that it is said before the searches rather than
+ * after half the files are written. */
+static int check_outputs(const char *dir)
+{
+	static const char *const fixed[] = {"index.html", "report.md", MANIFEST, "gnuplot.log"};
+	char path[PATH_LEN];
+	struct tpp_err err;
+	size_t i, j;
+	int rc = TPP_OK;
+	for (i = 0; !rc && i < TPP_ARRAY_LEN(fixed) + FIG__COUNT * TPP_ARRAY_LEN(fig_ext); i++) {
+		int w;
+		if (i < TPP_ARRAY_LEN(fixed)) {
+			w = snprintf(path, sizeof(path), "%s/%s", dir, fixed[i]);
+		} else {
+			j = i - TPP_ARRAY_LEN(fixed);
+			w = snprintf(path, sizeof(path), "%s/%s.%s", dir,
+				     fig_names[j / TPP_ARRAY_LEN(fig_ext)],
+				     fig_ext[j % TPP_ARRAY_LEN(fig_ext)]);
+		}
+		if (w < 0 || (size_t)w >= sizeof(path)) {
+			fprintf(stderr, "tpplan: report: -o %s: path too long\n", dir);
+			return TPP_E_SYSTEM;
+		}
+		if ((rc = tpp_afile_check(path, &err)))
+			fprintf(stderr, "tpplan: report: %s\n", err.msg);
+	}
+	return rc == TPP_E_USAGE ? TPP_E_USAGE : rc ? TPP_E_SYSTEM : TPP_OK;
+}
 
 struct manifest {
 	int fig[FIG__COUNT][3]; /* [figure][fig_ext] listed */

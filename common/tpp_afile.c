@@ -12,15 +12,6 @@
 
 #include "tpp_afile.h"
 
-/* Whether path names a stream the process already has or a device
- * (/dev/stdout, /dev/fd/3, /proc/self/fd/1, /dev/null): written in place,
- * never replaced -- /dev/stdout redirected to a file resolves to that
- * file, and replacing it would cut off what the process prints after. */
-static int is_stream(const char *path)
-{
-	return !strncmp(path, "/dev/", 5) || !strncmp(path, "/proc/", 6);
-}
-
 /* The descriptor a path names when it is one of the process's own
  * (/dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N), else -1.
  * Written through a dup() of it, which shares its offset: opening the
@@ -64,16 +55,22 @@ static int resolve(const char *path, char *buf, size_t size, struct tpp_err *err
 		return TPP_OK;
 	real = realpath(path, NULL);
 	if (real) {
-		if (strlen(real) < size)
+		size_t n = strlen(real);
+		if (n < size)
 			tpp_strlcpy(buf, real, size);
 		free(real);
+		if (n >= size)
+			return tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0,
+					   "%s: the file its symbolic link names has too long a path", path);
 		return TPP_OK;
 	}
 	if (errno == ELOOP)
 		return tpp_err_set(err, TPP_E_USAGE, NULL, 0, 0, "%s: a loop of symbolic links",
 				   path);
+	/* a link that cannot be followed is an error, not replaced by a file */
 	if (errno != ENOENT)
-		return TPP_OK;
+		return tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0,
+				   "%s: cannot follow the symbolic link: %s", path, strerror(errno));
 	tpp_strlcpy(cur, path, sizeof(cur));
 	for (hops = 0; hops < 40; hops++) {
 		const char *slash;
@@ -83,22 +80,23 @@ static int resolve(const char *path, char *buf, size_t size, struct tpp_err *err
 			break;
 		n = readlink(cur, link, sizeof(link) - 1);
 		if (n <= 0 || (size_t)n >= sizeof(link) - 1)
-			return TPP_OK; /* unreadable: taken as given */
+			return tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0,
+					   "%s: cannot read the symbolic link %s: %s", path, cur,
+					   n < 0 ? strerror(errno) : "too long");
 		link[n] = '\0';
 		slash = strrchr(cur, '/');
 		if (link[0] == '/' || !slash)
 			w = snprintf(buf, size, "%s", link);
 		else
 			w = snprintf(buf, size, "%.*s/%s", (int)(slash - cur), cur, link);
-		if (w <= 0 || (size_t)w >= size || (size_t)w >= sizeof(cur)) {
-			tpp_strlcpy(buf, path, size);
-			return TPP_OK;
-		}
+		if (w <= 0 || (size_t)w >= size || (size_t)w >= sizeof(cur))
+			return tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0,
+					   "%s: the file its symbolic links name has too long a path", path);
 		tpp_strlcpy(cur, buf, sizeof(cur));
 	}
 	if (hops == 40)
-		return tpp_err_set(err, TPP_E_USAGE, NULL, 0, 0, "%s: a loop of symbolic links",
-				   path);
+		return tpp_err_set(err, TPP_E_USAGE, NULL, 0, 0,
+				   "%s: a loop of symbolic links (or a chain of more than 40)", path);
 	return TPP_OK;
 }
 
@@ -125,7 +123,7 @@ int tpp_afile_check(const char *path, struct tpp_err *err)
 		return tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0, "the file name is empty");
 	if (strlen(path) + 16 >= sizeof(real))
 		return tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0, "%.64s...: path too long", path);
-	if (is_stream(path) && !stat(path, &st) && !S_ISDIR(st.st_mode)) {
+	if (own_fd(path) >= 0 && !stat(path, &st) && !S_ISDIR(st.st_mode)) {
 		if (access(path, W_OK))
 			return tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0, "%s: %s", path, strerror(errno));
 		return TPP_OK;
@@ -170,27 +168,27 @@ int tpp_afile_open_keep(struct tpp_afile *a, const char *path, int keep,
 	a->keep = keep;
 	if ((rc = tpp_afile_check(path, err)))
 		return rc;
+	/* one of the process's own streams: through a dup of it, in place
+	 * (not with keep: the file it is redirected to is replaced and
+	 * kept, and what the process prints after goes to the old one) */
+	if (!keep && own_fd(path) >= 0 && !stat(path, &st) && !S_ISDIR(st.st_mode)) {
+		int d = dup(own_fd(path));
+		tpp_strlcpy(a->path, path, sizeof(a->path));
+		fflush(NULL); /* what the process wrote to it goes first */
+		a->direct = 1;
+		a->f = d >= 0 ? fdopen(d, "w") : NULL;
+		if (!a->f) {
+			int e = errno;
+			if (d >= 0)
+				close(d);
+			return tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0, "%s: %s", path, strerror(e));
+		}
+		return TPP_OK;
+	}
 	if ((rc = resolve(path, a->path, sizeof(a->path), err)))
 		return rc;
-	if (is_stream(path) && !stat(path, &st) && !S_ISDIR(st.st_mode)) {
-		int own = own_fd(path), d;
-		tpp_strlcpy(a->path, path, sizeof(a->path));
-		if (own >= 0) {
-			fflush(NULL); /* what the process wrote to it goes first */
-			d = dup(own);
-			a->direct = 1;
-			a->f = d >= 0 ? fdopen(d, "w") : NULL;
-			if (!a->f) {
-				int e = errno;
-				if (d >= 0)
-					close(d);
-				return tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0, "%s: %s", path,
-						   strerror(e));
-			}
-			return TPP_OK;
-		}
-	}
-	if (!stat(a->path, &st) && (!S_ISREG(st.st_mode) || is_stream(path))) {
+	/* a device or FIFO: written in place, a rename would replace it */
+	if (!stat(a->path, &st) && !S_ISREG(st.st_mode)) {
 		a->direct = 1;
 		a->f = fopen(a->path, "w");
 		if (!a->f)

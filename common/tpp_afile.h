@@ -11,9 +11,15 @@
  *     loop of links is refused;
  *   - a file replaced keeps its permission bits; a new one gets 0666 less
  *     the umask, as fopen would give it;
- *   - a target that exists and is not a regular file (a FIFO, a device),
- *     or any path under /dev/ or /proc/ (/dev/stdout redirected to a file
- *     included), is written in place: a rename would replace it;
+ *   - a target that exists and is not a regular file (a FIFO, a device)
+ *     is written in place: a rename would replace it;
+ *   - the process's own streams (/dev/stdout, /dev/stderr, /dev/fd/N,
+ *     /proc/self/fd/N) are written through a dup of the descriptor, in
+ *     place and at its offset, so what the process prints before and
+ *     after stays (with keep, a regular file they are redirected to is
+ *     replaced and kept like any other);
+ *   - a symbolic link that cannot be followed (a directory on its way is
+ *     a file, no permission) is an error, never replaced by a file;
  *   - with `keep` (tpp_afile_open_keep; the calibration writer), a regular
  *     file replaced is first given a second name, PATH.<its mtime,
  *     YYYYmmddTHHMMSSZ>[-N].bak (a hard link, so the path never goes
@@ -52,8 +58,9 @@ struct tpp_afile {
  */
 int tpp_afile_check(const char *path, struct tpp_err *err);
 
-/* Open the temporary file for `path`; TPP_OK, or TPP_E_SYSTEM with
- * err->msg "PATH: reason" (nothing left behind). */
+/* Open the temporary file for `path`; TPP_OK, or as tpp_afile_check
+ * (TPP_E_USAGE for a loop of links, else TPP_E_SYSTEM) with err->msg
+ * "PATH: reason" (nothing left behind). */
 int tpp_afile_open(struct tpp_afile *a, const char *path, struct tpp_err *err);
 
 /* As tpp_afile_open; with keep, the commit keeps a regular file it

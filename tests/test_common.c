@@ -129,6 +129,21 @@ static void test_afile(void)
 		CHECK(count_prefixed(dir, "dang.tsv.tmp.") == 0);
 		unlink(loop2);
 		unlink(dang);
+		/* a link that cannot be followed (a plain file on its way):
+		 * an error, and the link stays */
+		snprintf(made, sizeof(made), "%s/plain", dir);
+		{
+			FILE *pf = fopen(made, "w");
+			CHECK(pf != NULL);
+			if (pf)
+				fclose(pf);
+		}
+		CHECK(symlink("plain/x", dang) == 0);
+		CHECK(tpp_afile_open(&a, dang, &err) == TPP_E_SYSTEM && a.f == NULL);
+		CHECK_STR_CONTAINS(err.msg, "cannot follow the symbolic link");
+		CHECK(lstat(dang, &st) == 0 && S_ISLNK(st.st_mode));
+		unlink(dang);
+		unlink(made);
 	}
 
 	/* keep: the file replaced stays under PATH.<mtime>.bak with its
@@ -160,6 +175,21 @@ static void test_afile(void)
 		CHECK(count_prefixed(dir, "out.tsv.") == 2);
 		unlink(a.kept);
 		unlink(kept1);
+		/* a path under /proc naming a regular file (/proc/self/root +
+		 * the path) is replaced atomically and kept, not written in
+		 * place */
+		if (!access("/proc/self/root", F_OK)) {
+			char viaproc[600];
+			struct stat b4;
+			snprintf(viaproc, sizeof(viaproc), "/proc/self/root%s", path);
+			CHECK(stat(path, &b4) == 0);
+			CHECK(tpp_afile_open_keep(&a, viaproc, 1, &err) == TPP_OK && !a.direct);
+			fputs("via proc\n", a.f);
+			CHECK(tpp_afile_commit(&a, &err) == TPP_OK);
+			CHECK(!strcmp(slurp(path), "via proc\n"));
+			CHECK(a.kept[0] && stat(a.kept, &st) == 0 && st.st_ino == b4.st_ino);
+			unlink(a.kept);
+		}
 		/* nothing there: nothing kept */
 		unlink(path);
 		CHECK(tpp_afile_open_keep(&a, path, 1, &err) == TPP_OK);

@@ -726,6 +726,38 @@ if expect calibrate-keep-first 0 out "written to" "$BIN" calibrate \
 	[ -f "$kept" ] && cmp -s "$kept" "$TMP/cal-keep.first" ||
 		fail "calibrate-keep: '$kept' is not the earlier calibration"
 fi
+# the same through /proc/self/root (a path under /proc naming a regular
+# file): replaced atomically and kept, not overwritten in place
+mkdir -p "$TMP/calproc"
+if expect calibrate-keep-proc 0 out "written to" "$BIN" calibrate \
+	--import "$ROOT/tests/data/nccl-tests/all_reduce_perf.txt" --group 8 --out "/proc/self/root$TMP/calproc/cal.yaml" &&
+	expect calibrate-keep-proc 0 out "is kept as /" "$BIN" calibrate \
+		--import "$ROOT/tests/data/nccl-tests/all_reduce_perf.txt" --group 8 --out "/proc/self/root$TMP/calproc/cal.yaml"; then
+	[ "$(find "$TMP/calproc" -name 'cal.yaml.*.bak' | wc -l)" -eq 1 ] ||
+		fail "calibrate-keep-proc: no kept calibration beside it: $(ls "$TMP/calproc")"
+fi
+# --out /dev/stdout redirected to a file: the file is replaced by the
+# calibration (and the old one kept), the summary printed after it does
+# not end up in it: it loads
+printf 'old\n' >"$TMP/cal-stdout.yaml"
+cases=$((cases + 1))
+if "$BIN" calibrate --import "$ROOT/tests/data/nccl-tests/all_reduce_perf.txt" --group 8 \
+	--out /dev/stdout >"$TMP/cal-stdout.yaml" 2>"$ERR" &&
+	"$BIN" --model 125m --cluster dgx-a100 --gpus 8 --calibration "$TMP/cal-stdout.yaml" >/dev/null 2>"$ERR"; then
+	echo "ok: calibrate-out-stdout"
+else
+	fail "calibrate-out-stdout: $(head -n 3 "$ERR")"
+fi
+# a link that cannot be followed (a file on its way) is an error; the
+# link stays a link
+: >"$TMP/cal-plain"
+ln -sf cal-plain/x "$TMP/cal-badlink.yaml"
+if expect calibrate-badlink 4 err "cannot follow the symbolic link" "$BIN" calibrate \
+	--import "$ROOT/tests/data/nccl-tests/all_reduce_perf.txt" --group 8 --out "$TMP/cal-badlink.yaml"; then
+	[ -L "$TMP/cal-badlink.yaml" ] || fail "calibrate-badlink: the link was replaced"
+fi
+expect timeline-badlink 2 err "cannot follow the symbolic link" "$BIN" --model 125m \
+	--cluster dgx-a100 --gpus 8 --timeline "$TMP/cal-badlink.yaml"
 # a calibration of another cluster: a table for a tier this cluster does
 # not have, or a GEMM faster than the GPU's peak, is an input error
 if expect calibrate-import-ok 0 out "written to" "$BIN" calibrate \

@@ -615,6 +615,20 @@ if [ "$(id -u)" = 0 ] && [ -d /proc/self ]; then
 		fail "-o in /proc: exit $rc: $(cat "$TMP/err")"
 	fi
 fi
+# an output name that is a loop of symbolic links: said before the
+# searches (exit 2), nothing written, the links left as they were
+D=$TMP/looped
+mkdir -p "$D"
+ln -sf a.md "$D/report.md"
+ln -sf report.md "$D/a.md"
+"$BIN" report --model 125m --cluster dgx-a100 --gpus 8 -o "$D" >/dev/null 2>"$TMP/err"
+rc=$?
+if [ $rc -eq 2 ] && grep -q "report.md: a loop of symbolic links" "$TMP/err" &&
+	[ -L "$D/report.md" ] && [ ! -e "$D/index.html" ]; then
+	ok "an output name in a loop of links: refused before writing, exit 2"
+else
+	fail "an output name in a loop of links: exit $rc: $(cat "$TMP/err"); $(ls -A "$D")"
+fi
 
 # --train-tokens: the report states the training's time below the best
 # layouts, as the text plan does
