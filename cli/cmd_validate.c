@@ -789,16 +789,17 @@ int tpp_cmd_validate(int argc, char **argv)
 					printf(", \"predicted_s\": %.6g, \"measured_s\": %.6g, \"error\": %.6g, \"layout\": ",
 					       r->predicted_s, r->measured_s, r->err);
 					tpp_json_str(stdout, lb);
-					printf(", \"attention\": \"%s\", \"stack\": \"%s\", \"zero3_across_nodes\": %s",
+					printf(", \"attention\": \"%s\", \"stack\": \"%s\", \"zero3_across_nodes\": %s, \"zero3_nodes\": %s",
 					       tpp_attn_names[r->attn], stack_names[r->stack],
-					       zero3_rule_names[r->zero3_rule]);
+					       zero3_rule_names[r->zero3_rule],
+					       tpp_eval_optimistic(&r->e) ? "true" : "false");
 				} else {
 					printf(", \"predicted_s\": null");
 					if (r->measured_s > 0)
 						printf(", \"measured_s\": %.6g", r->measured_s);
 					else
 						printf(", \"measured_s\": null");
-					printf(", \"zero3_across_nodes\": null, \"reason\": ");
+					printf(", \"zero3_across_nodes\": null, \"zero3_nodes\": null, \"reason\": ");
 					tpp_json_str(stdout, r->reason);
 				}
 				printf("}%s\n", i + 1 < nrows ? "," : "");

@@ -426,13 +426,13 @@ size_t tpp_print_accuracy(char *buf, size_t size, int calibrated,
 {
 	/* the words follow the signs, should the figures change */
 #define ACC_PCT(e) fabs(100 * (e)), (e) < 0 ? "shorter" : "longer"
-	int w = snprintf(buf, size, "How sure: on %d published runs (A100 to GB200; Megatron-LM, Megatron-Bridge, MosaicML, TorchTitan; leaving out the 6 DeepSpeed ZeRO-3 runs across nodes, which have their own caution) this model, without a calibration, predicted steps from %.0f%% %s to %.0f%% %s than measured, median %.0f%% %s (costmodel/README.md, Accuracy); %s",
+	int w = snprintf(buf, size, "How sure: on %d published runs (A100 to GB200; Megatron-LM, Megatron-Bridge, MosaicML; leaving out the 10 ZeRO-3 runs across nodes, DeepSpeed's 6 on 384-2240 GPUs and PyTorch FSDP's 4 on 64, which have their own caution) this model, without a calibration, predicted steps from %.0f%% %s to %.0f%% %s than measured, median %.0f%% %s (costmodel/README.md, Accuracy); %s",
 			 TPP_ACC_RUNS, ACC_PCT(TPP_ACC_ERR_MIN), ACC_PCT(TPP_ACC_ERR_MAX),
 			 ACC_PCT(TPP_ACC_ERR_MEDIAN),
 			 calibrated ? "this plan's figures come in part from a calibration, whose effect on that error those runs do not measure."
 				    : "`tpplan calibrate` replaces its datasheet figures with this cluster's.");
 	if (acc_zero3(best) && w > 0 && (size_t)w < size)
-		w += snprintf(buf + w, size - w, "  The %d of them with ZeRO-3 / FSDP and no pipelining, as the best layout here (Megatron-Bridge's FSDP, MosaicML's and TorchTitan's PyTorch FSDP; 8 to 64 GPUs), predicted from %.0f%% %s to %.0f%% %s, median %.0f%% %s.",
+		w += snprintf(buf + w, size - w, "  The %d of them with ZeRO-3 / FSDP and no pipelining, as the best layout here (Megatron-Bridge's FSDP and MosaicML's PyTorch FSDP; 8 to 64 GPUs in one node or NVLink domain), predicted from %.0f%% %s to %.0f%% %s, median %.0f%% %s.",
 			      TPP_ACC_Z3_RUNS, ACC_PCT(TPP_ACC_Z3_ERR_MIN), ACC_PCT(TPP_ACC_Z3_ERR_MAX),
 			      ACC_PCT(TPP_ACC_Z3_ERR_MEDIAN));
 #undef ACC_PCT
