@@ -139,10 +139,12 @@ static void print_sources(FILE *f, const struct tpp_cluster *c,
 			int q16;
 			double frac = tpp_gemm_ceiling(g, o->prec, &q16);
 			if (q16 >= 0)
-				fprintf(f, "; GEMM ceiling: no %s measurement, %.4g TFLOP/s assumed: %.1f%% of peak, the %s figure's %.1f%% x %.2f (fp8 / bf16 efficiency, median of 5 NVIDIA parts, cost.h TPP_FP8_OF_16BIT_CEILING)\n",
+				fprintf(f, "; GEMM ceiling: no %s measurement, %.4g TFLOP/s assumed: %.1f%% of peak, the %s figure's %.1f%% x %.2f (fp8 / bf16 efficiency, median of 5 NVIDIA parts, cost.h TPP_FP8_OF_16BIT_CEILING; that figure %s: %s)\n",
 					tpp_prec_names[o->prec], frac * g->peak_flops[o->prec] / TPP_TFLOPS,
 					100 * frac, tpp_prec_names[q16],
-					100 * g->gemm_flops[q16] / g->peak_flops[q16], TPP_FP8_OF_16BIT_CEILING);
+					100 * g->gemm_flops[q16] / g->peak_flops[q16], TPP_FP8_OF_16BIT_CEILING,
+					tpp_src_names[g->gemm_src[q16]],
+					g->gemm_src[q16] == TPP_SRC_CALIBRATION ? c->calibration : g->gemm_source);
 			else
 				fprintf(f, "; GEMM ceiling: no measurement, %.0f%% of peak assumed\n",
 					100 * TPP_GEMM_CEILING_DEFAULT);

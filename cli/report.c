@@ -1364,9 +1364,11 @@ static void write_doc(struct doc *d, const struct tpp_report *r,
 			double frac = tpp_gemm_ceiling(g, prec, &q16);
 			if (q16 >= 0)
 				d_td(d, "%.4g TFLOP/s (%.1f%% of peak)", frac * g->peak_flops[prec] / TPP_TFLOPS, 100 * frac),
-					d_td(d, "assumed (no %s measurement): the %s figure's %.1f%% of peak x %.2f, the median fp8 / bf16 efficiency of 5 NVIDIA parts",
+					d_td(d, "assumed (no %s measurement): the %s figure's %.1f%% of peak x %.2f, the median fp8 / bf16 efficiency of 5 NVIDIA parts; that figure %s: %s",
 					     tpp_prec_names[prec], tpp_prec_names[q16],
-					     100 * g->gemm_flops[q16] / g->peak_flops[q16], TPP_FP8_OF_16BIT_CEILING);
+					     100 * g->gemm_flops[q16] / g->peak_flops[q16], TPP_FP8_OF_16BIT_CEILING,
+					     tpp_src_names[g->gemm_src[q16]],
+					     usr(d, g->gemm_src[q16] == TPP_SRC_CALIBRATION ? c->calibration : g->gemm_source));
 			else
 				d_td(d, "%.0f%% of peak", 100 * TPP_GEMM_CEILING_DEFAULT),
 					d_td(d, "assumed (no measurement)");

@@ -252,6 +252,28 @@ double tpp_gemm_ceiling(const struct tpp_gpu *g, enum tpp_prec p, int *from16)
 	return gemm_ceiling(g, p);
 }
 
+/* The measured GEMM table that prices precision p (a calibration's), and
+ * in *eff_per_rate what turns its FLOP/s into p's efficiency (fraction of
+ * p's peak): p's own table, 1 / peak; for fp8 without one, the 16-bit
+ * table whose figure its ceiling comes from (gemm_fp8_from16), times
+ * TPP_FP8_OF_16BIT_CEILING / that precision's peak; NULL when none. */
+static const struct tpp_gemm_table *gemm_table_for(const struct tpp_gpu *g, enum tpp_prec p,
+						   double *eff_per_rate)
+{
+	int q;
+	if (g->gemm_table[p].n > 0 && g->peak_flops[p] > 0) {
+		*eff_per_rate = 1.0 / g->peak_flops[p];
+		return &g->gemm_table[p];
+	}
+	q = gemm_fp8_from16(g, p);
+	if (q >= 0 && g->gemm_table[q].n > 0) {
+		*eff_per_rate = TPP_FP8_OF_16BIT_CEILING / g->peak_flops[q];
+		return &g->gemm_table[q];
+	}
+	*eff_per_rate = 0;
+	return NULL;
+}
+
 static double peak_flops(const struct tpp_gpu *g, enum tpp_prec p)
 {
 	return g->peak_flops[p];
@@ -440,11 +462,15 @@ static double gemm_time_sms(const struct tpp_gpu *g, enum tpp_prec p, double M,
 		share = g->sm_count > reserve ? (double)sms / g->sm_count
 					      : 1.0 - TPP_OVERLAP_SM_SHARE;
 	eff = gemm_peak_ceiling(g, p) * wave_eff(sms, M, N, batch) * (K / (K + 128.0));
-	if (g->gemm_table[p].n > 0) {
-		/* measured shapes include their own quantization effects */
-		double rate = gemm_table_rate(&g->gemm_table[p], M, N, K);
+	{
+		/* measured shapes include their own quantization effects; fp8
+		 * without a table of its own reads the 16-bit one, as its
+		 * ceiling does (TPP_FP8_OF_16BIT_CEILING) */
+		double scale;
+		const struct tpp_gemm_table *t = gemm_table_for(g, p, &scale);
+		double rate = t ? gemm_table_rate(t, M, N, K) : 0;
 		if (rate > 0)
-			eff = rate / peak_flops(g, p);
+			eff = rate * scale;
 	}
 	eff *= share;
 	double t_c = flops / (peak_flops(g, p) * eff);
@@ -474,10 +500,11 @@ double tpp_gemm_time_sms(const struct tpp_gpu *g, enum tpp_prec p, double M,
 int tpp_gemm_table_spans(const struct tpp_gpu *g, enum tpp_prec p, double M,
 			 double N, double K)
 {
-	const struct tpp_gemm_table *t = &g->gemm_table[p];
+	double scale;
+	const struct tpp_gemm_table *t = gemm_table_for(g, p, &scale);
 	double lo[3] = {1e300, 1e300, 1e300}, hi[3] = {0, 0, 0}, x[3] = {M, N, K};
 	int i, j;
-	if (t->n < 1)
+	if (!t)
 		return 1;
 	for (i = 0; i < t->n; i++) {
 		const double v[3] = {t->m[i], t->nn[i], t->k[i]};

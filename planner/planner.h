@@ -138,13 +138,14 @@ struct tpp_plan {
  * Whether e is of a kind the validation shows the model optimistic for:
  * ZeRO-3 without pipelining (tpp_zero_per_microbatch) with its
  * data-parallel group beyond the first tier, which gathers every
- * parameter over the network for each micro-batch.  The only published
- * runs of it in the validation set, SC21 Table 2's DeepSpeed ZeRO-3 rows
- * (A11-A16 of shared/validation/published-runs.tsv: 175B and 530B on
- * 384-2240 A100s), took 1.3-2.8 times the step this model predicts (its
- * predictions 26-65 % short), more so the more nodes (costmodel/README.md
- * "Accuracy"); no sourced mechanism explains it, so it is not in the
- * model, and the user is told.
+ * parameter over the network for each micro-batch.  The published runs
+ * of it: SC21 Table 2's DeepSpeed ZeRO-3 rows (A11-A16 of
+ * shared/validation/published-runs.tsv: 175B and 530B on 384-2240 A100s)
+ * took 1.3-2.8 times the step this model predicts, more so the more
+ * nodes; PyTorch FSDP on 64 A100 over 8 nodes (MosaicML's MPT-70B,
+ * TorchTitan's three rows, tests/data/runs/) 1.09-1.25 times
+ * (costmodel/README.md "Accuracy"); no sourced mechanism explains it, so
+ * it is not in the model, and the user is told.
  */
 int tpp_eval_optimistic(const struct tpp_eval *e);
 /* Whether p->top[i] (i >= 1) is predicted within TPP_MEASURED_SPREAD of

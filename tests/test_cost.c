@@ -1225,6 +1225,31 @@ static void test_gemm_table(void)
 	CHECK_REL(got, 0.5 * (r1 + r2), 1e-6);
 	/* other precisions keep the shape model */
 	CHECK(tpp_gemm_time(&c.gpu, TPP_PREC_FP16, 2048, 2048, 2048) > 0);
+
+	/* fp8 with no table of its own reads the bf16 table, as its
+	 * ceiling reads the bf16 figure: rate x TPP_FP8_OF_16BIT_CEILING x
+	 * the fp8 / bf16 peak ratio, shape by shape (MI300X) */
+	load_cluster("mi300x", 8, &c);
+	t = &c.gpu.gemm_table[TPP_PREC_BF16];
+	memset(t, 0, sizeof(*t));
+	memset(&c.gpu.gemm_table[TPP_PREC_FP8], 0, sizeof(c.gpu.gemm_table[TPP_PREC_FP8]));
+	t->n = 2;
+	t->m[0] = 1024; t->nn[0] = 1024; t->k[0] = 1024; t->flops_per_s[0] = (float)r1;
+	t->m[1] = 8192; t->nn[1] = 8192; t->k[1] = 8192; t->flops_per_s[1] = (float)(2.5 * r2);
+	{
+		static const double sz[] = {1024, 4096, 8192};
+		size_t i;
+		double ratio = TPP_FP8_OF_16BIT_CEILING * 2614.9 / 1307.4;
+		for (i = 0; i < TPP_ARRAY_LEN(sz); i++) {
+			double fl = 2.0 * sz[i] * sz[i] * sz[i];
+			double rb = fl / tpp_gemm_time(&c.gpu, TPP_PREC_BF16, sz[i], sz[i], sz[i]);
+			double r8 = fl / tpp_gemm_time(&c.gpu, TPP_PREC_FP8, sz[i], sz[i], sz[i]);
+			/* the 1024^3 point is memory-bound neither way at these rates */
+			CHECK_REL(r8 / rb, ratio, 1e-6);
+		}
+		CHECK(tpp_gemm_table_spans(&c.gpu, TPP_PREC_FP8, 4096, 4096, 4096));
+		CHECK(!tpp_gemm_table_spans(&c.gpu, TPP_PREC_FP8, 512, 4096, 4096));
+	}
 }
 
 /*
