@@ -82,9 +82,22 @@ int tpp_cli_no_operands(int argc, char *const *argv)
 	return TPP_E_USAGE;
 }
 
+int tpp_cli_value(const char *cmd, const char *flag, const char *arg)
+{
+	if (arg && !strncmp(arg, "--", 2)) {
+		fprintf(stderr, "tpplan: %s%s needs a value, got the option '%s' (a file of "
+			"that name: ./%s)\n", cmd, flag, arg, arg);
+		return TPP_E_USAGE;
+	}
+	return TPP_OK;
+}
+
 int tpp_cli_once(const char *cmd, const char *flag, const char *why,
 		 const char **slot, const char *arg)
 {
+	int rc = tpp_cli_value(cmd, flag, arg);
+	if (rc)
+		return rc;
 	if (*slot) {
 		fprintf(stderr, "tpplan: %s%s is given twice%s\n", cmd, flag, why);
 		return TPP_E_USAGE;
@@ -795,6 +808,11 @@ void tpp_cli_speak_again(void)
 	saved_stderr = -1;
 }
 
+int tpp_cli_whole_nodes(long long gpus, int gpus_per_node)
+{
+	return gpus <= gpus_per_node || gpus % gpus_per_node == 0;
+}
+
 int tpp_cli_first_fit_steps(const struct tpp_search *s)
 {
 	int k = 0;
@@ -857,7 +875,12 @@ int tpp_cli_first_fit(const struct tpp_model *m, const struct tpp_cluster *c,
 	if (!steps)
 		return -1;
 	for (i = 1; i <= steps; i++) {
-		int rc = search_count(m, c, co, s, s->gpus << i, 0, &spent_s, alt, tmp);
+		int rc;
+		/* a count past one node is whole nodes (--gpus refuses any
+		 * other): 5 GPUs on 8-GPU nodes try 40, not 10 or 20 */
+		if (!tpp_cli_whole_nodes(s->gpus << i, c->gpus_per_node))
+			continue;
+		rc = search_count(m, c, co, s, s->gpus << i, 0, &spent_s, alt, tmp);
 		if (rc == TPP_OK) {
 			*found = tmp->top[0];
 			return s->gpus << i;

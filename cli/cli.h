@@ -128,9 +128,14 @@ int tpp_cli_bad_option(int ch, char *const *argv, const char *cmd);
 /* TPP_OK if getopt left no operands, else prints and returns TPP_E_USAGE. */
 int tpp_cli_no_operands(int argc, char *const *argv);
 
+/* A flag's value that is another option ("--timeline --json": getopt took
+ * the next option for the value): a usage error naming both; TPP_OK
+ * otherwise.  cmd is "" or e.g. "exec: ". */
+int tpp_cli_value(const char *cmd, const char *flag, const char *arg);
 /* A flag that takes one file or layout: the first value into *slot; a
  * second is a usage error ("tpplan: <cmd>FLAG is given twice<why>"), not
- * silently the one that counts.  cmd is "" or e.g. "exec: ". */
+ * silently the one that counts, as is a value that is an option
+ * (tpp_cli_value).  cmd is "" or e.g. "exec: ". */
 int tpp_cli_once(const char *cmd, const char *flag, const char *why,
 		 const char **slot, const char *arg);
 /* Parse an integer flag value in [lo, hi]; prints a usage error naming the
@@ -293,13 +298,17 @@ size_t tpp_print_caution(char *buf, size_t size, const struct tpp_plan *p,
  * their gcd, G)" into buf, "" when G is N (no limit then); returns buf. */
 const char *tpp_print_batch_hint(char *buf, size_t size, const struct tpp_search *s);
 /* For a problem with no feasible layout: the smallest count of 2x, 4x,
- * ... 2^tpp_cli_first_fit_steps(s) x its GPUs at which a layout fits
+ * ... 2^tpp_cli_first_fit_steps(s) x its GPUs that --gpus takes
+ * (tpp_cli_whole_nodes) at which a layout fits
  * (searched with its options; alt and tmp are scratch).  The searches
  * share what is left of s->time_limit_s after the `spent_s` the first
  * search took.  Returns that count with its best layout in *found, 0 when
  * none fits, -1 when a search failed or ran out of time, or when no
  * doubling is within the 2^24 GPUs tpplan plans for. */
 #define TPP_CLI_FIRST_FIT_MAX 6
+/* Whether a cluster of `gpus` is one that --gpus takes: part of a node, or
+ * whole nodes. */
+int tpp_cli_whole_nodes(long long gpus, int gpus_per_node);
 int tpp_cli_first_fit_steps(const struct tpp_search *s);
 int tpp_cli_first_fit(const struct tpp_model *m, const struct tpp_cluster *c,
 		      const struct tpp_cost_opts *co, const struct tpp_search *s,

@@ -405,7 +405,7 @@ int tpp_cmd_calibrate(int argc, char **argv)
 	while ((ch = tpp_cli_getopt(argc, argv, ":o:h", lo)) != -1) {
 		rc = TPP_OK;
 		switch (ch) {
-		case O_OUT: out = optarg; break;
+		case O_OUT: rc = tpp_cli_once("calibrate: ", "--out", "", &out, optarg); break;
 		case O_BACKEND: backend = optarg; measure_flag = 1; break;
 		case O_QUICK: quick = 1; measure_flag = 1; break;
 		case O_MIN_BYTES: rc = parse_bytes("--min-bytes", optarg, &min_bytes); measure_flag = 1; break;
@@ -424,7 +424,7 @@ int tpp_cmd_calibrate(int argc, char **argv)
 			break;
 		case O_TIMEOUT: rc = tpp_cli_int("--timeout", optarg, 0, 7 * 86400, &timeout); measure_flag = 1; break;
 		case O_SETTLE: rc = tpp_cli_double("--gemm-settle", optarg, 0, 3600, &settle); measure_flag = 1; break;
-		case O_MODEL: model_arg = optarg; measure_flag = 1; break;
+		case O_MODEL: rc = tpp_cli_once("calibrate: ", "--model", "", &model_arg, optarg); measure_flag = 1; break;
 		case O_TOKENS: rc = tpp_cli_int("--tokens", optarg, 1, 1 << 20, &tokens); measure_flag = 1; break;
 		case O_MAX_TP: rc = tpp_cli_int("--max-tp", optarg, 1, 1024, &max_tp); measure_flag = 1; break;
 		case O_PROGRESS: progress = 1; measure_flag = 1; break;

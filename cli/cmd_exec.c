@@ -254,8 +254,8 @@ int tpp_cmd_exec(int argc, char **argv)
 	while ((ch = tpp_cli_getopt(argc, argv, ":h", lo)) != -1) {
 		rc = TPP_OK;
 		switch (ch) {
-		case O_MODEL: model_arg = optarg; break;
-		case O_CLUSTER: cluster_arg = optarg; break;
+		case O_MODEL: rc = tpp_cli_once("exec: ", "--model", "", &model_arg, optarg); break;
+		case O_CLUSTER: rc = tpp_cli_once("exec: ", "--cluster", "", &cluster_arg, optarg); break;
 		case O_CALIBRATION: rc = tpp_cli_once("exec: ", "--calibration", "", &cal_arg, optarg); break;
 		case O_LAYOUT: rc = tpp_cli_once("exec: ", "--layout", "", &layout_arg, optarg); break;
 		case O_PLAN: rc = tpp_cli_once("exec: ", "--plan", "", &plan_arg, optarg); break;

@@ -59,7 +59,7 @@ int tpp_cmd_plan(int argc, char **argv)
 		rc = TPP_OK;
 		switch (ch) {
 		case O_JSON: json = 1; break;
-		case O_TIMELINE: timeline = optarg; break;
+		case O_TIMELINE: rc = tpp_cli_once("", "--timeline", "", &timeline, optarg); break;
 		case O_HELP: plan_usage(stdout); return TPP_OK;
 		default: rc = tpp_cli_problem_opt(&pb, ch, argv, "plan"); break;
 		}
@@ -168,7 +168,9 @@ int tpp_cmd_plan(int argc, char **argv)
 			if (x.fewer)
 				tpp_cli_print_fewer(stderr, &s, cluster, x.fewer, NULL);
 		}
-		if (!plan->considered && s.mbs != TPP_FREE && s.mbs > s.gbs)
+		if (plan->timed_out)
+			; /* it said so above: the constraints did not empty the search */
+		else if (!plan->considered && s.mbs != TPP_FREE && s.mbs > s.gbs)
 			fprintf(stderr, "  no layout matches the constraints: mbs=%d is more than "
 				"the global batch of %d sequences (--global-batch)\n", s.mbs, s.gbs);
 		else if (!plan->considered)

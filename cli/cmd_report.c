@@ -136,9 +136,10 @@ static int infeasible_scale_counts(int gpus, int fit, int gpn, int span, int *ou
 	if (fit <= 0)
 		return 0;
 	for (g = gpus; g <= fit; g *= 2)
-		out[n++] = g;
+		if (g == gpus || tpp_cli_whole_nodes(g, gpn))
+			out[n++] = g; /* the counts --gpus takes (5 GPUs: 40, not 10) */
 	g = 2 * fit;
-	if ((g <= gpn || g % gpn == 0) && g <= TPP_CLUSTER_MAX_GPUS && (span == 0 || g <= span))
+	if (tpp_cli_whole_nodes(g, gpn) && g <= TPP_CLUSTER_MAX_GPUS && (span == 0 || g <= span))
 		out[n++] = g;
 	/* at most 64x plus one doubling: 8 counts, TPP_REPORT_SCALE_MAX */
 	TPP_ASSERT(n <= TPP_REPORT_SCALE_MAX);
@@ -171,8 +172,8 @@ int tpp_cmd_report(int argc, char **argv)
 	while ((ch = tpp_cli_getopt(argc, argv, ":m:c:o:h", lo)) != -1) {
 		rc = TPP_OK;
 		switch (ch) {
-		case O_OUT: out_dir = optarg; break;
-		case O_EXEC: exec_arg = optarg; break;
+		case O_OUT: rc = tpp_cli_once("report: ", "--out", "", &out_dir, optarg); break;
+		case O_EXEC: rc = tpp_cli_once("report: ", "--exec", "", &exec_arg, optarg); break;
 		case O_NO_PLOTS: plots = 0; break;
 		case O_HELP: report_usage(stdout); return TPP_OK;
 		default: rc = tpp_cli_problem_opt(&pb, ch, argv, "report"); break;

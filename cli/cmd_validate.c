@@ -5,6 +5,7 @@
  * the original authors tuned them.  Rows that cannot be predicted are
  * listed with the reason and counted, never dropped.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <libgen.h>
 #include <math.h>
@@ -116,7 +117,10 @@ static int field_int(const char *v, const char *name, int blank, int lo,
 	}
 	errno = 0;
 	x = strtol(v, &end, 10);
-	if (end == v || *end || errno || x < lo || x > hi) {
+	/* strtol would skip leading blanks and take a '+': " 32" and "+32"
+	 * would pass where "32 " does not */
+	if (!(isdigit((unsigned char)v[0]) || v[0] == '-') ||
+	    end == v || *end || errno || x < lo || x > hi) {
 		snprintf(reason, rsize, "column '%s': '%.40s' is not an integer in [%d, %d]",
 			 name, v, lo, hi);
 		return -1;
@@ -137,23 +141,24 @@ static void validate_usage(FILE *f)
 		   "                      [--stack legacy|modern]\n\n"
 		   "Predicts every row of a runs file (tab-separated, format in\n"
 		   "shared/validation/README.md) and prints predicted vs measured step time,\n"
-		   "then `MAPE x%%  median y%%  worst z%%  rows n`.  Blank layout fields are\n"
-		   "searched; what the format has no column for follows the row's software\n"
-		   "stack (--stack fixes it): legacy (Megatron 2021-22: unfused attention, no\n"
-		   "overlaps; unless the row says otherwise no sequence parallelism or ZeRO,\n"
-		   "full recompute) for GPT-style 16-bit rows on GPUs without fp8 that fit so\n"
-		   "(fp16 where the row states ZeRO-2/3: DeepSpeed's of 2021 took no bf16),\n"
-		   "else modern (flash attention, gradient-reduction and interleaved-pipeline\n"
-		   "overlap, TP overlap searched).  A row with ZeRO-2/3 and no pp is read\n"
-		   "without pipelining (FSDP / DeepSpeed ZeRO-3 runs; ZeRO-2/3 under\n"
-		   "pipelining is TorchTitan's).  A blank zero is not answered with ZeRO-3\n"
-		   "across nodes, which the model prices optimistically (the plan's\n"
-		   "caution): the best layout that is not stands in for what the authors\n"
-		   "tuned, unless none fits (JSON zero3_across_nodes: replaced, kept).\n"
-		   "--attention fixes the attention kernel\n"
-		   "alone.  Words (sp, recompute, mlp, precision) are read in any case; a\n"
-		   "column outside the format is warned about, and a row that fills it is\n"
-		   "listed as not predicted.\n"
+		   "then `MAPE x%%  median y%%  worst z%%  rows n`.  The cluster column is\n"
+		   "a preset name (topologies/NAME.yaml; not a file of that name in the\n"
+		   "working directory) or a path to a cluster YAML, relative to the runs file.\n"
+		   "Blank layout fields are searched; what the format has no column for follows the\n"
+		   "row's software stack (--stack fixes it): legacy (Megatron 2021-22: unfused\n"
+		   "attention, no overlaps; unless the row says otherwise no sequence\n"
+		   "parallelism or ZeRO, full recompute) for GPT-style 16-bit rows on GPUs\n"
+		   "without fp8 that fit so (fp16 where the row states ZeRO-2/3: DeepSpeed's\n"
+		   "of 2021 took no bf16), else modern (flash attention, gradient-reduction\n"
+		   "and interleaved-pipeline overlap, TP overlap searched). A row with\n"
+		   "ZeRO-2/3 and no pp is read without pipelining (FSDP / DeepSpeed ZeRO-3\n"
+		   "runs; ZeRO-2/3 under pipelining is TorchTitan's). A blank zero is not\n"
+		   "answered with ZeRO-3 across nodes, which the model prices optimistically\n"
+		   "(the plan's caution): the best layout that is not stands in for what the\n"
+		   "authors tuned, unless none fits (JSON zero3_across_nodes: replaced, kept).\n"
+		   "--attention fixes the attention kernel alone. Words (sp, recompute, mlp,\n"
+		   "precision) are read in any case; a column outside the format is warned\n"
+		   "about, and a row that fills it is listed as not predicted.\n"
 		   "exit codes: 0 ok (rows that cannot be predicted are listed and counted),\n"
 		   "1 no row could be predicted, 2 usage, 3 input error\n");
 }
@@ -268,8 +273,12 @@ static int search_stack(const struct tpp_model *model, const struct tpp_cluster 
 static int parse_measured(const char *s, double *out)
 {
 	char *end;
+	/* decimal only, as the integer columns: strtod would also take
+	 * leading blanks, a '+' and hexadecimal (0x10 = 16 s) */
+	int plain = (isdigit((unsigned char)s[0]) || s[0] == '.') &&
+		    !s[strspn(s, "0123456789.eE+-")];
 	*out = strtod(s, &end);
-	if (end == s || *end || !(*out >= STEP_MIN_S && *out <= STEP_MAX_S)) {
+	if (!plain || end == s || *end || !(*out >= STEP_MIN_S && *out <= STEP_MAX_S)) {
 		*out = 0;
 		return -1;
 	}
@@ -295,7 +304,7 @@ static int predict_row(char **fv, const int *col, const char *dir,
 #define FI(c, blank, lo, hi, out) \
 	field_int(F(c), col_names[c], blank, lo, hi, out, r->reason, sizeof(r->reason))
 	memset(model, 0, sizeof(*model));
-	tpp_strlcpy(model->name, F(C_ID), sizeof(model->name));
+	copy_printable(model->name, F(C_ID), sizeof(model->name));
 	copy_printable(model->desc, F(C_SOURCE), sizeof(model->desc));
 	if (FI(C_LAYERS, 0, 1, 100000, &model->layers) ||
 	    FI(C_HIDDEN, 0, 1, 1 << 22, &model->hidden) ||
@@ -349,8 +358,12 @@ static int predict_row(char **fv, const int *col, const char *dir,
 			return -1;
 		}
 	}
-	else
-		tpp_strlcpy(path, cl, sizeof(path));
+	else if ((rc = tpp_cluster_resolve_preset(cl, NULL, path, sizeof(path), &err))) {
+		/* a preset name (shared/validation/README.md): a file of that
+		 * name in the working directory does not stand in for it */
+		snprintf(r->reason, sizeof(r->reason), "cluster: %s", err.msg);
+		return -1;
+	}
 	if ((rc = tpp_cluster_load(path, NULL, cluster, &err))) {
 		snprintf(r->reason, sizeof(r->reason), "cluster: %s%s%s", err.file,
 			 err.file[0] ? ": " : "", err.msg);
@@ -387,6 +400,12 @@ static int predict_row(char **fv, const int *col, const char *dir,
 	    FI(C_VP, TPP_FREE, 1, 1 << 16, &s.vp) ||
 	    FI(C_ZERO, TPP_FREE, 0, 3, &s.zero))
 		return -1;
+	if (s.mbs != TPP_FREE && s.mbs > gbs) {
+		snprintf(r->reason, sizeof(r->reason),
+			 "column 'mbs': a micro-batch of %d is more than the global batch of %d (column 'gbs')",
+			 s.mbs, gbs);
+		return -1;
+	}
 	if (!*F(C_SP))
 		s.sp = TPP_FREE;
 	else if (!strcasecmp(F(C_SP), "yes"))
@@ -419,18 +438,22 @@ static int predict_row(char **fv, const int *col, const char *dir,
 	/* fixed degrees must multiply into the row's GPU count */
 	{
 		long long fixed = 1;
-		int all = 1;
+		int all = 1, capped = 0;
 		const int deg[4] = {s.tp, s.pp, s.dp, s.cp};
 		for (int k = 0; k < 4; k++) {
 			if (deg[k] == TPP_FREE)
 				all = 0;
-			else
+			else if (fixed <= gpus)
 				fixed *= deg[k];
+			else if (deg[k] > 1)
+				capped = 1; /* past gpus it cannot divide them:
+					       stop before it can overflow */
 		}
-		if ((all && fixed != gpus) || gpus % fixed) {
+		if ((all && fixed != gpus) || fixed > gpus || gpus % fixed) {
 			snprintf(r->reason, sizeof(r->reason),
-				 "columns tp, pp, dp, cp: their product %lld %s the %d GPUs of column 'gpus'",
-				 fixed, all ? "is not" : "does not divide", gpus);
+				 "columns tp, pp, dp, cp: their product%s %lld %s the %d GPUs of column 'gpus'",
+				 capped ? " (at least)" : "", fixed,
+				 all ? "is not" : "does not divide", gpus);
 			return -1;
 		}
 	}
@@ -646,8 +669,8 @@ int tpp_cmd_validate(int argc, char **argv)
 			rc = TPP_E_INPUT;
 			goto out;
 		}
-		if (line[0] == '#' || line[0] == '\n' || !strcmp(line, "\r\n"))
-			continue;
+		if (line[0] == '#' || !line[strspn(line, " \t\r\n")])
+			continue; /* a comment, or a line of blanks (CR CR LF too) */
 		n = split_tabs(line, fields, MAX_COLS);
 		if (n < 0) {
 			fprintf(stderr, "%s:%d:1: error: more than %d columns\n", file, lineno, MAX_COLS);
@@ -672,6 +695,7 @@ int tpp_cmd_validate(int argc, char **argv)
 					 * where blank; a row that fills it is
 					 * not predicted, as the value could
 					 * change what the row means */
+					tpp_printable(fields[k], 0);
 					fprintf(stderr, "%s:%d:%d: warning: column '%.63s%s' is not in the runs format: rows that fill it are not predicted\n",
 						file, lineno, (int)(fields[k] - line) + 1, fields[k],
 						strlen(fields[k]) > 63 ? "..." : "");
@@ -825,13 +849,17 @@ int tpp_cmd_validate(int argc, char **argv)
 				struct row_result *r = &rows[i];
 				if (r->ok) {
 					char lb[200];
+					/* not "-0.0%" for an error that rounds to nothing */
+					double pe = fabs(r->err) < 5e-4 ? 0.0 : 100 * r->err;
 					tpp_layout_format(&r->e.layout, lb, sizeof(lb));
 					printf("%-*s %9.3fs %9.3fs %+7.1f%%  %-62s %s\n", idw, r->id,
-					       r->measured_s, r->predicted_s, 100 * r->err, lb, r->source);
+					       r->measured_s, r->predicted_s, pe, lb, r->source);
 				} else {
 					char ms[32] = "-";
 					if (r->measured_s > 0)
 						snprintf(ms, sizeof(ms), "%.3fs", r->measured_s);
+					/* the reason quotes the row's values */
+					tpp_printable(r->reason, 0);
 					printf("%-*s %10s %10s %8s  cannot predict: %s\n", idw, r->id,
 					       ms, "-", "-", r->reason);
 				}

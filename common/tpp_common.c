@@ -20,36 +20,51 @@ void tpp_err_clear(struct tpp_err *e)
 	memset(e, 0, sizeof(*e));
 }
 
+/* The length of the UTF-8 sequence at u when it is one of the characters
+ * tpp_has_control_char refuses beyond ASCII (C1 controls, U+2028-U+202E,
+ * U+200E/F, U+061C, U+2066-U+2069); 0 otherwise. */
+static int wide_control_len(const unsigned char *u)
+{
+	if (u[0] == 0xc2 && u[1] >= 0x80 && u[1] <= 0x9f)
+		return 2;
+	if (u[0] == 0xd8 && u[1] == 0x9c)
+		return 2;
+	if (u[0] == 0xe2 && u[1] == 0x80 &&
+	    ((u[2] >= 0xa8 && u[2] <= 0xae) || u[2] == 0x8e || u[2] == 0x8f))
+		return 3;
+	if (u[0] == 0xe2 && u[1] == 0x81 && u[2] >= 0xa6 && u[2] <= 0xa9)
+		return 3;
+	return 0;
+}
+
 int tpp_has_control_char(const char *s)
 {
 	const unsigned char *u = (const unsigned char *)s;
-	for (; *u; u++) {
-		if (*u < 0x20 || *u == 0x7f)
-			return 1;
+	for (; *u; u++)
 		/* in UTF-8: C1 controls (U+0080-U+009F, NEL among them), the
 		 * line and paragraph separators U+2028/U+2029 and the bidi
 		 * marks, embeddings, overrides and isolates (U+200E, U+200F,
 		 * U+061C, U+202A-U+202E, U+2066-U+2069), which break or
 		 * reorder a printed line */
-		if (u[0] == 0xc2 && u[1] >= 0x80 && u[1] <= 0x9f)
+		if (*u < 0x20 || *u == 0x7f || wide_control_len(u))
 			return 1;
-		if (u[0] == 0xe2 && u[1] == 0x80 &&
-		    ((u[2] >= 0xa8 && u[2] <= 0xae) || u[2] == 0x8e || u[2] == 0x8f))
-			return 1; /* U+2028-U+202E, and the marks U+200E, U+200F */
-		if (u[0] == 0xd8 && u[1] == 0x9c)
-			return 1; /* U+061C, the Arabic letter mark */
-		if (u[0] == 0xe2 && u[1] == 0x81 && u[2] >= 0xa6 && u[2] <= 0xa9)
-			return 1;
-	}
 	return 0;
 }
 
 void tpp_printable(char *s, int keep_lines)
 {
-	for (; *s; s++)
-		if (((unsigned char)*s < 0x20 && !(keep_lines && (*s == '\n' || *s == '\t'))) ||
-		    *s == 0x7f)
-			*s = '?';
+	unsigned char *u = (unsigned char *)s;
+	while (*u) {
+		int w = wide_control_len(u);
+		if (w) { /* each byte of the character: the length stays */
+			memset(u, '?', (size_t)w);
+			u += w;
+			continue;
+		}
+		if ((*u < 0x20 && !(keep_lines && (*u == '\n' || *u == '\t'))) || *u == 0x7f)
+			*u = '?';
+		u++;
+	}
 }
 
 void tpp_appendf(char *buf, size_t size, const char *fmt, ...)

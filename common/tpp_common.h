@@ -70,9 +70,11 @@ void tpp_strlcpy(char *dst, const char *src, size_t dst_size);
  * isolate: names that must stay on one line, printed as written (a newline
  * would break --timeline's comment line and every table heading). */
 int tpp_has_control_char(const char *s);
-/* Show s's ASCII control characters (below 0x20, or DEL) as '?', in place,
- * but for newline and tab when keep_lines: text from files or other tools
- * that is printed (a terminal escape sequence would act). */
+/* Show s's control characters as '?', in place: ASCII (below 0x20, or
+ * DEL) but for newline and tab when keep_lines, and the UTF-8 ones
+ * tpp_has_control_char refuses, each of their bytes (the length stays):
+ * text from files or other tools that is printed (a terminal escape
+ * sequence would act, a bidi override reorder the line). */
 void tpp_printable(char *s, int keep_lines);
 /* Length of the valid UTF-8 sequence at s (1-4 bytes: no overlong form,
  * surrogate or code point past U+10FFFF), 0 when s does not start one

@@ -170,8 +170,14 @@ static int check_json_keys(struct tpp_ydoc *d, struct tpp_err *err)
  * it.  Any other tag is refused: tpplan's schemas type every value.  JSON
  * has no tags, anchors or aliases: there each is refused.
  */
+/* Where each alias stands, in the order of the text (YAML files). */
+struct alias_marks {
+	yaml_mark_t *m;
+	size_t n, cap;
+};
+
 static int check_tags(struct tpp_ydoc *d, const char *text, size_t n,
-		      const char *syntax, struct tpp_err *err)
+		      const char *syntax, struct alias_marks *am, struct tpp_err *err)
 {
 	static const char core[] = "tag:yaml.org,2002:";
 	yaml_parser_t p;
@@ -207,6 +213,18 @@ static int check_tags(struct tpp_ydoc *d, const char *text, size_t n,
 						 (int)ev.start_mark.line + 1,
 						 (int)ev.start_mark.column + 1,
 						 "a YAML alias in a JSON file: JSON has none");
+			else if (am->n == am->cap) {
+				size_t cap = am->cap ? 2 * am->cap : 16;
+				yaml_mark_t *m = realloc(am->m, cap * sizeof(*m));
+				if (!m)
+					rc = tpp_err_set(err, TPP_E_SYSTEM, d->path, 0, 0, "out of memory");
+				else {
+					am->m = m;
+					am->cap = cap;
+				}
+			}
+			if (!rc && strcmp(syntax, "JSON"))
+				am->m[am->n++] = ev.start_mark;
 			break;
 		case YAML_DOCUMENT_END_EVENT:
 		case YAML_STREAM_END_EVENT:
@@ -247,6 +265,92 @@ static int check_tags(struct tpp_ydoc *d, const char *text, size_t n,
 		yaml_event_delete(&ev);
 	}
 	yaml_parser_delete(&p);
+	return rc;
+}
+
+/*
+ * An alias makes no node: the pair or item that uses it points at the
+ * anchored node, so an error in its value named the anchor's place, not
+ * the key that took it (`kv_heads: *v` reported on the line of
+ * `vocab: &v 10`).  Walk the tree in the order the loader built it (the
+ * order of the events): the k-th reference to a node already met is the
+ * k-th alias.  A scalar gets a copy of its own placed at the alias;
+ * a mapping or sequence stays shared (its members keep their places).
+ */
+static int *member_ref(yaml_document_t *doc, int id, size_t i)
+{
+	yaml_node_t *nd = doc->nodes.start + id - 1;
+	if (nd->type == YAML_MAPPING_NODE) {
+		yaml_node_pair_t *pr = nd->data.mapping.pairs.start + i / 2;
+		if (pr >= nd->data.mapping.pairs.top)
+			return NULL;
+		return i % 2 ? &pr->value : &pr->key;
+	}
+	if (nd->type == YAML_SEQUENCE_NODE) {
+		yaml_node_item_t *it = nd->data.sequence.items.start + i;
+		return it < nd->data.sequence.items.top ? it : NULL;
+	}
+	return NULL;
+}
+
+static int place_aliases(struct tpp_ydoc *d, const struct alias_marks *am,
+			 struct tpp_err *err)
+{
+	size_t nn = (size_t)(d->doc.nodes.top - d->doc.nodes.start), k = 0, sp = 0;
+	struct frame {
+		int id;
+		size_t next;
+	} *stack;
+	unsigned char *seen;
+	int rc = TPP_OK;
+	if (!am->n || !nn)
+		return TPP_OK;
+	seen = calloc(nn + 1, 1);
+	stack = malloc((nn + 1) * sizeof(*stack));
+	if (!seen || !stack) {
+		free(seen);
+		free(stack);
+		return tpp_err_set(err, TPP_E_SYSTEM, d->path, 0, 0, "out of memory");
+	}
+	/* depth first, members in order: the order of the events (the nodes
+	 * added here come after nn and are never walked) */
+	stack[sp].id = 1; /* the root */
+	stack[sp++].next = 0;
+	seen[1] = 1;
+	while (sp && k < am->n) {
+		struct frame *f = &stack[sp - 1];
+		int *ref = member_ref(&d->doc, f->id, f->next++), c;
+		if (!ref) {
+			sp--;
+			continue;
+		}
+		c = *ref;
+		if (c < 1 || (size_t)c > nn)
+			continue;
+		if (!seen[c]) {
+			seen[c] = 1;
+			stack[sp].id = c;
+			stack[sp++].next = 0;
+			continue;
+		}
+		/* met before: the next alias */
+		if (d->doc.nodes.start[c - 1].type == YAML_SCALAR_NODE) {
+			yaml_node_t *src = d->doc.nodes.start + c - 1;
+			int copy = yaml_document_add_scalar(&d->doc, src->tag, src->data.scalar.value,
+							    (int)src->data.scalar.length,
+							    src->data.scalar.style);
+			if (!copy) {
+				rc = tpp_err_set(err, TPP_E_SYSTEM, d->path, 0, 0, "out of memory");
+				break;
+			}
+			d->doc.nodes.start[copy - 1].start_mark = am->m[k];
+			d->doc.nodes.start[copy - 1].end_mark = am->m[k];
+			*ref = copy;
+		}
+		k++;
+	}
+	free(seen);
+	free(stack);
 	return rc;
 }
 
@@ -311,7 +415,11 @@ static int finish_load(struct tpp_ydoc *d, yaml_parser_t *p, const char *text,
 			}
 	}
 	{
-		int rc = check_tags(d, text, n, syntax, err);
+		struct alias_marks am = {0};
+		int rc = check_tags(d, text, n, syntax, &am, err);
+		if (!rc)
+			rc = place_aliases(d, &am, err);
+		free(am.m);
 		if (rc) {
 			tpp_ydoc_free(d);
 			return rc;

@@ -191,22 +191,24 @@ static void nearest_cluster(const char *name, const char *const *dirs, int ndirs
 		nearest_in_dir(dirs[i], stem, name, "", 0, &best, out, size);
 }
 
-int tpp_cluster_resolve(const char *name_or_path, const char *topodir,
-			char *path, size_t size, struct tpp_err *err)
+static int resolve(const char *name_or_path, const char *topodir, int as_path,
+		   char *path, size_t size, struct tpp_err *err)
 {
 	const char *dirs[2];
 	char tried[800] = "";
 	char cand[1024];
-	int ndirs, npresets, i, rc;
+	int ndirs, npresets, i, rc = -1;
 
 	TPP_ASSERT(path && size > 0);
 	if (!name_or_path || !*name_or_path)
 		return tpp_err_set(err, TPP_E_INPUT, NULL, 0, 0,
 				   "no cluster given (a preset name such as "
 				   "dgx-a100, or a path to a cluster YAML file)");
-	rc = try_candidate(name_or_path, path, size, tried, sizeof(tried), err);
-	if (rc >= 0)
-		return rc;
+	if (as_path) {
+		rc = try_candidate(name_or_path, path, size, tried, sizeof(tried), err);
+		if (rc >= 0)
+			return rc;
+	}
 	if (topodir) {
 		dirs[0] = topodir;
 		ndirs = 1;
@@ -237,7 +239,7 @@ int tpp_cluster_resolve(const char *name_or_path, const char *topodir,
 		/* there, but no file (and no preset of that name): say so,
 		 * not "not found" */
 		struct stat st;
-		if (!stat(name_or_path, &st))
+		if (as_path && !stat(name_or_path, &st))
 			return tpp_err_set(err, TPP_E_INPUT, NULL, 0, 0,
 					   "cluster '%s' is %s, not a cluster YAML file",
 					   name_or_path, S_ISDIR(st.st_mode) ? "a directory"
@@ -253,6 +255,18 @@ int tpp_cluster_resolve(const char *name_or_path, const char *topodir,
 				   name_or_path, near[0] ? " (did you mean '" : "",
 				   near, near[0] ? "'?)" : "", tried);
 	}
+}
+
+int tpp_cluster_resolve(const char *name_or_path, const char *topodir,
+			char *path, size_t size, struct tpp_err *err)
+{
+	return resolve(name_or_path, topodir, 1, path, size, err);
+}
+
+int tpp_cluster_resolve_preset(const char *name, const char *topodir,
+			       char *path, size_t size, struct tpp_err *err)
+{
+	return resolve(name, topodir, 0, path, size, err);
 }
 
 /* ---- YAML helpers ---------------------------------------------------------- */

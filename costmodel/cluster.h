@@ -161,6 +161,11 @@ int tpp_cluster_load(const char *name_or_path, const char *topodir,
 /* Resolve a preset name or path to a readable file path; TPP_E_INPUT if none. */
 int tpp_cluster_resolve(const char *name_or_path, const char *topodir,
 			char *path, size_t size, struct tpp_err *err);
+/* The same for a preset name alone: the preset directories only, never a
+ * file of that name in the working directory (the runs format's cluster
+ * column names a preset). */
+int tpp_cluster_resolve_preset(const char *name, const char *topodir,
+			       char *path, size_t size, struct tpp_err *err);
 
 /* Total GPUs = gpus_per_node * nodes. */
 int tpp_cluster_gpus(const struct tpp_cluster *c);

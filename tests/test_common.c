@@ -294,6 +294,14 @@ int main(void)
 		CHECK(!strcmp(t1, "a?[31m?b???\xc3\xa9"));
 		CHECK(!strcmp(t2, "a?[31m\tb?\n?\xc3\xa9"));
 	}
+	/* and what tpp_has_control_char refuses beyond ASCII, byte by byte
+	 * (the length stays); an en dash and a cut sequence at the end stay */
+	{
+		char wide[] = "x\xe2\x80\xaey\xc2\x85z\xe2\x81\xa6\xd8\x9c\xe2\x80\x93\xe2\x80";
+		tpp_printable(wide, 1);
+		CHECK(!strcmp(wide, "x???y??z?????\xe2\x80\x93\xe2\x80"));
+		CHECK(!tpp_has_control_char(wide));
+	}
 
 	/* edit distance for "did you mean": case does not count */
 	CHECK(tpp_name_distance("llama3-70B", "llama3-70b") == 0);
@@ -330,6 +338,20 @@ int main(void)
 	CHECK(parse("name: &a abc\ncolor: *a\nn: 1\nx: !!float 3\n", &t, &err) == TPP_E_INPUT);
 	CHECK_STR_CONTAINS(err.msg, "YAML tag '!!float' is not read");
 	CHECK(err.line == 4 && err.col == 4);
+	/* an error in a value taken through an alias is placed at the alias
+	 * (it named the anchor's line), keys and flow collections too, in
+	 * the order of the text; a scalar's copy keeps its !!str */
+	CHECK(parse("name: &a -5\nn: *a\n", &t, &err) == TPP_E_INPUT);
+	CHECK(err.line == 2 && err.col == 4);
+	CHECK(parse("name: &s red\ncolor: &c green\nn: 2\nx: *s\n", &t, &err) == TPP_E_INPUT);
+	CHECK(err.line == 4 && err.col == 4);
+	CHECK(parse("n: &k 3\nname: &f flag\n*f : *k\n", &t, &err) == TPP_E_INPUT);
+	CHECK(err.line == 3 && err.col == 6);
+	CHECK(parse("{name: &s !!str 5, n: *s}\n", &t, &err) == TPP_E_INPUT);
+	CHECK(err.line == 1 && err.col == 23);
+	CHECK(parse("name: &s xy\nn: 4\ncolor: *s\n", &t, &err) == TPP_E_INPUT);
+	CHECK(err.line == 3 && err.col == 8);
+	CHECK(parse("n: &a 7\nname: q\n", &t, &err) == TPP_OK && t.n == 7);
 	CHECK(parse("n: !!int 7\n", &t, &err) == TPP_E_INPUT);
 	CHECK_STR_CONTAINS(err.msg, "YAML tag '!!int' is not read");
 	CHECK(parse("!!map {n: 7}\n", &t, &err) == TPP_E_INPUT);

@@ -333,6 +333,32 @@ expect time-limit-stop-json 1 out '"time_limit"' \
 	"$BIN" --model 1t --cluster dgx-a100 --gpus 3072 --time-limit 0.05 --json &&
 	jcheck time-limit-stop-json "$OUT" '.status == "time_limit" and .closest_miss == null and
 		.simulated == 0 and .too_long_to_simulate == 0 and .pruned_by_bound == 0'
+# Review 2026-12-05: a file option whose value is the next option
+# ("--timeline --json" wrote a file named --json and printed text), and
+# --timeline given twice (the last one silently won)
+expect timeline-option-value 2 err "--timeline needs a value, got the option '--json'" \
+	"$BIN" --model 125m --cluster dgx-a100 --gpus 8 --timeline --json
+[ -e ./--json ] && { fail "timeline-option-value: ./--json written"; rm -f ./--json; }
+expect timeline-twice 2 err "--timeline is given twice" "$BIN" --model 125m --cluster dgx-a100 \
+	--gpus 8 --timeline "$TMP/tl-a.tsv" --timeline "$TMP/tl-b.tsv"
+expect report-out-option-value 2 err "report: --out needs a value, got the option '--top'" \
+	"$BIN" report --model 125m --cluster dgx-a100 --gpus 8 --out --top 2
+expect calibrate-out-twice 2 err "calibrate: --out is given twice" \
+	"$BIN" calibrate --import "$ROOT/tests/data/nccl-tests/reduce_scatter_perf.json" --group 8 \
+	--out "$TMP/c1.yaml" --out "$TMP/c2.yaml"
+# More GPUs for a problem that does not fit: past one node only whole
+# nodes, the counts --gpus takes (5 GPUs named 20, which --gpus refuses)
+if expect first-fit-whole-nodes 1 err "with 40 GPUs (8x) a layout fits: " \
+	"$BIN" --model llama2-70b --cluster dgx-h100 --gpus 5; then
+	grep -q -e "--gpus 10)" -e "--gpus 20)" "$ERR" && fail "first-fit-whole-nodes: a part-node count named"
+fi
+# A search stopped before it considered a layout said as well that no
+# layout matches the constraints (none were given)
+if expect time-limit-no-constraints 1 err "stopped after its 1e-09 s time limit" \
+	"$BIN" --model 125m --cluster dgx-a100 --gpus 8 --time-limit 1e-9; then
+	grep -q "no layout matches the constraints" "$ERR" &&
+		fail "time-limit-no-constraints: a time-limit stop blamed the constraints"
+fi
 # "needs X GiB of Y GiB": digits enough to tell them apart (a reserve
 # that leaves the layout 0.004 GiB short of the 80 GiB; it printed "80.0 of
 # 80.0")
@@ -1147,6 +1173,63 @@ expect validate-cr-only 3 err "a carriage return inside the line" "$BIN" validat
 # a CR LF file saved again as CR LF (CR CR LF) reads as CR LF did
 grep -v '^#' "$ROOT/tests/data/runs/one-good-one-bad.tsv" | sed 's/$/\r\r/' >"$TMP/crcrlf.tsv"
 expect validate-cr-cr-lf 0 out "rows 1  (not predicted: 1 of 2)" "$BIN" validate "$TMP/crcrlf.tsv"
+# Review 2026-12-05.  Fixed degrees whose product passes the GPU count
+# (tp, pp and cp up to 2^20, dp 2^24) overflowed and divided by zero
+# (SIGFPE); now a reason for the row.
+V='24\t2304\t24\t51200\t2048\t512'
+printf 'id\tlayers\thidden\theads\tvocab\tseq\tgbs\ttp\tpp\tdp\tcp\tgpus\tcluster\tprecision\tstep_time_s\tsource\n' >"$TMP/ov.tsv"
+printf "O1\t$V\t1048576\t1048576\t16777216\t1048576\t32\tdgx-a100\tfp16\t3.5\tall four\n" >>"$TMP/ov.tsv"
+printf "O2\t$V\t1048576\t1048576\t16777216\t\t32\tdgx-a100\tfp16\t3.5\tcp free\n" >>"$TMP/ov.tsv"
+if expect validate-degree-overflow 1 out "O1 " "$BIN" validate "$TMP/ov.tsv"; then
+	has validate-degree-overflow out "their product (at least) 1048576 is not the 32 GPUs of column 'gpus'"
+	has validate-degree-overflow out "their product (at least) 1048576 does not divide the 32 GPUs"
+fi
+# The cluster column names a preset: a file of that name in the working
+# directory (here an H100 cluster called dgx-a100) does not replace it.
+mkdir "$TMP/cwd" && cp "$ROOT/topologies/dgx-h100.yaml" "$TMP/cwd/dgx-a100"
+(cd "$ROOT" && "$BIN" validate tests/data/runs/one-good-one-bad.tsv 2>/dev/null | grep '^T01 ') >"$TMP/t01-root"
+if expect validate-preset-not-cwd 0 out "T01 " \
+	sh -c 'cd "$1" && exec "$2" validate "$3"' sh "$TMP/cwd" "$BIN" "$ROOT/tests/data/runs/one-good-one-bad.tsv"; then
+	grep '^T01 ' "$OUT" | cmp -s - "$TMP/t01-root" ||
+		fail "validate-preset-not-cwd: T01 read ./dgx-a100: $(grep '^T01 ' "$OUT") against $(cat "$TMP/t01-root")"
+fi
+# Values quoted in a reason (here an escape sequence after the time) and
+# an unknown column's name are printed without their control characters;
+# bidi and line-separator characters in the id and source are shown as
+# '?', and the row is predicted (they were refused as the model's name).
+printf 'id\tlayers\thidden\theads\tvocab\tseq\tgbs\ttp\tpp\tdp\tcp\tgpus\tcluster\tprecision\tstep_time_s\tsource\n' >"$TMP/esc.tsv"
+printf "E1\t$V\t1\t1\t32\t1\t32\tdgx-a100\tfp16\t3.5\033]0;x\007\tesc\n" >>"$TMP/esc.tsv"
+printf "E2\342\200\256\t$V\t1\t1\t32\t1\t32\tdgx-a100\tfp16\t3.5\tfoo\342\200\256bar\342\200\250\n" >>"$TMP/esc.tsv"
+if expect validate-escapes 0 out "bad step_time_s '3.5?]0;x?'" "$BIN" validate "$TMP/esc.tsv"; then
+	grep -q '^E2??? .*tp=1,pp=1,dp=32.* foo???bar???$' "$OUT" || fail "validate-escapes: E2 not predicted, or printed unchanged"
+	grep -q "$(printf '[\033\007]')" "$OUT" && fail "validate-escapes: a control character printed"
+	grep -q "$(printf '\342\200')" "$OUT" && fail "validate-escapes: a bidi or separator character printed"
+fi
+printf 'id\tx\033[31m\n' >"$TMP/esc-head.tsv"
+if expect validate-escapes-header 3 err "column 'x?[31m' is not in the runs format" "$BIN" validate "$TMP/esc-head.tsv"; then
+	grep -q "$(printf '\033')" "$ERR" && fail "validate-escapes-header: an escape printed"
+fi
+# Lines of blanks (spaces, a CR CR LF blank line, a lone CR at the end)
+# are blank lines, not rows; numbers are plain decimals: no leading
+# blank or '+' (a trailing blank was already refused) and no hexadecimal
+# time (0x10 was read as 16 s).
+{ grep -v '^#' "$ROOT/tests/data/runs/one-good-one-bad.tsv" | head -n 2 | sed 's/$/\r\r/'
+	printf '\r\r\n   \n\t\n'
+	sed -n '4p' "$ROOT/tests/data/runs/one-good-one-bad.tsv" | sed 's/^T01/N1/; s/\t3\.528\t/\t0x10\t/'
+	sed -n '4p' "$ROOT/tests/data/runs/one-good-one-bad.tsv" | sed 's/^T01/N2/; s/\t32\t/\t 32\t/'
+	sed -n '4p' "$ROOT/tests/data/runs/one-good-one-bad.tsv" | sed 's/^T01/N3/; s/\t24\t/\t+24\t/'
+	printf '\r'; } >"$TMP/blank.tsv"
+if expect validate-blank-numbers 0 out "rows 1  (not predicted: 3 of 4)" "$BIN" validate "$TMP/blank.tsv"; then
+	has validate-blank-numbers out "bad step_time_s '0x10'"
+	has validate-blank-numbers out "' 32' is not an integer"
+	has validate-blank-numbers out "'+24' is not an integer"
+fi
+# a micro-batch larger than the global batch is named as such (it was
+# "no layout ... is valid and fits in memory")
+printf 'id\tlayers\thidden\theads\tvocab\tseq\tgbs\tmbs\tgpus\tcluster\tstep_time_s\n' >"$TMP/mbs.tsv"
+printf 'M1\t24\t2304\t24\t51200\t2048\t512\t1024\t32\tdgx-a100\t3.5\n' >>"$TMP/mbs.tsv"
+expect validate-mbs-over-gbs 1 out "column 'mbs': a micro-batch of 1024 is more than the global batch of 512" \
+	"$BIN" validate "$TMP/mbs.tsv"
 # a row with ZeRO-3 and no pp is an FSDP / ZeRO-3 run without pipelining
 # (validate --help); with pp stated, ZeRO-3 under pipelining is priced
 printf 'id\tlayers\thidden\theads\tvocab\tseq\tgbs\tmbs\ttp\tpp\tdp\tzero\tgpus\tcluster\tstep_time_s\tsource\n' >"$TMP/z3.tsv"
