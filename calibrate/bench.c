@@ -788,6 +788,11 @@ static int coll_shape(struct run *R, const struct shape *sh,
 		}
 		if (!rc && tab->npoints)
 			cal->ncoll++;
+		else if (!rc && R->rank == 0)
+			/* every size too small for a whole element per rank */
+			fprintf(stderr, "tpplan: calibrate: no %s of %d ranks from --min-bytes %.0f to "
+				"--max-bytes %.0f (each rank needs a whole element); skipped\n",
+				tpp_coll_names[op], sh->group, o->min_bytes, o->max_bytes);
 	}
 out:
 	tpp_backend_comm_free(R->b, c);

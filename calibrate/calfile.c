@@ -653,6 +653,49 @@ static int parse_fit(struct tpp_ydoc *d, yaml_node_t *node, const char *what,
 	return TPP_OK;
 }
 
+/* How far a stated fit may price a table's smallest and largest sizes
+ * from the fit of its points (tpp_cal_fit_table): rounding by another
+ * writer, not another fit. */
+#define COLL_FIT_AGREE 0.01
+
+/* The fit a file states is the fit of its points: planning reads both
+ * (the fit's bandwidth past the points, the points between), so a fit
+ * left from other points (edited or merged by hand) would price two
+ * different collectives. */
+static int check_fit(struct tpp_ydoc *d, yaml_node_t *node, const char *what,
+		     const struct tpp_cal_coll *t, struct tpp_err *err)
+{
+	struct tpp_cal_fit f;
+	double factor = tpp_cal_bus_factor(t->op, t->group);
+	const double at[2] = {t->fit.lo_bytes > 0 ? t->fit.lo_bytes : t->pts[0].bytes,
+			      t->fit.hi_bytes > 0 ? t->fit.hi_bytes
+						  : t->pts[t->npoints - 1].bytes};
+	int rc, k;
+	if (t->npoints < 1)
+		return TPP_OK;
+	if ((rc = tpp_cal_fit_table(t, &f, err)))
+		return rc;
+	if (!f.valid)
+		return tpp_y_err(d, node, err,
+				 "%s: a fit is stated, but its %d points give none (too few, or "
+				 "no positive bandwidth): write fit: null",
+				 what, t->npoints);
+	for (k = 0; k < 2; k++) {
+		double x = at[k] * factor;
+		double stated = t->fit.alpha_s + x / t->fit.busbw_Bps;
+		double refit = f.alpha_s + x / f.busbw_Bps;
+		if (!(fabs(stated - refit) <= COLL_FIT_AGREE * fabs(refit)))
+			return tpp_y_err(d, node, err,
+					 "%s: alpha %.4g us, busbw %.4g GB/s, but its points fit "
+					 "alpha %.4g us, busbw %.4g GB/s (%.3g s against %.3g s at "
+					 "%.0f bytes): a fit from other points? re-import the "
+					 "measurement, or write fit: null",
+					 what, t->fit.alpha_s * 1e6, t->fit.busbw_Bps / TPP_GB,
+					 f.alpha_s * 1e6, f.busbw_Bps / TPP_GB, stated, refit, at[k]);
+	}
+	return TPP_OK;
+}
+
 static void coll_defaults(void *in)
 {
 	((struct coll_in *)in)->t.concurrent = 1;
@@ -683,6 +726,8 @@ static int take_coll(struct tpp_ydoc *d, yaml_node_t *item, void *p,
 		return rc;
 	snprintf(pwhat, sizeof(pwhat), "%s.fit", what);
 	if (in->fit && (rc = parse_fit(d, in->fit, pwhat, &in->t.fit, err)))
+		return rc;
+	if (in->t.fit.valid && (rc = check_fit(d, in->fit, pwhat, &in->t, err)))
 		return rc;
 	in->t.line = (int)item->start_mark.line + 1;
 	in->t.col = (int)item->start_mark.column + 1;

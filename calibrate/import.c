@@ -60,6 +60,7 @@ struct file_meta {
 	int group_nhosts;
 	int ranks_line, ranks_col;
 	int summary;           /* text: nccl-tests' closing "# Avg bus bandwidth" seen */
+	int started;           /* text: line of "# Collective test starting:", 0 if none */
 };
 
 /* ---- small helpers -------------------------------------------------------- */
@@ -235,8 +236,9 @@ static int read_file(const char *path, char **out, struct tpp_err *err)
 	return TPP_OK;
 }
 
-/* Append one point, checking order and count; errors at line:col. */
-static int add_point(const char *path, int line, int col,
+/* Append one point, checking order and count; errors at line:col (those
+ * about its time at line:time_col). */
+static int add_point(const char *path, int line, int col, int time_col,
 		     struct tpp_cal_coll *t, double bytes, double med_s,
 		     double p10_s, double p90_s, struct tpp_err *err)
 {
@@ -245,20 +247,20 @@ static int add_point(const char *path, int line, int col,
 				   "size must be a positive number of bytes");
 	if (!(med_s > 0) || !(p10_s > 0) || !(p90_s > 0) ||
 	    !isfinite(med_s) || !isfinite(p10_s) || !isfinite(p90_s))
-		return tpp_err_set(err, TPP_E_INPUT, path, line, col,
+		return tpp_err_set(err, TPP_E_INPUT, path, line, time_col,
 				   "time must be a positive number (a measured collective takes time)");
 	if (p90_s > TPP_CAL_MAX_TIME_S)
-		return tpp_err_set(err, TPP_E_INPUT, path, line, col,
+		return tpp_err_set(err, TPP_E_INPUT, path, line, time_col,
 				   "time %.3g s is over %g s: not a measured collective",
 				   p90_s, TPP_CAL_MAX_TIME_S);
 	if (!(bytes / p10_s <= TPP_CAL_MAX_ALGBW_Bps))
-		return tpp_err_set(err, TPP_E_INPUT, path, line, col,
+		return tpp_err_set(err, TPP_E_INPUT, path, line, time_col,
 				   "%.15g bytes in %.3g s is %.3g GB/s, faster than any interconnect "
 				   "(at most %g GB/s): a misread time?",
 				   bytes, p10_s, bytes / p10_s / TPP_GB,
 				   TPP_CAL_MAX_ALGBW_Bps / TPP_GB);
 	if (p10_s > med_s || med_s > p90_s)
-		return tpp_err_set(err, TPP_E_INPUT, path, line, col,
+		return tpp_err_set(err, TPP_E_INPUT, path, line, time_col,
 				   "times out of order: p10 %.3g s, median %.3g s, p90 %.3g s",
 				   p10_s, med_s, p90_s);
 	if (t->npoints && bytes <= t->pts[t->npoints - 1].bytes)
@@ -451,7 +453,7 @@ static int text_row(const char *path, int lineno, const char *line,
 				   wrong);
 	if (size == 0)
 		return TPP_OK; /* -b 0: nothing to fit */
-	return add_point(path, lineno, tk[0].col, t, size, time_us / 1e6,
+	return add_point(path, lineno, tk[0].col, tk[i].col, t, size, time_us / 1e6,
 			 time_us / 1e6, time_us / 1e6, err);
 }
 
@@ -479,6 +481,17 @@ static int parse_text(const char *path, char *text, struct tpp_cal_coll *t,
 				return tpp_err_set(err, TPP_E_INPUT, path, lineno,
 						   (int)(p - line) + 1,
 						   "nccl-tests reported out-of-bounds values: the run failed its check");
+			/* one run per file: a job log holding two (all_reduce
+			 * then all_gather) would be one table under the last
+			 * name, its ranks counted twice */
+			if (strstr(p, "Collective test starting:") && m->started)
+				return tpp_err_set(err, TPP_E_INPUT, path, lineno,
+						   (int)(strstr(p, "Collective") - line) + 1,
+						   "a second nccl-tests run in the file (the first "
+						   "starts on line %d): import one run per file",
+						   m->started);
+			if (strstr(p, "Collective test starting:"))
+				m->started = lineno;
 			text_comment(p, lineno, (int)(p - line), m);
 			continue;
 		}
@@ -601,6 +614,11 @@ static int json_result(struct jdoc *j, yaml_node_t *r, struct tpp_cal_coll *t)
 		return rc;
 	if (!found && (rc = jnum(j, src, "cpu_time", &time_us, 1, &found)))
 		return rc;
+	/* checked as the text form checks it, though the per-iteration
+	 * statistics below may stand in for it */
+	if (time_us < 0)
+		return tpp_y_err(&j->d, src, j->err, "JSON: negative time %g us at size %.0f",
+				 time_us, size);
 	/* nccl-tests' check: the half the times come from, then the row's
 	 * other half (the same run, equally wrong) */
 	{
@@ -612,6 +630,9 @@ static int json_result(struct jdoc *j, yaml_node_t *r, struct tpp_cal_coll *t)
 				continue;
 			if ((rc = jnum(j, half[k], "nwrong", &wrong, 0, &found)))
 				return rc;
+			if (found && (wrong < 0 || wrong != floor(wrong)))
+				return tpp_y_err(&j->d, half[k], j->err,
+						 "JSON: \"nwrong\" %g is not a count of elements", wrong);
 			if (found && wrong > 0)
 				return tpp_y_err(&j->d, half[k], j->err,
 						 "JSON: nccl-tests reported %.0f wrong elements at size %.0f",
@@ -639,7 +660,7 @@ static int json_result(struct jdoc *j, yaml_node_t *r, struct tpp_cal_coll *t)
 	if (size == 0)
 		return TPP_OK;
 	return add_point(j->d.path, (int)r->start_mark.line + 1,
-			 (int)r->start_mark.column + 1, t, size, med / 1e6,
+			 (int)r->start_mark.column + 1, (int)r->start_mark.column + 1, t, size, med / 1e6,
 			 lo / 1e6, hi / 1e6, j->err);
 }
 
@@ -788,7 +809,10 @@ int tpp_cal_import_warn(const char *path, enum tpp_coll op, int group, int tier,
 	m.group_id = -1;
 	if ((rc = read_file(path, &text, err)))
 		goto out;
-	for (p = text; *p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'; p++)
+	p = text;
+	if (!strncmp(p, "\xEF\xBB\xBF", 3))
+		p += 3; /* a UTF-8 byte-order mark (an editor's): JSON or text after it */
+	for (; *p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'; p++)
 		;
 	rc = *p == '{' ? parse_json(path, text, t, &m, err)
 		       : parse_text(path, text, t, &m, err);
@@ -857,6 +881,16 @@ int tpp_cal_import_warn(const char *path, enum tpp_coll op, int group, int tier,
 				 "these nodes), or --tier 0 where one NVLink domain "
 				 "spans these hosts (GB200 NVL72)",
 				 m.group_ranks, m.group_nhosts, m.group_hosts);
+		goto out;
+	}
+	/* the converse, as the calibration loader checks it: a group the
+	 * file puts on one host did not cross nodes */
+	if (tier >= 1 && m.group_nhosts == 1) {
+		rc = tpp_err_set(err, TPP_E_USAGE, path, m.ranks_line, m.ranks_col,
+				 "--tier %d (across nodes), but the %d ranks of the group "
+				 "are all on one host (%s): a measurement inside a node; "
+				 "give --tier 0 or leave it out",
+				 tier, m.group_ranks, m.group_hosts);
 		goto out;
 	}
 	if (tier < 0)

@@ -196,11 +196,9 @@ static int plan_read(const char *path, struct plan_in *p)
 				       tpp_mlp_names[TPP_MLP_GELU], tpp_mlp_names[TPP_MLP_SWIGLU], p->mlp);
 			goto out;
 		}
-		if (p->hidden % p->heads) {
-			rc = tpp_y_err(&d, model, &err, "--plan: model heads %d do not divide hidden %d",
-				       p->heads, p->hidden);
-			goto out;
-		}
+		/* heads that do not divide hidden (a head_dim of the model's
+		 * own) are checked on the shape run, after --hidden / --heads,
+		 * as for --model */
 		p->has_model = 1;
 	}
 	if ((cluster = tpp_y_map_get(&d, root, "cluster"))) {
@@ -433,11 +431,13 @@ int tpp_cmd_exec(int argc, char **argv)
 		if (model_from) {
 			/* exec runs GPT blocks (exec.h), and predicts them */
 			int swiglu = plan.mlp[0] && strcmp(plan.mlp, "gelu");
-			int gqa = plan.kv_heads && plan.kv_heads != o.model.heads;
+			/* the heads run: --heads, else the model's */
+			int rh = o.over.heads ? o.over.heads : o.model.heads;
+			int gqa = plan.kv_heads && plan.kv_heads != rh;
 			/* a head dimension of its own (q width heads x dh is
 			 * not hidden): exec's attention uses hidden / heads */
-			int own_dh = plan.head_dim && o.model.heads &&
-				     (long long)plan.head_dim * o.model.heads != o.model.hidden;
+			int own_dh = plan.head_dim && rh &&
+				     (long long)plan.head_dim * rh != o.model.hidden;
 			const char *name = plan.model_name[0] ? plan.model_name : "the model";
 			/* one note: the first clause names the model, the
 			 * others go on with "its" */
@@ -447,18 +447,18 @@ int tpp_cmd_exec(int argc, char **argv)
 					    name, plan.mlp);
 			if (gqa && swiglu)
 				tpp_appendf(notes, sizeof(notes), ", its %d KV heads as %d",
-					    plan.kv_heads, o.model.heads);
+					    plan.kv_heads, rh);
 			else if (gqa)
 				tpp_appendf(notes, sizeof(notes), "tpplan: exec: note: %s's %d KV heads run as %d",
-					    name, plan.kv_heads, o.model.heads);
+					    name, plan.kv_heads, rh);
 			if (own_dh && (swiglu || gqa))
 				tpp_appendf(notes, sizeof(notes),
 					    ", its head dimension %d as hidden / heads (%d at full size)",
-					    plan.head_dim, o.model.hidden / o.model.heads);
+					    plan.head_dim, o.model.hidden / rh);
 			else if (own_dh)
 				tpp_appendf(notes, sizeof(notes),
 					    "tpplan: exec: note: %s's head dimension %d runs as hidden / heads (%d at full size)",
-					    name, plan.head_dim, o.model.hidden / o.model.heads);
+					    name, plan.head_dim, o.model.hidden / rh);
 			if (swiglu || gqa || own_dh)
 				tpp_appendf(notes, sizeof(notes), " (exec runs GPT blocks; predicted as run)\n");
 			o.scale = scale;

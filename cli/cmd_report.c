@@ -55,7 +55,7 @@ static void report_usage(FILE *f)
 #define BEST_UNMATCHED 3
 static int best_of(const struct tpp_model *m, const struct tpp_cluster *c,
 		   const struct tpp_cost_opts *co, const struct tpp_search *s,
-		   struct tpp_plan *tmp, struct tpp_eval *out)
+		   const char *what, struct tpp_plan *tmp, struct tpp_eval *out)
 {
 	struct tpp_search s1 = *s;
 	struct tpp_err err;
@@ -67,7 +67,7 @@ static int best_of(const struct tpp_model *m, const struct tpp_cluster *c,
 		return 1;
 	}
 	if (rc == TPP_E_INFEASIBLE && tmp->timed_out) {
-		fprintf(stderr, "tpplan: report: %d GPUs: %s\n", s->gpus, err.msg);
+		fprintf(stderr, "tpplan: report: %s: %s\n", what, err.msg);
 		return BEST_STOPPED;
 	}
 	if (rc == TPP_E_INFEASIBLE)
@@ -153,6 +153,7 @@ int tpp_cmd_report(int argc, char **argv)
 	int gpus = 0, plots = 1, ch, rc, i;
 	double spent;
 	int counts[TPP_REPORT_SCALE_MAX];
+	char what[96];
 	struct tpp_model model;
 	struct tpp_cluster *cluster = NULL, *alt = NULL;
 	struct tpp_calibration *cal = NULL;
@@ -210,6 +211,9 @@ int tpp_cmd_report(int argc, char **argv)
 	}
 	if (exec_arg && (rc = tpp_report_read_exec(exec_arg, r)))
 		goto out;
+	if (exec_arg && r->exec_check == 0)
+		fprintf(stderr, "tpplan: report: warning: --exec %s: the run failed its numerics check; "
+			"the report says so beside its timings\n", exec_arg);
 	if ((rc = tpp_cli_problem_cluster(&pb, cluster, &cal, &gpus)))
 		goto out;
 	if ((rc = tpp_cli_problem_search(&pb, &model, gpus, &s)))
@@ -264,7 +268,8 @@ int tpp_cmd_report(int argc, char **argv)
 			tpp_cluster_resize(alt, counts[i]);
 			s2.gpus = counts[i];
 			s2.dp = TPP_FREE; /* --layout's dp is the request's */
-			found = best_of(&model, alt, &co, &s2, tmp, &e);
+			snprintf(what, sizeof(what), "scaling, %d GPUs", s2.gpus);
+			found = best_of(&model, alt, &co, &s2, what, tmp, &e);
 		}
 		if (found < 0) {
 			rc = TPP_E_SYSTEM;
@@ -296,7 +301,9 @@ int tpp_cmd_report(int argc, char **argv)
 			} else {
 				*alt = *cluster;
 				scale_outer_tiers(alt, factors[i]);
-				found = best_of(&model, alt, &co, &s, tmp, &e);
+				snprintf(what, sizeof(what), "sensitivity, inter-node bandwidth x%g",
+					 factors[i]);
+				found = best_of(&model, alt, &co, &s, what, tmp, &e);
 			}
 			if (found < 0) {
 				rc = TPP_E_SYSTEM;
@@ -329,8 +336,8 @@ int tpp_cmd_report(int argc, char **argv)
 		rc = TPP_E_INFEASIBLE;
 		goto out;
 	}
-	printf("tpplan report: wrote %s/index.html and %s/report.md (%d layouts)\n",
-	       out_dir, out_dir, plan->n_top);
+	printf("tpplan report: wrote %s/index.html and %s/report.md (%d layout%s)\n",
+	       out_dir, out_dir, plan->n_top, plan->n_top == 1 ? "" : "s");
 out:
 	free(r);
 	free(tmp);

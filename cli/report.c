@@ -13,6 +13,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -457,15 +458,25 @@ struct figs {
 	int off;                /* --no-plots: none drawn, on purpose */
 };
 
-/* gnuplot's path from $PATH into buf; 0 when not found. */
+/* gnuplot's path from $PATH into buf, absolute (it is run from the output
+ * directory: a relative entry, "." or an empty one, names the working
+ * directory's); 0 when not found. */
 static int find_gnuplot(char *buf, size_t size)
 {
 	const char *path = getenv("PATH");
 	const char *p = path;
+	char cwd[PATH_MAX];
+	int have_cwd = getcwd(cwd, sizeof(cwd)) != NULL;
 	while (p && *p) {
 		const char *q = strchr(p, ':');
 		size_t len = q ? (size_t)(q - p) : strlen(p);
-		int w = snprintf(buf, size, "%.*s/gnuplot", (int)len, len ? p : ".");
+		int rel = !len || p[0] != '/', w;
+		if (rel && !have_cwd) {
+			p = q ? q + 1 : NULL;
+			continue;
+		}
+		w = snprintf(buf, size, "%s%s%.*s/gnuplot", rel ? cwd : "", rel ? "/" : "",
+			     (int)len, len ? p : ".");
 		if (w > 0 && (size_t)w < size && access(buf, X_OK) == 0)
 			return 1;
 		p = q ? q + 1 : NULL;
@@ -1517,6 +1528,14 @@ static void write_doc(struct doc *d, const struct tpp_report *r,
 		    r->exec_shape[0] ? " (" : "", usr(d, r->exec_shape), r->exec_shape[0] ? ")" : "",
 		    r->exec_cluster[0] ? usr(d, r->exec_cluster) : "?",
 		    r->exec_calibration[0] ? " with the calibration " : "", usr(d, r->exec_calibration));
+		if (r->exec_check == 0)
+			d_p(d, "Warning: the run FAILED its numerics check: the sharded result differs from the unsharded reference (largest relative error %.3g, tolerance %.3g), so these are timings of a wrong computation; fix the run before comparing them.",
+			    r->exec_check_err, r->exec_check_tol);
+		else if (r->exec_check == 1)
+			d_p(d, "Numerics check passed: the sharded result matches the unsharded reference (largest relative error %.3g, tolerance %.3g).",
+			    r->exec_check_err, r->exec_check_tol);
+		else
+			d_p(d, "The run's numerics were not checked against the unsharded reference.");
 		for (i = 0; i < r->nexec_notes; i++)
 			d_note(d, "exec: %s", usr(d, r->exec_notes[i]));
 		/* results of another problem than the report's are shown all
@@ -1911,6 +1930,36 @@ int tpp_report_read_exec(const char *path, struct tpp_report *r)
 	    (rc = exec_text(&d, root, "cluster", r->exec_cluster, sizeof(r->exec_cluster), &err)) ||
 	    (rc = exec_text(&d, root, "calibration", r->exec_calibration, sizeof(r->exec_calibration), &err)))
 		goto out;
+	/* its numerics check: timings of a run that failed it are of a
+	 * wrong computation, which the report must say */
+	r->exec_check = -1;
+	r->exec_check_err = r->exec_check_tol = 0;
+	{
+		const char *st = tpp_yj_str(tpp_y_map_get(&d, root, "status"));
+		yaml_node_t *ck = tpp_y_map_get(&d, root, "check");
+		if (!tpp_yj_null(ck)) {
+			yaml_node_t *pass = tpp_y_map_get(&d, ck, "pass");
+			const char *pv = pass && pass->type == YAML_SCALAR_NODE &&
+						 pass->data.scalar.style == YAML_PLAIN_SCALAR_STYLE
+					     ? tpp_y_text(pass) : "";
+			static const char *const errs[] = {"err_output", "err_input_grad", "err_weight_grad"};
+			if (ck->type != YAML_MAPPING_NODE || (strcmp(pv, "true") && strcmp(pv, "false"))) {
+				rc = tpp_y_err(&d, ck, &err, "\"check\" must be an object with \"pass\": true or false");
+				goto out;
+			}
+			r->exec_check = !strcmp(pv, "true");
+			if ((rc = exec_num(&d, ck, "tolerance", 0, 1e-300, 1e300, &r->exec_check_tol, &err)))
+				goto out;
+			for (i = 0; i < 3; i++) {
+				double e;
+				if ((rc = exec_num(&d, ck, errs[i], 0, 1e-300, 1e300, &e, &err)))
+					goto out;
+				r->exec_check_err = fmax(r->exec_check_err, e);
+			}
+		}
+		if (st && !strcmp(st, "check_failed"))
+			r->exec_check = 0;
+	}
 	/* exec's notes (what it ran differently, what is not predicted) */
 	r->nexec_notes = 0;
 	if (!tpp_yj_null(v = tpp_y_map_get(&d, root, "notes"))) {

@@ -71,6 +71,11 @@ struct tpp_report {
 	char exec_cluster[128];
 	char exec_shape[160];           /* "hidden 96, heads 12, ..." or "" */
 	char exec_calibration[1024];    /* the calibration its predictions used, or "" */
+	/* its numerics check against the unsharded reference: 1 passed, 0
+	 * failed (JSON "check".pass false, or "status" "check_failed"), -1
+	 * not run or not said; the largest relative error and the tolerance */
+	int exec_check;
+	double exec_check_err, exec_check_tol;
 	int nexec_notes;                /* its notes (JSON "notes"), up to 8 */
 	char exec_notes[8][512];
 	int nphase;

@@ -722,6 +722,35 @@ expect import-cut-short 0 err "cut.txt: warning: no \"# Avg bus bandwidth\" summ
 expect import-whole 0 out "written to" \
 	"$BIN" calibrate --import "$NT/all_reduce_perf.txt" --group 8 --out "$TMP/whole.yaml" &&
 	grep -q "cut short" "$ERR" && fail "import-whole: a whole run warned as cut short"
+# Review 2026-12-05.  Two runs in one text file (a job log with all_reduce
+# then all_gather) were one table under the last name, ranks counted twice
+{ sed -n '1,/^#  *1048576 /p' "$NT/all_reduce_perf.txt" | head -n 40; cat "$NT/all_gather_perf.txt"; } >"$TMP/two-runs.txt"
+expect import-two-runs 3 err "two-runs.txt:46:3: error: a second nccl-tests run in the file (the first starts on line 6)" \
+	"$BIN" calibrate --import "$TMP/two-runs.txt" --group 8 --out "$TMP/never.yaml"
+# --tier 1 for a group the file puts on one host wrote a calibration that
+# planning refused
+expect import-tier-one-host 2 err "--tier 1 (across nodes), but the 8 ranks of the group are all on one host" \
+	"$BIN" calibrate --import "$NT/all_reduce_perf.txt" --group 8 --tier 1 --out "$TMP/never.yaml"
+# a JSON file after a UTF-8 byte-order mark is read as JSON
+{ printf '\357\273\277'; cat "$NT/reduce_scatter_perf.json"; } >"$TMP/bom.json"
+expect import-json-bom 0 out "written to" \
+	"$BIN" calibrate --import "$TMP/bom.json" --group 16 --tier 1 --out "$TMP/bom.yaml"
+# a row's bad time is shown at its time column, not the size's
+awk 'NR == 22 {$6 = "0.00"} {print}' "$NT/all_reduce_perf.txt" >"$TMP/zero-time.txt"
+sed -n 22p "$TMP/zero-time.txt" | grep -q ' 0.00 ' || fail "import-zero-time: the test file was not made"
+expect import-zero-time 3 err "zero-time.txt:22:" \
+	"$BIN" calibrate --import "$TMP/zero-time.txt" --group 8 --out "$TMP/never.yaml" &&
+	{ has import-zero-time err "time must be a positive number"
+	  grep -q "zero-time.txt:22:1:" "$ERR" && fail "import-zero-time: placed at the row's start"; }
+# JSON is checked as the text is: a negative time beside per-iteration
+# statistics, an nwrong that is not a count
+sed '194s/"time": 63.090787/"time": -5/' "$NT/reduce_scatter_perf.json" >"$TMP/neg.json"
+expect import-json-negative 3 err "JSON: negative time -5 us" \
+	"$BIN" calibrate --import "$TMP/neg.json" --group 16 --tier 1 --out "$TMP/never.yaml"
+sed '197s/"nwrong": 0.0/"nwrong": -1/' "$NT/reduce_scatter_perf.json" >"$TMP/nw.json"
+expect import-json-nwrong 3 err "JSON: \"nwrong\" -1 is not a count of elements" \
+	"$BIN" calibrate --import "$TMP/nw.json" --group 16 --tier 1 --out "$TMP/never.yaml"
+[ -e "$TMP/never.yaml" ] && fail "a refused import wrote a calibration"
 # calibrations are not merged: a second --calibration or --import is a
 # usage error, not silently the one that counts
 # an option where a value belongs, and a directory for a cluster file

@@ -234,6 +234,34 @@ else
 	fail "labels: report $P16 failed"
 fi
 
+# Review 2026-12-05: an exec run that failed its numerics check was
+# reported as a clean comparison; said now, in the report and on stderr
+printf '{"schema": "tpplan.exec/v1", "status": "check_failed",\n "phases": [{"phase": "step", "count": 1, "measured_s": 0.01}],\n "check": {"pass": false, "tolerance": 1e-4, "err_output": 1.0, "err_input_grad": 1.2, "err_weight_grad": 1.4}}\n' >"$TMP/exec-failed.json"
+if "$BIN" report $PROBLEM --no-plots --exec "$TMP/exec-failed.json" -o "$TMP/exec-failed" >/dev/null 2>"$TMP/err"; then
+	grep -q "the run failed its numerics check" "$TMP/err" || fail "exec-failed: no warning on stderr"
+	grep -q "FAILED its numerics check.*largest relative error 1.4, tolerance 0.0001" "$TMP/exec-failed/report.md" &&
+		grep -q "FAILED its numerics check" "$TMP/exec-failed/index.html" && ok exec-failed ||
+		fail "exec-failed: the report does not say the run failed its check"
+else
+	fail "exec-failed: exit $?"
+fi
+sed 's/"check_failed"/"ok"/; s/"pass": false/"pass": true/; s/"err_output": 1.0, "err_input_grad": 1.2, "err_weight_grad": 1.4/"err_output": 1e-7, "err_input_grad": 2e-7, "err_weight_grad": 3e-7/' \
+	"$TMP/exec-failed.json" >"$TMP/exec-passed.json"
+"$BIN" report $PROBLEM --no-plots --exec "$TMP/exec-passed.json" -o "$TMP/exec-passed" >/dev/null 2>"$TMP/err" &&
+	grep -q "Numerics check passed.*largest relative error 3e-07" "$TMP/exec-passed/report.md" &&
+	! grep -q "numerics check" "$TMP/err" && ok exec-passed || fail "exec-passed: not said, or warned"
+# gnuplot found through a relative PATH entry: run from the output
+# directory it was not found there, and no figure was drawn
+if command -v gnuplot >/dev/null 2>&1; then
+	mkdir "$TMP/gpd" && ln -s "$(command -v gnuplot)" "$TMP/gpd/gnuplot"
+	(cd "$TMP" && PATH=gpd "$BIN" report $PROBLEM -o rel-gp >/dev/null 2>"$TMP/err")
+	if [ $? -eq 0 ] && ls "$TMP/rel-gp"/*.png >/dev/null 2>&1 && ! grep -q "could not draw" "$TMP/err"; then
+		ok gnuplot-relative-path
+	else
+		fail "gnuplot-relative-path: no figures drawn: $(head -n 2 "$TMP/err")"
+	fi
+fi
+
 # ---- tables only: --no-plots, and no gnuplot on PATH ----------------------------------
 for mode in no-plots no-gnuplot; do
 	D=$TMP/$mode

@@ -212,6 +212,16 @@ if make_plan p4 --model llama3-8b --cluster dgx-h100 --gpus 2 --layout tp=2,sp=1
 	else
 		bad "--plan: model / cluster not the plan's: exit $rc ($(head -n 4 "$dir/p4.txt" | tr '\n' ' '))"
 	fi
+	# the notes say the heads run (--heads), not the model's: with 8,
+	# as many as its KV heads, no GQA note; with 4, "as 4"
+	plan_exec p4h8 --plan "$dir/p4.json" --scale-down 16 --heads 8
+	plan_exec p4h4 --plan "$dir/p4.json" --scale-down 16 --heads 4
+	if [ "$rc" -eq 0 ] && ! grep -q "KV heads" "$dir/p4h8.txt" &&
+		grep -q "its 8 KV heads as 4," "$dir/p4h4.txt"; then
+		ok "--heads: the notes name the heads run"
+	else
+		bad "--heads: notes: $(grep note "$dir/p4h8.txt" "$dir/p4h4.txt" | head -n 2 | tr '\n' ' ')"
+	fi
 	# --model and --cluster win over the plan's
 	plan_exec p4flags --plan "$dir/p4.json" --model 125m --cluster dgx-a100 --scale-down 8 --json
 	if [ "$rc" -eq 0 ] && grep -q '"model": "125m"' "$dir/p4flags.txt" &&
