@@ -31,7 +31,8 @@
  *       settled_shape: [m, n, k]  #   and its shape (when settled)
  *       points:                   # [m, n, k, median_s, tflops]
  *                                 # tflops = 2 m n k / median_s
- * (figures stated twice must agree within GEMM_AGREE)
+ * (figures stated twice must agree within GEMM_AGREE; a collective's fit
+ * must be the fit of its points, tpp_cal_fit_table, within COLL_FIT_AGREE)
  *
  * Numbers are written exactly (%.15g, or %.17g where that is needed), so a
  * write/load round trip is exact up to the GB/s and TFLOP/s unit
