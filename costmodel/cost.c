@@ -655,9 +655,11 @@ static double ring_steps(enum tpp_coll coll, int n)
 #define TPP_DEFAULT_LINK_EFF 0.80
 
 
-/* NCCL base latency of a ring collective, Simple protocol (tuning.cc,
- * calibration.md 2.3): 8.4 us. */
-#define TPP_COLL_BASE_LAT_S 8.4e-6
+/* NCCL base latency of a ring collective, LL128 protocol (tuning.cc,
+ * calibration.md 2.3): 14.0 us, the protocol of the per-hop latencies
+ * the presets give (Ring/LL128: NVLink 1.9 us, network 4.0 us); NCCL
+ * pairs Simple's 8.4 us base with its own hops (3.4 / 14 us). */
+#define TPP_COLL_BASE_LAT_S 14.0e-6
 
 /*
  * Achievable bus bandwidth of `coll` on tier `t` for a group of m GPUs of
@@ -678,10 +680,35 @@ static double mesh_scale(const struct tpp_tier *t, int m)
 	return 1.0;
 }
 
-static double tier_busbw(const struct tpp_tier *t, enum tpp_coll coll, int m,
-			 double bytes)
+/* NCCL uses NVLS (NVLink SHARP) for all-reduce from 5 GPUs up
+ * (calibration.md 3.3, 4.3); below, and in a ring that leaves the domain,
+ * the all-reduce is a ring. */
+#define TPP_NVLS_MIN_GPUS 5
+
+/* Whether an all-reduce of m GPUs on tier t runs as a ring although the
+ * tier's all-reduce figures are NVLS ones (fewer than 5 GPUs, or `ring`:
+ * one stretch of a ring across domains). */
+static int nvls_ring(const struct tpp_tier *t, enum tpp_coll coll, int m, int ring)
 {
-	double bw = tpp_tier_busbw_at(t, coll, bytes);
+	return coll == TPP_COLL_ALL_REDUCE && t->nvls && (ring || m < TPP_NVLS_MIN_GPUS);
+}
+
+static double tier_busbw(const struct tpp_tier *t, enum tpp_coll coll, int m,
+			 double bytes, int ring)
+{
+	double bw;
+	if (nvls_ring(t, coll, m, ring)) {
+		/* a ring all-reduce is a reduce-scatter and an all-gather
+		 * ring: the same bus traffic (calibration.md 1.6), so their
+		 * figures; else the datasheet rate, not the NVLS figure */
+		bw = tpp_tier_busbw_at(t, TPP_COLL_REDUCE_SCATTER, bytes);
+		if (bw <= 0)
+			bw = tpp_tier_busbw_at(t, TPP_COLL_ALL_GATHER, bytes);
+		if (bw <= 0)
+			bw = t->bw_Bps * TPP_DEFAULT_LINK_EFF;
+		return bw * mesh_scale(t, m);
+	}
+	bw = tpp_tier_busbw_at(t, coll, bytes);
 	if (bw <= 0 && coll != TPP_COLL_ALL_REDUCE && !t->nvls)
 		bw = tpp_tier_busbw_at(t, TPP_COLL_ALL_REDUCE, bytes);
 	if (bw <= 0)
@@ -693,8 +720,12 @@ static double tier_busbw(const struct tpp_tier *t, enum tpp_coll coll, int m,
  * all-gather / reduce-scatter the other one's (the same ring: n-1 steps of
  * S/n, the same bus traffic), else the all-reduce one unless the tier has
  * NVLS (whose all-reduce is a different algorithm); -1 if none. */
-static int curve_of(const struct tpp_tier *t, enum tpp_coll coll)
+static int curve_of(const struct tpp_tier *t, enum tpp_coll coll, int n)
 {
+	if (nvls_ring(t, coll, n, 0)) /* a ring, as tier_busbw */
+		return t->curve_n[TPP_COLL_REDUCE_SCATTER] >= 2 ? TPP_COLL_REDUCE_SCATTER
+		       : t->curve_n[TPP_COLL_ALL_GATHER] >= 2 ? TPP_COLL_ALL_GATHER
+							      : -1;
 	if (t->curve_n[coll] >= 2)
 		return (int)coll;
 	if (coll == TPP_COLL_ALL_GATHER && t->curve_n[TPP_COLL_REDUCE_SCATTER] >= 2)
@@ -712,7 +743,7 @@ static double flat_time(const struct tpp_tier *t, enum tpp_coll coll,
 			double bytes, int n)
 {
 	double busbw, alpha, f = bus_factor(coll, n);
-	int cv = curve_of(t, coll);
+	int cv = curve_of(t, coll, n);
 
 	if (cv >= 0) {
 		/*
@@ -737,10 +768,11 @@ static double flat_time(const struct tpp_tier *t, enum tpp_coll coll,
 		}
 		return bytes * f / (tpp_tier_busbw_at(t, (enum tpp_coll)cv, bytes) * mesh);
 	}
-	busbw = tier_busbw(t, coll, n, bytes);
+	busbw = tier_busbw(t, coll, n, bytes, 0);
 	alpha = TPP_COLL_BASE_LAT_S + ring_steps(coll, n) * t->latency_s;
 	/* a calibrated latency replaces NCCL's hop model */
-	if (t->busbw_src[coll] == TPP_SRC_CALIBRATION && t->busbw_alpha_s[coll] > 0)
+	if (t->busbw_src[coll] == TPP_SRC_CALIBRATION && t->busbw_alpha_s[coll] > 0 &&
+	    !nvls_ring(t, coll, n, 0))
 		alpha = t->busbw_alpha_s[coll];
 	/*
 	 * In-switch reduction (NVLink SHARP on NVSwitch, IB SHARP) when the
@@ -749,7 +781,7 @@ static double flat_time(const struct tpp_tier *t, enum tpp_coll coll,
 	 * result once, algbw = B_wire n/(n+1) (calibration.md 1.6, 3.3), and a
 	 * constant number of steps.  NCCL uses NVLS from 5 GPUs up.
 	 */
-	if (coll == TPP_COLL_ALL_REDUCE && (t->nvls || t->sharp) && n >= 5 &&
+	if (coll == TPP_COLL_ALL_REDUCE && (t->nvls || t->sharp) && n >= TPP_NVLS_MIN_GPUS &&
 	    t->busbw_Bps[coll] <= 0)
 		return TPP_COLL_BASE_LAT_S + 2 * t->latency_s +
 		       bytes * (n + 1.0) / n / busbw;
@@ -808,9 +840,10 @@ double tpp_coll_time(const struct tpp_cluster *c, enum tpp_coll coll,
 	 * the slower of the two link kinds bounds it (calibration.md 3.3).
 	 */
 	{
-		double bw_o = tier_busbw(outer, coll, n, bytes / inner_per_domain) *
+		double bw_o = tier_busbw(outer, coll, n, bytes / inner_per_domain, 0) *
 			      inner_per_domain;
-		double bw_i = tier_busbw(inner, coll, inner_per_domain, bytes);
+		/* inside a domain the ring is a ring, not NVLS */
+		double bw_i = tier_busbw(inner, coll, inner_per_domain, bytes, 1);
 		double bw = bw_o < bw_i ? bw_o : bw_i;
 		double steps = ring_steps(coll, n);
 		double hops_out = coll == TPP_COLL_ALL_REDUCE ? 2.0 * (k - 1) : (double)(k - 1);
@@ -967,7 +1000,8 @@ struct layer_cost {
 	double tp_fwd_s;     /* TP collectives, forward */
 	double tp_recomp_s;  /* TP collectives of a full-recompute forward */
 	double tp_bwd_s;     /* TP collectives, backward (incl. recompute) */
-	double cp_s;         /* exposed CP exchange, fwd + bwd */
+	double cp_s;         /* exposed CP exchange, fwd + bwd (+ recompute) */
+	double cp_recomp_s;  /* its part in the recomputed forward (in cp_b_s) */
 	double cp_f_s, cp_b_s; /* its forward and backward parts */
 	double flops_fwd;    /* per GPU, forward */
 	double flops_recomp; /* per GPU, recomputation */
@@ -986,9 +1020,15 @@ static double layer_bwd_cover(const struct layer_cost *lc)
 	return lc->bwd_s + lc->recomp_s + lc->tp_bwd_s + lc->cp_b_s;
 }
 
+/*
+ * k is the straggler factor (tpp_straggler_factor), applied to every
+ * compute time by work_get after this: where a transfer hides behind
+ * compute (TP overlap, the CP ring), what stays exposed is weighed
+ * against the slowest GPU's compute, k times the times here.
+ */
 static void layer_cost(const struct tpp_model *m, const struct tpp_cluster *c,
 		       const struct tpp_cost_opts *o, const struct tpp_layout *l,
-		       struct layer_cost *lc)
+		       double k, struct layer_cost *lc)
 {
 	const struct tpp_gpu *g = &c->gpu;
 	enum tpp_prec p = o->prec;
@@ -1112,8 +1152,8 @@ static void layer_cost(const struct tpp_model *m, const struct tpp_cluster *c,
 	if (l->cp > 1) {
 		double kv = 2.0 * b * sl * kvd / t * 2.0;
 		double ring = (cp - 1) * tpp_coll_time(c, TPP_COLL_SEND_RECV, kv, l->cp, l->tp);
-		double exposed_f = ring - attn_f;
-		double exposed_b = 2 * ring - attn_b;
+		double exposed_f = ring - k * attn_f;
+		double exposed_b = 2 * ring - k * attn_b;
 		double share = overlap_share(&c->tiers[tpp_cluster_tier_for(c, l->cp, l->tp)]);
 		lc->cp_f_s = exposed_f > 0 ? exposed_f : 0;
 		lc->cp_b_s = exposed_b > 0 ? exposed_b : 0;
@@ -1142,6 +1182,12 @@ static void layer_cost(const struct tpp_model *m, const struct tpp_cluster *c,
 		lc->recomp_s = 0;
 		lc->flops_recomp = 0;
 	}
+	/* Full and selective recompute re-run the attention core, whose K/V
+	 * ring under CP runs again beside it: its exposed forward part once
+	 * more, in the backward (as the TP collectives, tp_recomp_s). */
+	lc->cp_recomp_s = l->recompute != TPP_RECOMPUTE_NONE ? lc->cp_f_s : 0;
+	lc->cp_b_s += lc->cp_recomp_s;
+	lc->cp_s += lc->cp_recomp_s;
 
 	/*
 	 * TP communication overlap (Megatron --tp-comm-overlap, Transformer
@@ -1180,29 +1226,29 @@ static void layer_cost(const struct tpp_model *m, const struct tpp_cluster *c,
 			if (i == 0 || i == 2) {
 				/* forward AG + GEMM, ring exchange */
 				gc = gemm_time(g, p, T / t, N, K, 1);
-				tot = gc + (t - 1) * fmax(gc, step);
+				tot = k * gc + (t - 1) * fmax(k * gc, step);
 				cf += t * gc;
-				xf += tot - t * gc;
+				xf += tot - t * k * gc;
 				/* dgrad beside the input re-gather (bulk), wgrad
 				 * beside the dgrad's reduce-scatter (bulk) */
 				gc = gemm_time_sms(g, p, T, K, N, 1, ub_sms);
 				cd += gc;
-				xb += fmax(0, ag - gc);
+				xb += fmax(0, ag - k * gc);
 				gc = gemm_time_sms(g, p, K, N, T, 1, ub_sms);
 				cw += gc;
-				xb += fmax(0, rs - gc);
+				xb += fmax(0, rs - k * gc);
 			} else {
 				/* forward GEMM + RS, pipeline in 4 chunks */
 				gc = gemm_time_sms(g, p, T / splits, N, K, 1, ub_sms);
-				tot = gc + (splits - 1) * fmax(gc, rs_c) + rs_c;
+				tot = k * gc + (splits - 1) * fmax(k * gc, rs_c) + rs_c;
 				cf += splits * gc;
-				xf += tot - splits * gc;
+				xf += tot - splits * k * gc;
 				/* dgrad: AG of the output gradient + GEMM, ring
 				 * exchange; wgrad alone */
 				gc = gemm_time(g, p, T / t, K, N, 1);
-				tot = gc + (t - 1) * fmax(gc, step);
+				tot = k * gc + (t - 1) * fmax(k * gc, step);
 				cd += t * gc;
-				xb += tot - t * gc;
+				xb += tot - t * k * gc;
 				cw += lin_w[i];
 			}
 		}
@@ -1260,19 +1306,23 @@ static double act_per_layer(const struct tpp_model *m,
 	 * QKV and FC1 inputs (the LN outputs) and the FC2 input take 1 byte.
 	 * The out-projection's input is the attention output, which flash
 	 * attention keeps in 16 bits for its own backward: the fp8 copy adds
-	 * 1 byte there; unfused, nothing else keeps it (1 byte).
+	 * 1 byte there; unfused, or under selective recompute (the attention
+	 * core is checkpointed: only its inputs Q, K, V are kept, its output
+	 * and softmax statistics are recomputed), nothing else keeps it
+	 * (1 byte).
 	 */
+	int flash_keeps = o->attn == TPP_ATTN_FLASH && l->recompute != TPP_RECOMPUTE_SELECTIVE;
 	lin = o->prec == TPP_PREC_FP8 ? 1.0 : 2.0;
-	out_proj = o->prec != TPP_PREC_FP8 ? 2.0 : o->attn == TPP_ATTN_FLASH ? 3.0 : 1.0;
+	out_proj = o->prec != TPP_PREC_FP8 ? 2.0 : flash_keeps ? 3.0 : 1.0;
 	/* LN inputs 4, QKV and FC1 inputs 2 lin, dropout masks 2 */
 	replicated = s * b * h * (4.0 + 2.0 * lin + (m->dropout ? 2.0 : 0.0));
 	/* Q, K, V; out-projection input; GeLU input (SwiGLU: gate and up)
 	 * and the FC2 input */
 	split = s * b * (2.0 * qd + 4.0 * kvd + out_proj * qd +
 			 ((m->mlp == TPP_MLP_SWIGLU ? 4.0 : 2.0) + lin) * f);
-	if (o->attn == TPP_ATTN_FLASH)
-		scores = 4.0 * a * s * b;
-	else if (l->recompute == TPP_RECOMPUTE_SELECTIVE)
+	if (flash_keeps)
+		scores = 4.0 * a * s * b; /* fp32 softmax statistics (log-sum-exp) */
+	else if (l->recompute == TPP_RECOMPUTE_SELECTIVE || o->attn == TPP_ATTN_FLASH)
 		scores = 0;
 	else
 		scores = (m->dropout ? 5.0 : 2.0) * a * s * S * b;
@@ -1374,7 +1424,7 @@ struct work {
 
 static void work_compute(const struct tpp_model *m, const struct tpp_cluster *c,
 			 const struct tpp_cost_opts *o, const struct tpp_layout *l,
-			 struct work *w)
+			 double k, struct work *w)
 {
 	const struct tpp_gpu *g = &c->gpu;
 	enum tpp_prec p = o->prec;
@@ -1384,7 +1434,7 @@ static void work_compute(const struct tpp_model *m, const struct tpp_cluster *c,
 	double ab = act_elem_bytes(p);
 
 	w->T = T;
-	layer_cost(m, c, o, l, &w->lc);
+	layer_cost(m, c, o, l, k, &w->lc);
 	/* Embedding (first chunk): the lookup is a gather (memory-bound);
 	 * the vocab-parallel embedding all-reduces its output (costmodel.md
 	 * 2.1), reduce-scatters it under SP. */
@@ -1437,6 +1487,7 @@ struct tpp_cost_cache {
 	double straggler_gpus, straggler_k; /* last tpp_straggler_factor */
 	struct {
 		int valid, tp, cp, mbs, sp, tp_overlap, recompute;
+		double k; /* the straggler factor it was computed with */
 		struct work w;
 	} e[TPP_CACHE_SLOTS];
 	/* interleaved activation peaks with uneven chunks, per rank in
@@ -1497,14 +1548,26 @@ static void work_get(const struct tpp_model *m, const struct tpp_cluster *c,
 		     const struct tpp_cost_opts *o, const struct tpp_layout *l,
 		     struct tpp_cost_cache *cache, struct work *w)
 {
+	double gpus = (double)l->tp * l->pp * l->dp * l->cp, k;
 	int i;
-	if (cache) {
-		if (cache->m != m || cache->c != c || cache->o != o) {
-			memset(cache, 0, sizeof(*cache));
-			cache->m = m;
-			cache->c = c;
-			cache->o = o;
+	if (cache && (cache->m != m || cache->c != c || cache->o != o)) {
+		memset(cache, 0, sizeof(*cache));
+		cache->m = m;
+		cache->c = c;
+		cache->o = o;
+	}
+	/* The slowest GPU paces a synchronous step (tpp_straggler_factor);
+	 * a search keeps the GPU count: one log and sqrt per search */
+	if (cache && cache->straggler_gpus == gpus) {
+		k = cache->straggler_k;
+	} else {
+		k = tpp_straggler_factor(o, gpus);
+		if (cache) {
+			cache->straggler_gpus = gpus;
+			cache->straggler_k = k;
 		}
+	}
+	if (cache) {
 		{
 			unsigned hsh = (unsigned)l->tp * 2654435761u ^
 				       (unsigned)l->cp * 40503u ^
@@ -1516,10 +1579,10 @@ static void work_get(const struct tpp_model *m, const struct tpp_cluster *c,
 		    cache->e[i].cp == l->cp && cache->e[i].mbs == l->mbs &&
 		    cache->e[i].sp == l->sp &&
 		    cache->e[i].tp_overlap == l->tp_overlap &&
-		    cache->e[i].recompute == (int)l->recompute) {
+		    cache->e[i].recompute == (int)l->recompute && cache->e[i].k == k) {
 			*w = cache->e[i].w;
 		} else {
-			work_compute(m, c, o, l, w);
+			work_compute(m, c, o, l, k, w);
 			cache->e[i].valid = 1;
 			cache->e[i].tp = l->tp;
 			cache->e[i].cp = l->cp;
@@ -1527,25 +1590,15 @@ static void work_get(const struct tpp_model *m, const struct tpp_cluster *c,
 			cache->e[i].sp = l->sp;
 			cache->e[i].tp_overlap = l->tp_overlap;
 			cache->e[i].recompute = (int)l->recompute;
+			cache->e[i].k = k;
 			cache->e[i].w = *w;
 		}
 	} else {
-		work_compute(m, c, o, l, w);
+		work_compute(m, c, o, l, k, w);
 	}
-	/* The slowest GPU paces a synchronous step (tpp_straggler_factor). */
+	/* every compute time at the slowest GPU's pace */
 	{
-		double gpus = (double)l->tp * l->pp * l->dp * l->cp, k;
 		struct layer_cost *lc = &w->lc;
-		/* a search keeps the GPU count: one log and sqrt per search */
-		if (cache && cache->straggler_gpus == gpus) {
-			k = cache->straggler_k;
-		} else {
-			k = tpp_straggler_factor(o, gpus);
-			if (cache) {
-				cache->straggler_gpus = gpus;
-				cache->straggler_k = k;
-			}
-		}
 		lc->fwd_s *= k;
 		lc->bwd_s *= k;
 		lc->bwd_in_s *= k;
@@ -1585,6 +1638,9 @@ static void work_get(const struct tpp_model *m, const struct tpp_cluster *c,
 		double phi = tpp_recompute_share(m, l);
 		lc->tp_bwd_s -= (1.0 - phi) * lc->tp_recomp_s;
 		lc->tp_recomp_s *= phi;
+		lc->cp_b_s -= (1.0 - phi) * lc->cp_recomp_s;
+		lc->cp_s -= (1.0 - phi) * lc->cp_recomp_s;
+		lc->cp_recomp_s *= phi;
 		lc->recomp_s *= phi;
 		lc->flops_recomp *= phi;
 	}
@@ -2053,7 +2109,7 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 	int rc, mb, r, j, n, r_max = 0;
 	double t = l->tp, d = l->dp, v = l->vp;
 	double s = m->seq, h = m->hidden;
-	double t_max = 0, t_sum = 0, p2p, zb_sum = 0, zb_max = 0;
+	double t_max = 0, t_sum = 0, p2p, p2p_pace, zb_sum = 0, zb_max = 0;
 	double pre_f = 0, pre_bw = 0, bound_pipe = 0, layer_all;
 	double P_max = 0;
 
@@ -2080,8 +2136,11 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 	e.tp_tier = l->tp > 1 ? tpp_cluster_tier_for(c, l->tp, 1) : -1;
 	/* CP ranks are tp apart, as DP's (the K/V ring of layer_cost) */
 	e.cp_tier = l->cp > 1 ? tpp_cluster_tier_for(c, l->cp, l->tp) : -1;
-	/* per micro-batch per pipeline rank: v chunks, forward and backward */
+	/* per micro-batch per pipeline rank: v chunks, forward and backward;
+	 * a rank's pace counts them only when they block it (tpp_p2p_blocking:
+	 * an overlapped transfer runs while the sender goes on) */
 	p2p = l->pp > 1 ? 2.0 * v * w.p2p_one : 0;
+	p2p_pace = tpp_p2p_blocking(o, l) ? p2p : 0;
 	/* one layer's forward, backward and weight gradient with its
 	 * recompute and exposed TP / CP communication */
 	layer_all = lc->fwd_s + lc->tp_fwd_s + lc->cp_f_s + lc->bwd_in_s + lc->recomp_s +
@@ -2115,14 +2174,21 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 		chunk_fbw(m, &w, n, r, &f, &b, &wg);
 		pre_f += f;
 		pre_bw += b + wg;
-		t_sum += busy + p2p;
+		t_sum += busy + p2p_pace;
 		/* ZB-H1 fills each rank's drain with its deferred weight
 		 * gradients: bubble (p-1)(F + B - W) instead of (p-1)(F+B+W)
-		 * (Qi et al. 2024; costmodel.md 4.2) */
-		zb_fill = busy + p2p - 2 * wsum;
+		 * (Qi et al. 2024; costmodel.md 4.2) -- with m >= p.  With
+		 * fewer micro-batches there are fewer W to defer: m = 1 is one
+		 * chain p F + p B + W.  The bubble is (p-1)(F + B - W) +
+		 * (p - m) W then, which the simulator gives exactly for F = B =
+		 * W and every m (tests/test_sim.c): (p - m) / (p - 1) W more
+		 * for each rank. */
+		zb_fill = busy + p2p_pace - 2 * wsum;
+		if (mb < l->pp)
+			zb_fill += (double)(l->pp - mb) / (l->pp - 1) * wsum;
 		zb_sum += zb_fill > 0 ? zb_fill : 0;
-		if (busy + p2p > t_max) {
-			t_max = busy + p2p;
+		if (busy + p2p_pace > t_max) {
+			t_max = busy + p2p_pace;
 			r_max = r;
 			zb_max = zb_fill > 0 ? zb_fill : 0;
 		}
@@ -2148,7 +2214,10 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 				      (r_max == 0 ? w.emb_tp + w.emb_tp_b : 0) +
 				      (r_max == (n - 1) % l->pp ? w.head_tp + w.head_tp_f : 0));
 		e.t.cp_comm_s = (double)mb * layers_r * lc->cp_s;
-		e.t.pp_p2p_s = mb * p2p;
+		/* overlapped: only those on the fill and drain path, 2 (p v - 1)
+		 * (as tpp_sim_eval's breakdown) */
+		e.t.pp_p2p_s = p2p_pace > 0 ? mb * p2p
+					    : fmin(mb * p2p, 2.0 * (n - 1) * w.p2p_one);
 		e.t.bubble_s = l->zb ? zb_sum - zb_max : (t_sum - t_max) / v;
 		e.bound_s = bound_pipe;
 	}

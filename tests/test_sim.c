@@ -71,6 +71,16 @@ static void test_closed_forms(void)
 				CHECK_REL(run(1, 0, 1, 0, NULL), m * 3.0 + (p - 1) * 1.0, 1e-12);
 			}
 		}
+	/* ZB-H1 with fewer micro-batches than stages: fewer W to defer, the
+	 * bubble (p - 1)(F + B - W) + (p - m) W (m = 1: the chain
+	 * p F + p B + W), as cost.c's analytic step has it */
+	for (i = 1; i < TPP_ARRAY_LEN(ps); i++) {
+		int p = ps[i], m;
+		for (m = 1; m < p; m++) {
+			uniform(p, 1, m, 1.0, 1.0, 1.0);
+			CHECK_REL(run(1, 0, 1, 0, NULL), m * 3.0 + (p - 1) * 1.0 + (p - m) * 1.0, 1e-12);
+		}
+	}
 }
 
 /*
