@@ -219,29 +219,49 @@ void tpp_print_counts(char *buf, size_t size, const struct tpp_plan *p,
 			    p->simulated_picks);
 }
 
-/* "Rank 2 is", "Ranks 2 and 4 are", "Ranks 2 to 5 are", "Ranks 2, 4
- * and 5 are": the ranks (1-based) of the n indices in idx, increasing. */
+/* "Rank 2 is", "Ranks 2 and 4 are", "Ranks 2 to 5 are", "Ranks 2, 4 to
+ * 9 and 12 are": the ranks (1-based) of the n indices in idx, increasing,
+ * runs of three or more as "a to b".  buf holds TPP_RANK_LIST bytes: every
+ * rank of a top list fits (it was 96 bytes, and the sentence lost its
+ * last ranks and its verb past rank 29). */
+#define TPP_RANK_LIST (16 + 8 * TPP_TOP_MAX)
 static void rank_list(char *buf, size_t size, const int *idx, int n)
 {
-	int i;
+	int i = 0, items = 0, parts = 0;
 	buf[0] = 0;
 	if (n == 1) {
 		snprintf(buf, size, "Rank %d is", idx[0] + 1);
 		return;
 	}
-	if (n > 2 && idx[n - 1] - idx[0] == n - 1) {
-		snprintf(buf, size, "Ranks %d to %d are", idx[0] + 1, idx[n - 1] + 1);
-		return;
+	/* the number of items, to place the "and" before the last */
+	while (i < n) {
+		int j = i;
+		while (j + 1 < n && idx[j + 1] == idx[j] + 1)
+			j++;
+		parts += j - i >= 2 ? 1 : j - i + 1;
+		i = j + 1;
 	}
 	tpp_appendf(buf, size, "Ranks");
-	for (i = 0; i < n; i++)
-		tpp_appendf(buf, size, "%s %d", i == 0 ? "" : i == n - 1 ? " and" : ",", idx[i] + 1);
+	for (i = 0; i < n;) {
+		int j = i, run;
+		while (j + 1 < n && idx[j + 1] == idx[j] + 1)
+			j++;
+		run = j - i >= 2;
+		for (int k = i; k <= (run ? i : j); k++) {
+			items++;
+			tpp_appendf(buf, size, "%s %d", items == 1 ? "" : items == parts ? " and" : ",",
+				    idx[k] + 1);
+			if (run)
+				tpp_appendf(buf, size, " to %d", idx[j] + 1);
+		}
+		i = j + 1;
+	}
 	tpp_appendf(buf, size, " are");
 }
 
 size_t tpp_print_ties(char *buf, size_t size, const struct tpp_plan *p)
 {
-	char ranks[96];
+	char ranks[TPP_RANK_LIST];
 	int i, n = 0, w, idx[TPP_TOP_MAX];
 	buf[0] = 0;
 	if (p->n_top < 2)
@@ -272,7 +292,7 @@ size_t tpp_print_caution(char *buf, size_t size, const struct tpp_plan *p,
 {
 	static const char why[] = "the published ZeRO-3 runs on 384-2240 GPUs (SC21 Table 2, DeepSpeed of 2021) took " TPP_OPTIMISTIC_RANGE " times the step this model predicts, more so on more nodes, and PyTorch FSDP runs on 64 A100 over 8 nodes (MosaicML, TorchTitan) " TPP_FSDP_NODES_RANGE " times (costmodel/README.md, Accuracy)";
 	static const char head[] = "Caution: the best layout uses ZeRO-3 with its data-parallel group across nodes; ";
-	char ranks[96] = "";
+	char ranks[TPP_RANK_LIST] = "";
 	int i, n = 0, w;
 	buf[0] = 0;
 	if (!p->n_top)
