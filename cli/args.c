@@ -1023,6 +1023,7 @@ void tpp_cli_follow_ups(const struct tpp_model *m, const struct tpp_cluster *c,
 	*spent_s = p->elapsed_s;
 	x->no_zero3 = NULL;
 	x->fewer = NULL;
+	x->more = NULL;
 	/* not after a search stopped by its time limit, nor when nothing
 	 * matched the layout */
 	if (p->timed_out || !(rc == TPP_OK || (rc == TPP_E_INFEASIBLE && p->considered)))

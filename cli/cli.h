@@ -222,6 +222,9 @@ struct tpp_plan_ctx {
 	/* when the best layout is ZeRO-3 across nodes, the best that is not
 	 * (tpp_cli_best_without_zero3); NULL: not searched */
 	const struct tpp_cli_alt *no_zero3;
+	/* with no feasible layout: the first of 2x .. 64x the GPUs at which
+	 * one fits (tpp_cli_first_fit); NULL: not searched */
+	const struct tpp_cli_more *more;
 	/* --train-tokens, 0 when not given: the steps it takes
 	 * (tpp_cli_train_steps) */
 	double train_tokens;
@@ -339,6 +342,12 @@ int tpp_cli_first_fit(const struct tpp_model *m, const struct tpp_cluster *c,
  * is the point, and the comparison would be with another dp).  Returns
  * fw->gpus (0 none).
  */
+/* More GPUs for a problem with no feasible layout (tpp_cli_first_fit). */
+struct tpp_cli_more {
+	int gpus;              /* the first count that fits, 0: none */
+	int searched_up_to;    /* the largest count searched */
+	struct tpp_eval best;  /* its best layout (gpus > 0) */
+};
 #define TPP_CLI_FEWER_MAX 3
 struct tpp_cli_fewer {
 	int gpus;                         /* the count named, 0 none */

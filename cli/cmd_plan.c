@@ -48,6 +48,8 @@ int tpp_cmd_plan(int argc, char **argv)
 	double spent = 0;
 	struct tpp_err err;
 	struct tpp_plan_ctx x;
+	struct tpp_cli_more more;
+	int more_n = -1;
 	struct tpp_cli_problem pb;
 
 	tpp_cost_opts_default(&co);
@@ -131,6 +133,18 @@ int tpp_cmd_plan(int argc, char **argv)
 	}
 	tpp_cli_follow_ups(&model, cluster, &co, &s, plan, rc, &spent, alt, tmp, &no_zero3,
 			   &fewer, &x);
+	/* nothing fits: how many GPUs it would take (for the text's hint and
+	 * JSON's more_gpus; the time limit is shared with the searches
+	 * before) */
+	if (rc == TPP_E_INFEASIBLE && !plan->timed_out && plan->considered) {
+		more_n = tpp_cli_first_fit(&model, cluster, &co, &s, spent, alt, tmp, &more.best);
+		if (more_n >= 0) {
+			more.gpus = more_n;
+			more.searched_up_to = more_n > 0 ? more_n
+							 : s.gpus << tpp_cli_first_fit_steps(&s);
+			x.more = &more;
+		}
+	}
 	/* the timeline first: a plan whose timeline could not be written is
 	 * not printed as if the command had succeeded */
 	if (rc == TPP_OK && timeline &&
@@ -160,11 +174,7 @@ int tpp_cmd_plan(int argc, char **argv)
 		/* how many GPUs it would take: more, and fewer (a batch that
 		 * the count divides badly) */
 		if (!plan->timed_out && plan->considered && !json) {
-			struct tpp_eval e;
-			int n;
-			/* the time limit is shared with the fewer-GPU search */
-			n = tpp_cli_first_fit(&model, cluster, &co, &s, spent, alt, tmp, &e);
-			tpp_cli_print_first_fit(stderr, &s, n, &e);
+			tpp_cli_print_first_fit(stderr, &s, more_n, &more.best);
 			if (x.fewer)
 				tpp_cli_print_fewer(stderr, &s, cluster, x.fewer, NULL);
 		}

@@ -817,5 +817,24 @@ void tpp_print_plan_json(FILE *f, const struct tpp_plan_ctx *x,
 		json_eval(f, &p->min_mem, "    ", NULL, 0);
 	else
 		fputs("null", f);
+	/* with no feasible layout, the GPUs it would take */
+	fprintf(f, ",\n  \"more_gpus\": ");
+	if (x->more) {
+		fprintf(f, "{\n    \"gpus\": ");
+		if (x->more->gpus > 0)
+			fprintf(f, "%d", x->more->gpus);
+		else
+			fputs("null", f);
+		fprintf(f, ",\n    \"searched_up_to_gpus\": %d,\n    \"best\":", x->more->searched_up_to);
+		if (x->more->gpus > 0) {
+			fputc('\n', f);
+			json_eval(f, &x->more->best, "      ", NULL, x->train_steps);
+		} else {
+			fputs(" null", f);
+		}
+		fprintf(f, "\n  }");
+	} else {
+		fputs("null", f);
+	}
 	fprintf(f, "\n}\n");
 }

@@ -327,6 +327,20 @@ fi
 expect infeasible-json 1 out '"closest_miss"' \
 	"$BIN" --model 175b --cluster dgx-a100 --gpus 1 --json &&
 	jcheck infeasible-json "$OUT" '.status == "infeasible" and (.layouts | length) == 0 and .closest_miss.fits == false'
+# and the GPUs it would take, as the text's hint says them (it was text only)
+if expect infeasible-json-more 1 out '"more_gpus"' \
+	"$BIN" --model llama2-70b --cluster dgx-a100-40gb --gpus 24 --global-batch 16 --json; then
+	jcheck infeasible-json-more "$OUT" '.more_gpus.gpus == 48 and .more_gpus.searched_up_to_gpus == 48 and
+		.more_gpus.best.fits and (.more_gpus.best.layout | .tp * .pp * .dp * .cp) == 48'
+	la=$(jq -r '.more_gpus.best.layout_arg' "$OUT")
+	st=$(jq -r '.more_gpus.best.step_s * 1000 | round' "$OUT")
+	run "$BIN" --model llama2-70b --cluster dgx-a100-40gb --gpus 24 --global-batch 16
+	grep -q "with 48 GPUs (2x) a layout fits: $la, " "$ERR" ||
+		fail "infeasible-json-more: the text's hint is not JSON's $la"
+	run "$BIN" --model llama2-70b --cluster dgx-a100-40gb --gpus 48 --global-batch 16 --layout "$la" --json
+	jcheck infeasible-json-more "$OUT" "(.layouts[0].step_s * 1000 | round) == $st"
+fi
+expect plan-json-more-null 0 out '"more_gpus": null' "$BIN" --model 125m --cluster dgx-a100 --gpus 8 --json
 
 expect nodes-overflow 2 err "--nodes" "$BIN" --model 175b --cluster dgx-a100 --nodes 4194304
 # near the 2^24 GPUs tpplan plans for, the first-fit doublings stop there
