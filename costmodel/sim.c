@@ -844,18 +844,11 @@ int tpp_sim_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 		return rc;
 	/* compute / recompute / TP / CP parts stay those of the busiest rank;
 	 * its idle time inside the pipeline is split into transfers (up to
-	 * their analytic share: every transfer when they block the sender,
-	 * else the 2 (p v - 1) in flight on the fill and drain path) and
-	 * bubble; the rest is DP and optimizer. */
+	 * their analytic share, tpp_cost_eval's pp_p2p: every transfer when
+	 * they block the sender, else the 2 (p v - 1) in flight on the fill
+	 * and drain path) and bubble; the rest is DP and optimizer. */
 	idle = r.idle_s > 0 ? r.idle_s : 0;
-	p2p = e.t.pp_p2p_s;
-	if (!tpp_p2p_blocking(o, l) && l->pp > 1 && e.microbatches > 0) {
-		/* e.t.pp_p2p_s = m * 2 v * (one transfer) */
-		double exposed = e.t.pp_p2p_s * (l->pp * l->vp - 1) /
-				 ((double)e.microbatches * l->vp);
-		p2p = exposed < p2p ? exposed : p2p;
-	}
-	p2p = p2p < idle ? p2p : idle;
+	p2p = e.t.pp_p2p_s < idle ? e.t.pp_p2p_s : idle;
 	e.t.pp_p2p_s = p2p;
 	e.t.bubble_s = idle - p2p;
 	e.t.dp_comm_s = r.dp_exposed_s;

@@ -1615,6 +1615,9 @@ static void test_p2p_overlap_analytic(void)
 	CHECK_REL(a.t.pp_p2p_s, 2.0 * (8 * 2 - 1) * st.p2p_s, 1e-9);
 	CHECK(tpp_sim_eval(f->m, &f->c, &f->o, &f->l, &sim, NULL) == TPP_OK);
 	CHECK(fabs(a.step_s - sim.step_s) < 0.02 * sim.step_s);
+	/* the simulated breakdown takes that share as it is (it took the
+	 * fill/drain fraction of it once more) */
+	CHECK_REL(sim.t.pp_p2p_s, a.t.pp_p2p_s, 1e-12);
 	/* blocking, each one paces its rank */
 	f->o.p2p_overlap = 0;
 	CHECK(!fixture_eval(f, &blk));
