@@ -667,13 +667,13 @@ static int check_fit(struct tpp_ydoc *d, yaml_node_t *node, const char *what,
 		     const struct tpp_cal_coll *t, struct tpp_err *err)
 {
 	struct tpp_cal_fit f;
-	double factor = tpp_cal_bus_factor(t->op, t->group);
-	const double at[2] = {t->fit.lo_bytes > 0 ? t->fit.lo_bytes : t->pts[0].bytes,
-			      t->fit.hi_bytes > 0 ? t->fit.hi_bytes
-						  : t->pts[t->npoints - 1].bytes};
+	double factor = tpp_cal_bus_factor(t->op, t->group), at[2];
 	int rc, k;
 	if (t->npoints < 1)
 		return TPP_OK;
+	/* the fit's own range, else the points' */
+	at[0] = t->fit.lo_bytes > 0 ? t->fit.lo_bytes : t->pts[0].bytes;
+	at[1] = t->fit.hi_bytes > 0 ? t->fit.hi_bytes : t->pts[t->npoints - 1].bytes;
 	if ((rc = tpp_cal_fit_table(t, &f, err)))
 		return rc;
 	if (!f.valid)

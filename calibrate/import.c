@@ -484,13 +484,14 @@ static int parse_text(const char *path, char *text, struct tpp_cal_coll *t,
 			/* one run per file: a job log holding two (all_reduce
 			 * then all_gather) would be one table under the last
 			 * name, its ranks counted twice */
-			if (strstr(p, "Collective test starting:") && m->started)
+			const char *start = strstr(p, "Collective test starting:");
+			if (start && m->started)
 				return tpp_err_set(err, TPP_E_INPUT, path, lineno,
-						   (int)(strstr(p, "Collective") - line) + 1,
+						   (int)(start - line) + 1,
 						   "a second nccl-tests run in the file (the first "
 						   "starts on line %d): import one run per file",
 						   m->started);
-			if (strstr(p, "Collective test starting:"))
+			if (start)
 				m->started = lineno;
 			text_comment(p, lineno, (int)(p - line), m);
 			continue;

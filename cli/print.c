@@ -227,34 +227,26 @@ void tpp_print_counts(char *buf, size_t size, const struct tpp_plan *p,
 #define TPP_RANK_LIST (16 + 8 * TPP_TOP_MAX)
 static void rank_list(char *buf, size_t size, const int *idx, int n)
 {
-	int i = 0, items = 0, parts = 0;
+	int lo[TPP_TOP_MAX], hi[TPP_TOP_MAX], items = 0, i, j;
 	buf[0] = 0;
 	if (n == 1) {
 		snprintf(buf, size, "Rank %d is", idx[0] + 1);
 		return;
 	}
-	/* the number of items, to place the "and" before the last */
-	while (i < n) {
-		int j = i;
-		while (j + 1 < n && idx[j + 1] == idx[j] + 1)
-			j++;
-		parts += j - i >= 2 ? 1 : j - i + 1;
-		i = j + 1;
+	/* the items: a rank, or a run of three or more */
+	for (i = 0; i < n; i = j + 1) {
+		for (j = i; j + 1 < n && idx[j + 1] == idx[j] + 1; j++)
+			;
+		if (j - i < 2)
+			j = i;
+		lo[items] = idx[i] + 1;
+		hi[items++] = idx[j] + 1;
 	}
 	tpp_appendf(buf, size, "Ranks");
-	for (i = 0; i < n;) {
-		int j = i, run;
-		while (j + 1 < n && idx[j + 1] == idx[j] + 1)
-			j++;
-		run = j - i >= 2;
-		for (int k = i; k <= (run ? i : j); k++) {
-			items++;
-			tpp_appendf(buf, size, "%s %d", items == 1 ? "" : items == parts ? " and" : ",",
-				    idx[k] + 1);
-			if (run)
-				tpp_appendf(buf, size, " to %d", idx[j] + 1);
-		}
-		i = j + 1;
+	for (i = 0; i < items; i++) {
+		tpp_appendf(buf, size, "%s %d", i == 0 ? "" : i == items - 1 ? " and" : ",", lo[i]);
+		if (hi[i] != lo[i])
+			tpp_appendf(buf, size, " to %d", hi[i]);
 	}
 	tpp_appendf(buf, size, " are");
 }

@@ -704,13 +704,11 @@ static double tier_busbw(const struct tpp_tier *t, enum tpp_coll coll, int m,
 		bw = tpp_tier_busbw_at(t, TPP_COLL_REDUCE_SCATTER, bytes);
 		if (bw <= 0)
 			bw = tpp_tier_busbw_at(t, TPP_COLL_ALL_GATHER, bytes);
-		if (bw <= 0)
-			bw = t->bw_Bps * TPP_DEFAULT_LINK_EFF;
-		return bw * mesh_scale(t, m);
+	} else {
+		bw = tpp_tier_busbw_at(t, coll, bytes);
+		if (bw <= 0 && coll != TPP_COLL_ALL_REDUCE && !t->nvls)
+			bw = tpp_tier_busbw_at(t, TPP_COLL_ALL_REDUCE, bytes);
 	}
-	bw = tpp_tier_busbw_at(t, coll, bytes);
-	if (bw <= 0 && coll != TPP_COLL_ALL_REDUCE && !t->nvls)
-		bw = tpp_tier_busbw_at(t, TPP_COLL_ALL_REDUCE, bytes);
 	if (bw <= 0)
 		bw = t->bw_Bps * TPP_DEFAULT_LINK_EFF;
 	return bw * mesh_scale(t, m);
@@ -1000,9 +998,9 @@ struct layer_cost {
 	double tp_fwd_s;     /* TP collectives, forward */
 	double tp_recomp_s;  /* TP collectives of a full-recompute forward */
 	double tp_bwd_s;     /* TP collectives, backward (incl. recompute) */
-	double cp_s;         /* exposed CP exchange, fwd + bwd (+ recompute) */
+	double cp_f_s, cp_b_s; /* exposed CP exchange, forward and backward
+				  (incl. recompute) */
 	double cp_recomp_s;  /* its part in the recomputed forward (in cp_b_s) */
-	double cp_f_s, cp_b_s; /* its forward and backward parts */
 	double flops_fwd;    /* per GPU, forward */
 	double flops_recomp; /* per GPU, recomputation */
 };
@@ -1045,7 +1043,7 @@ static void layer_cost(const struct tpp_model *m, const struct tpp_cluster *c,
 	double causal = o->attn == TPP_ATTN_FLASH ? 0.5 : 1.0;
 	double gemm_f, gemm_b, gemm_w, attn_f, attn_b, ew_f, ew_attn_f, fp8_f, fp8_b;
 	double lin_w[4], dims[4][2];
-	double tp_one, cp_comm;
+	double tp_one;
 
 	/* Linear layers (costmodel.md 1.1; GQA/SwiGLU per 1.6). */
 	/* per linear layer: QKV, attention out, MLP up (and gate), MLP down */
@@ -1148,7 +1146,6 @@ static void layer_cost(const struct tpp_model *m, const struct tpp_cluster *c,
 	/* Context parallelism (costmodel.md 2.5): K,V of the local chunk go
 	 * round the ring, c-1 steps forward, twice that backward; overlapped
 	 * with the attention blocks, so only the excess is exposed. */
-	cp_comm = 0;
 	if (l->cp > 1) {
 		double kv = 2.0 * b * sl * kvd / t * 2.0;
 		double ring = (cp - 1) * tpp_coll_time(c, TPP_COLL_SEND_RECV, kv, l->cp, l->tp);
@@ -1157,7 +1154,6 @@ static void layer_cost(const struct tpp_model *m, const struct tpp_cluster *c,
 		double share = overlap_share(&c->tiers[tpp_cluster_tier_for(c, l->cp, l->tp)]);
 		lc->cp_f_s = exposed_f > 0 ? exposed_f : 0;
 		lc->cp_b_s = exposed_b > 0 ? exposed_b : 0;
-		cp_comm = lc->cp_f_s + lc->cp_b_s;
 		/* the hidden transfers' kernels slow the attention beside them */
 		lc->fwd_s += share * fmin(ring, attn_f);
 		lc->bwd_in_s += share * fmin(2 * ring, attn_b);
@@ -1165,7 +1161,6 @@ static void layer_cost(const struct tpp_model *m, const struct tpp_cluster *c,
 	} else {
 		lc->cp_f_s = lc->cp_b_s = 0;
 	}
-	lc->cp_s = cp_comm;
 
 	/* Recomputation (costmodel.md 1.7). */
 	switch (l->recompute) {
@@ -1187,7 +1182,6 @@ static void layer_cost(const struct tpp_model *m, const struct tpp_cluster *c,
 	 * more, in the backward (as the TP collectives, tp_recomp_s). */
 	lc->cp_recomp_s = l->recompute != TPP_RECOMPUTE_NONE ? lc->cp_f_s : 0;
 	lc->cp_b_s += lc->cp_recomp_s;
-	lc->cp_s += lc->cp_recomp_s;
 
 	/*
 	 * TP communication overlap (Megatron --tp-comm-overlap, Transformer
@@ -1639,7 +1633,6 @@ static void work_get(const struct tpp_model *m, const struct tpp_cluster *c,
 		lc->tp_bwd_s -= (1.0 - phi) * lc->tp_recomp_s;
 		lc->tp_recomp_s *= phi;
 		lc->cp_b_s -= (1.0 - phi) * lc->cp_recomp_s;
-		lc->cp_s -= (1.0 - phi) * lc->cp_recomp_s;
 		lc->cp_recomp_s *= phi;
 		lc->recomp_s *= phi;
 		lc->flops_recomp *= phi;
@@ -2213,7 +2206,7 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 		e.t.tp_comm_s = mb * (layers_r * (lc->tp_fwd_s + lc->tp_bwd_s) +
 				      (r_max == 0 ? w.emb_tp + w.emb_tp_b : 0) +
 				      (r_max == (n - 1) % l->pp ? w.head_tp + w.head_tp_f : 0));
-		e.t.cp_comm_s = (double)mb * layers_r * lc->cp_s;
+		e.t.cp_comm_s = (double)mb * layers_r * (lc->cp_f_s + lc->cp_b_s);
 		/* overlapped: only those on the fill and drain path, 2 (p v - 1)
 		 * (as tpp_sim_eval's breakdown) */
 		e.t.pp_p2p_s = p2p_pace > 0 ? mb * p2p
