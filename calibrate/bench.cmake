@@ -81,10 +81,8 @@ if(_tpp_bench_cuda)
               ${CMAKE_CURRENT_SOURCE_DIR}/backend_cuda_kernels.cu)
   set_target_properties(tpp_backend_cuda PROPERTIES PREFIX ""
     LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/cli)
-  if(NOT CMAKE_CUDA_ARCHITECTURES)
-    # the exec kernels: Ampere and Hopper unless the user chose
-    set_property(TARGET tpp_backend_cuda PROPERTY CUDA_ARCHITECTURES 80 90)
-  endif()
+  # CUDA_ARCHITECTURES: CMAKE_CUDA_ARCHITECTURES (default 80;90, set in
+  # the top-level CMakeLists.txt before enable_language(CUDA))
   target_include_directories(tpp_backend_cuda PRIVATE
     $<TARGET_PROPERTY:tpp_bench,INTERFACE_INCLUDE_DIRECTORIES>
     $<TARGET_PROPERTY:tpp_calibrate,INTERFACE_INCLUDE_DIRECTORIES>
