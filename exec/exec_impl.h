@@ -55,4 +55,10 @@ void tpp_ref_bwd(const struct tpp_exec_shape *s, double *const W[TPP_W__COUNT],
 		 const struct tpp_ref_cache *c, const double *dout, double *dx,
 		 double *const dW[TPP_W__COUNT]);
 
+/* The check's error of a rows x cols block: max |got - ref| / max |ref|
+ * (max |got - ref| when ref is all zero); got row-major, ref with row
+ * stride ld.  INFINITY when got holds a NaN anywhere. */
+double tpp_exec_rel_err(const float *got, const double *ref, int rows, int cols,
+			int ld);
+
 #endif

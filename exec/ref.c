@@ -253,3 +253,24 @@ void tpp_ref_bwd(const struct tpp_exec_shape *s, double *const W[TPP_W__COUNT],
 	ln_bwd_add(T, h, c->x, c->mu1, c->rs1, dln, dx);
 	free(dg); free(dx2); free(dln); free(dctx); free(dqkv); free(dp);
 }
+
+double tpp_exec_rel_err(const float *got, const double *ref, int rows, int cols,
+			int ld)
+{
+	double md = 0, mr = 0, e;
+	int r, c, has_nan = 0;
+	for (r = 0; r < rows; r++)
+		for (c = 0; c < cols; c++) {
+			double v = ref[(size_t)r * ld + c];
+			double dd = fabs(got[(size_t)r * cols + c] - v);
+			/* a NaN is remembered apart: folded into the maximum,
+			 * the next finite difference would replace it */
+			if (isnan(dd))
+				has_nan = 1;
+			else if (dd > md)
+				md = dd;
+			mr = fabs(v) > mr ? fabs(v) : mr;
+		}
+	e = mr > 0 ? md / mr : md;
+	return has_nan || isnan(e) ? INFINITY : e;
+}

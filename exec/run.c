@@ -943,19 +943,7 @@ static int xfer(struct ex *E, int q, const float *dev, size_t n, float *host, in
 static void compare(struct chk *K, int kind, const float *got, const double *ref,
 		    int rows, int cols, int ld, const char *name)
 {
-	double md = 0, mr = 0, e;
-	int r, c;
-	for (r = 0; r < rows; r++)
-		for (c = 0; c < cols; c++) {
-			double v = ref[(size_t)r * ld + c];
-			double dd = fabs(got[(size_t)r * cols + c] - v);
-			if (!(dd <= md))
-				md = dd; /* NaN propagates */
-			mr = fabs(v) > mr ? fabs(v) : mr;
-		}
-	e = mr > 0 ? md / mr : md;
-	if (isnan(e))
-		e = INFINITY;
+	double e = tpp_exec_rel_err(got, ref, rows, cols, ld);
 	if (e > K->err[kind])
 		K->err[kind] = e;
 	if (e > K->worst || !K->worst_name[0]) {

@@ -9,7 +9,8 @@
  * bytes of a tiny run counted by hand, the fp64 reference on rank 0 only,
  * the cpu backend's buffers on the host, and GPT-3 175B (the run that
  * grew past 13 GB unchecked) far beyond a small machine; the attention
- * core's prediction (its GEMMs and the softmax between them).  No MPI.
+ * core's prediction (its GEMMs and the softmax between them); the
+ * check's relative error, NaN anywhere in a block included.  No MPI.
  */
 #include <stdlib.h>
 
@@ -136,9 +137,43 @@ static void test_predict_attention(void)
 	CHECK(tpp_hbm_time(g, 2 * S * S * 4) > 0.05 * tpp_gemm_time(g, TPP_PREC_BF16, S, S, d));
 }
 
+/* The check's error of a block: a NaN anywhere is an infinite error (a
+ * NaN followed by finite values was replaced by the next difference, so
+ * a partly unreceived tensor could pass the check). */
+static void test_rel_err(void)
+{
+	const double ref[6] = {1, -2, 4, 0.5, 0, 100};
+	float got[6];
+	int i;
+	for (i = 0; i < 6; i++)
+		got[i] = (float)ref[i];
+	CHECK(tpp_exec_rel_err(got, ref, 2, 3, 3) == 0);
+	got[5] = 101;
+	CHECK_REL(tpp_exec_rel_err(got, ref, 2, 3, 3), 0.01, 1e-12);
+	got[5] = 100;
+	got[1] = NAN; /* first, middle and last place */
+	CHECK(isinf(tpp_exec_rel_err(got, ref, 2, 3, 3)));
+	got[1] = -2;
+	got[0] = NAN;
+	CHECK(isinf(tpp_exec_rel_err(got, ref, 2, 3, 3)));
+	got[0] = 1;
+	got[5] = NAN;
+	CHECK(isinf(tpp_exec_rel_err(got, ref, 2, 3, 3)));
+	/* the block's row stride: the second row of ref starts at 3 */
+	got[5] = 100;
+	CHECK(tpp_exec_rel_err(got, ref, 1, 2, 3) == 0);
+	/* a zero reference: the absolute difference */
+	{
+		const double z[2] = {0, 0};
+		const float g[2] = {0, 0.25f};
+		CHECK(tpp_exec_rel_err(g, z, 1, 2, 2) == 0.25);
+	}
+}
+
 int main(void)
 {
 	test_predict_attention();
+	test_rel_err();
 	size_t n = (size_t)shp.mbs * shp.seq * shp.hidden, i;
 	double *W[TPP_W__COUNT], *dW[TPP_W__COUNT];
 	double *x = malloc(sizeof(double) * n), *dout = malloc(sizeof(double) * n);
