@@ -173,6 +173,14 @@ static int plan_read(const char *path, struct plan_in *p)
 			rc = tpp_y_err(&d, arg, &err, "--plan: \"layout_arg\": %s", why);
 			goto out;
 		}
+		/* the plan's, so at its place too (not "give cp=1", which a
+		 * plan's user cannot) */
+		if (chk.cp != TPP_FREE && chk.cp > 1) {
+			rc = tpp_y_err(&d, arg, &err,
+				       "--plan: \"layout_arg\": cp=%d: context parallelism is not run by exec (plan with --layout cp=1, or give exec --layout instead of --plan)",
+				       chk.cp);
+			goto out;
+		}
 	}
 	if ((model = tpp_y_map_get(&d, root, "model"))) {
 		if (model->type != YAML_MAPPING_NODE) {

@@ -173,6 +173,10 @@ plan_error badmlp '{"schema": "tpplan.plan/v1",
  "layouts": [{"layout_arg": "tp=1"}]}' 'badmlp.json:2:81: error: --plan: model "mlp" must be "gelu" or "swiglu", not "relu"'
 plan_error badlayout '{"schema": "tpplan.plan/v1",
  "layouts": [{"layout_arg": "tp=0"}]}' 'badlayout.json:2:29: error: --plan: "layout_arg": tp=0: expected an integer'
+# a plan's cp > 1 is the plan's error too (it was "give cp=1", exit 2,
+# naming no file)
+plan_error cpplan '{"schema": "tpplan.plan/v1",
+ "layouts": [{"layout_arg": "tp=1,pp=1,dp=1,cp=2"}]}' 'cpplan.json:2:29: error: --plan: "layout_arg": cp=2: context parallelism is not run by exec'
 
 # ---- the plan's model and cluster ------------------------------------------------------
 # plan_exec NAME ARGS...: exec on 2 ranks without the small-shape flags
