@@ -24,6 +24,7 @@
 #include <nccl.h>
 
 #include "backend_impl.h"
+#include "nv_driver.h"
 
 #define FLUSH_BYTES ((size_t)256 << 20)
 
@@ -494,8 +495,8 @@ static void version_str(char *out, size_t size, int v)
 	snprintf(out, size, "%d.%d", v / 1000, (v % 1000) / 10);
 }
 
-/* The kernel module's release ("580.82.07") from /proc, else the CUDA
- * version the driver supports. */
+/* The kernel module's release ("580.82.07") from /proc (nv_driver.h),
+ * else the CUDA version the driver supports. */
 static void driver_version(char *out, size_t size)
 {
 	FILE *f = fopen("/proc/driver/nvidia/version", "r");
@@ -503,12 +504,8 @@ static void driver_version(char *out, size_t size)
 	int v = 0;
 	out[0] = '\0';
 	if (f) {
-		if (fgets(line, sizeof(line), f)) {
-			char *p = strstr(line, "Kernel Module");
-			char rel[64];
-			if (p && sscanf(p + strlen("Kernel Module"), " %63s", rel) == 1)
-				tpp_strlcpy(out, rel, size);
-		}
+		if (fgets(line, sizeof(line), f))
+			tpp_nv_driver_release(line, out, size);
 		fclose(f);
 	}
 	if (!out[0] && cudaDriverGetVersion(&v) == cudaSuccess)

@@ -28,6 +28,7 @@
 #include "cluster.h"
 #include "cost.h"
 #include "model.h"
+#include "nv_driver.h"
 
 /* ---- random numbers (fixed seed, splitmix64) ------------------------------ */
 
@@ -1719,6 +1720,30 @@ static void test_keep_existing(void)
 	CHECK(rmdir(dir) == 0);
 }
 
+/* The cuda backend's driver release (calibrate/nv_driver.h) from both
+ * kernel modules' /proc/driver/nvidia/version lines: the open module's
+ * "Kernel Module for x86_64  <release>" read "for" before. */
+static void test_nv_driver(void)
+{
+	char out[64], tiny[4];
+	tpp_nv_driver_release("NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.82.07  "
+			      "Wed Aug 20 20:42:13 UTC 2025\n", out, sizeof(out));
+	CHECK(!strcmp(out, "580.82.07"));
+	tpp_nv_driver_release("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  "
+			      "555.58.02  Release Build  (dvs-builder@U16-I3-B03-4-3)  "
+			      "Tue Jun 25 01:26:03 UTC 2024\n", out, sizeof(out));
+	CHECK(!strcmp(out, "555.58.02"));
+	tpp_nv_driver_release("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64\n",
+			      out, sizeof(out));
+	CHECK(out[0] == '\0');
+	tpp_nv_driver_release("GCC version:  gcc version 12.2.0 (Debian 12.2.0-14)\n", out,
+			      sizeof(out));
+	CHECK(out[0] == '\0');
+	tpp_nv_driver_release("NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.82.07", tiny,
+			      sizeof(tiny));
+	CHECK(!strcmp(tiny, "580"));
+}
+
 int main(void)
 {
 	test_model_shapes();
@@ -1740,5 +1765,6 @@ int main(void)
 	test_apply_per_gpu();
 	test_apply_send_recv();
 	test_apply_settled();
+	test_nv_driver();
 	return tpp_test_done("test_calibration");
 }
