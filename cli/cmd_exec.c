@@ -620,11 +620,22 @@ int tpp_cmd_exec(int argc, char **argv)
 					printf("%s\n", p + 1 < TPP_PH__COUNT ? "," : "");
 				}
 				printf("  ],\n  \"check\": ");
-				if (res.checked)
-					printf("{\"pass\": %s, \"tolerance\": %.3g, \"err_output\": %.3e, \"err_input_grad\": %.3e, \"err_weight_grad\": %.3e}\n",
-					       rc ? "false" : "true", res.tol, res.err_out, res.err_dx, res.err_dw);
-				else
+				if (res.checked) {
+					/* an error is infinite where the result
+					 * holds a NaN: null, JSON has no inf */
+					const double ce[3] = {res.err_out, res.err_dx, res.err_dw};
+					static const char *const cn[3] = {"err_output", "err_input_grad", "err_weight_grad"};
+					printf("{\"pass\": %s, \"tolerance\": %.3g", rc ? "false" : "true", res.tol);
+					for (p = 0; p < 3; p++) {
+						if (isfinite(ce[p]))
+							printf(", \"%s\": %.3e", cn[p], ce[p]);
+						else
+							printf(", \"%s\": null", cn[p]);
+					}
+					printf("}\n");
+				} else {
 					printf("null\n");
+				}
 				printf("}\n");
 			} else {
 				printf("tpplan exec: %s on %d rank%s (%s), backend %s, %s\n", lb, res.ranks,

@@ -1952,7 +1952,9 @@ int tpp_report_read_exec(const char *path, struct tpp_report *r)
 				goto out;
 			for (i = 0; i < 3; i++) {
 				double e;
-				if ((rc = exec_num(&d, ck, errs[i], 0, 1e-300, 1e300, &e, &err)))
+				/* null in a failed check: not finite (a NaN in
+				 * the result; JSON has no inf) */
+				if ((rc = exec_num(&d, ck, errs[i], r->exec_check ? 0 : INFINITY, 1e-300, 1e300, &e, &err)))
 					goto out;
 				r->exec_check_err = fmax(r->exec_check_err, e);
 			}

@@ -250,6 +250,13 @@ sed 's/"check_failed"/"ok"/; s/"pass": false/"pass": true/; s/"err_output": 1.0,
 "$BIN" report $PROBLEM --no-plots --exec "$TMP/exec-passed.json" -o "$TMP/exec-passed" >/dev/null 2>"$TMP/err" &&
 	grep -q "Numerics check passed.*largest relative error 3e-07" "$TMP/exec-passed/report.md" &&
 	! grep -q "numerics check" "$TMP/err" && ok exec-passed || fail "exec-passed: not said, or warned"
+# a check failed on a NaN: exec writes its errors as null (it wrote inf,
+# which is not JSON, and report refused the file)
+sed 's/"err_output": 1.0, "err_input_grad": 1.2, "err_weight_grad": 1.4/"err_output": null, "err_input_grad": 1.2, "err_weight_grad": null/' \
+	"$TMP/exec-failed.json" >"$TMP/exec-nan.json"
+"$BIN" report $PROBLEM --no-plots --exec "$TMP/exec-nan.json" -o "$TMP/exec-nan" >/dev/null 2>"$TMP/err" &&
+	grep -q "FAILED its numerics check.*largest relative error inf, tolerance 0.0001" "$TMP/exec-nan/report.md" &&
+	ok exec-nan || fail "exec-nan: $(head -n 2 "$TMP/err")"
 # gnuplot found through a relative PATH entry: run from the output
 # directory it was not found there, and no figure was drawn
 if command -v gnuplot >/dev/null 2>&1; then

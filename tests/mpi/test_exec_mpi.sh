@@ -123,6 +123,14 @@ if [ "$rc" -eq 1 ] && grep -q "numerics check failed" "$dir/lostrecv.txt"; then
 else
 	bad "a stage input used before its transfer: exit $rc ($(tail -n 2 "$dir/lostrecv.txt" | tr '\n' ' '))"
 fi
+# ... and with --json its errors, infinite, are null (JSON has no inf)
+TPP_EXEC_TEST_LOST_RECV=1 run 2 lostrecvjson --layout pp=2 --schedule gpipe --json
+if [ "$rc" -eq 1 ] && grep -q '"check": {"pass": false, .*"err_output": null' "$dir/lostrecvjson.txt" &&
+	! grep -q '": -*\(inf\|nan\)' "$dir/lostrecvjson.txt"; then
+	ok "a NaN result with --json: exit 1, the errors null"
+else
+	bad "a NaN result with --json: exit $rc ($(grep '"check"' "$dir/lostrecvjson.txt"))"
+fi
 
 # a wrong copy on a TP rank other than 0 (without SP every TP rank holds the
 # whole output and input gradient) is caught too, and named by its rank
