@@ -73,7 +73,9 @@ static void exec_usage(FILE *f)
 		"given as well win over them.\n\n");
 	tpp_cli_print_opts(f, opts, TPP_ARRAY_LEN(opts), 24, 0);
 	fprintf(f, "\nexit codes: 0 ok, 1 the numerics check failed, 2 usage, 3 input error,\n"
-		   "4 backend or system error (including a --timeout abort or a dead rank)\n");
+		   "4 backend or system error (including a --timeout abort); a rank that dies\n"
+		   "ends the run with the status mpiexec gives for it (its exit code, or 128 +\n"
+		   "the signal: 137 when it was killed)\n");
 }
 
 /* What exec takes from a `tpplan --json` plan (schema tpplan.plan/v1). */
