@@ -126,14 +126,18 @@ struct ex {
 static void wd_arm(const struct ex *E, const char *what)
 {
 	char msg[512];
+	const char *why = "a rank died or a collective stalled";
 	if (E->o->timeout_s <= 0)
 		return;
-	/* the reference computes alone: slow, not stalled */
+	/* the reference and the set-up's buffers are this rank's own
+	 * work: slow, not stalled */
+	if (!strncmp(what, "the fp64 reference", 18))
+		why = "a larger --timeout, a smaller shape or --no-check lets it finish";
+	else if (!strncmp(what, "set-up of", 9))
+		why = "a larger --timeout or a smaller shape lets it finish";
 	snprintf(msg, sizeof(msg),
 		 "tpplan: exec: rank %d: %s did not finish within %d s (--timeout); %s, aborting the run\n",
-		 E->wrank, what, E->o->timeout_s,
-		 strncmp(what, "the fp64 reference", 18) ? "a rank died or a collective stalled"
-		 : "a larger --timeout, a smaller shape or --no-check lets it finish");
+		 E->wrank, what, E->o->timeout_s, why);
 	tpp_bench_watchdog_arm(E->o->timeout_s, msg);
 }
 
@@ -575,7 +579,13 @@ static int setup(struct ex *E)
 		return rc;
 	{
 		float *p = E->dWall;
-		for (i = 0; i < E->nl; i++)
+		for (i = 0; i < E->nl; i++) {
+			char what[64];
+			/* this rank's own work, a step's --timeout per
+			 * layer (the whole set-up of many layers can take
+			 * longer than a step: slow, not stalled) */
+			snprintf(what, sizeof(what), "set-up of layer %d's weights", E->l0 + i + 1);
+			wd_arm(E, what);
 			for (w = 0; w < TPP_W__COUNT; w++) {
 				if ((rc = balloc(E, E->wn[w], &E->W[i][w])) ||
 				    (rc = upload_weight(E, E->l0 + i, (enum tpp_exec_w)w, E->W[i][w])))
@@ -583,6 +593,7 @@ static int setup(struct ex *E)
 				E->dW[i][w] = p;
 				p += E->wn[w];
 			}
+		}
 	}
 	E->lc = calloc((size_t)E->nl * E->nslots, sizeof(*E->lc));
 	E->xs = calloc((size_t)E->M * (E->nl + 1), sizeof(*E->xs));
@@ -592,6 +603,9 @@ static int setup(struct ex *E)
 		return tpp_err_set(E->err, TPP_E_SYSTEM, NULL, 0, 0, "out of memory");
 	for (m = 0; m < E->M; m++) {
 		int gmb = E->dpr * E->M + m;
+		char what[64];
+		snprintf(what, sizeof(what), "set-up of micro-batch %d's buffers", m + 1);
+		wd_arm(E, what);
 		for (i = 0; i <= E->nl; i++)
 			if ((rc = balloc(E, Tl * h, &E->xs[m * (E->nl + 1) + i])))
 				return rc;
@@ -861,6 +875,10 @@ static int reference(struct ex *E, struct chk *K)
 		goto out;
 	}
 	for (l = 0; l < K->L; l++) {
+		char what[64];
+		/* a layer's weights at a time, as its forward below */
+		snprintf(what, sizeof(what), "the fp64 reference's weights of layer %d", l + 1);
+		wd_arm(E, what);
 		if ((rc = tpp_ref_cache_new(s, &cache[l])))
 			goto out;
 		for (w = 0; w < TPP_W__COUNT; w++) {
@@ -987,7 +1005,11 @@ static int walk(struct ex *E, struct chk *K, int q)
 			if (E->wrank == 0)
 				compare(K, 1, K->host, K->dx[g] + (size_t)row0 * E->h, E->Tl, E->h, E->h, name);
 		}
-	for (i = 0; i < nl; i++)
+	for (i = 0; i < nl; i++) {
+		/* a layer at a time: rank 0 compares them all, which
+		 * can take longer than a step in all */
+		snprintf(name, sizeof(name), "the numerics check's transfer of rank %d, layer %d", q, l0 + i + 1);
+		wd_arm(E, name);
 		for (w = 0; w < TPP_W__COUNT; w++) {
 			int rows, cols, lr, lc;
 			const float *dev = NULL;
@@ -1006,6 +1028,7 @@ static int walk(struct ex *E, struct chk *K, int q)
 						(lc != cols ? tpr * lc : 0),
 					lr, lc, cols, name);
 		}
+	}
 	return TPP_OK;
 }
 
@@ -1044,7 +1067,12 @@ static int check(struct ex *E, struct tpp_exec_result *res)
 	for (q = 0; !rc && q < E->wsize; q++) {
 		char what[64];
 		snprintf(what, sizeof(what), "the numerics check's transfer of rank %d", q);
-		wd_arm(E, what);
+		/* rank 0 and q arm it layer by layer in walk(); the
+		 * others only wait for them, as for the reference */
+		if (E->wrank == 0 || E->wrank == q)
+			wd_arm(E, what);
+		else
+			wd_disarm(E);
 		rc = agree(E, walk(E, &K, q));
 	}
 	if (!rc && E->wrank == 0) {
@@ -1246,6 +1274,8 @@ int tpp_exec_run(const struct tpp_exec_opts *o, struct tpp_exec_result *res,
 		rc = agree(&E, mem_check(&E));
 	if (!rc)
 		rc = setup(&E);
+	/* waiting for the others: stalled if it takes a step's --timeout */
+	wd_arm(&E, "set-up");
 	rc = agree(&E, rc);
 	times = calloc((size_t)(o->iters > 0 ? o->iters : 1) * TPP_PH__COUNT, sizeof(double));
 	if (!rc && !times)

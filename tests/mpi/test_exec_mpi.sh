@@ -7,12 +7,13 @@
 # output names the schedule; --wrong-shard and --wrong-copy (a wrong
 # output on TP rank 1) fail it (exit 1 with a message); 66 layers; a rank
 # that dies mid-run (TPP_EXEC_TEST_DIE=R makes rank R _exit(9)) ends the
-# run non-zero within --timeout plus a few seconds; with a cpu calibration
-# the step prediction and its error are printed; --json; usage errors; a
-# run too large for the machine is refused before it allocates, with the
-# --scale-down that fits; --plan takes the plan's model and cluster unless
-# --model / --cluster are given.
-# Prints "N passed, M failed"; exits 0 only if all passed.  About 60 s
+# run non-zero within --timeout plus a few seconds, while a set-up and
+# check of 64 layers longer than --timeout are not taken for a stall;
+# with a cpu calibration the step prediction and its error are printed;
+# --json; usage errors; a run too large for the machine is refused
+# before it allocates, with the --scale-down that fits; --plan takes the
+# plan's model and cluster unless --model / --cluster are given.
+# Prints "N passed, M failed"; exits 0 only if all passed.  About 80 s
 # on 2 cores.  Environment: see test_calibrate_mpi.sh.
 set -u
 tpplan=${1:?usage: test_exec_mpi.sh TPPLAN REPO_ROOT}
@@ -304,6 +305,22 @@ if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && [ "$elapsed" -le 35 ]; then
 	ok "kill rank 3 of pp 2 x tp 2: exit $rc after ${elapsed} s"
 else
 	bad "kill rank 3 of pp 2 x tp 2: exit $rc after ${elapsed} s"
+fi
+
+# ---- a slow set-up or check is not a stall -------------------------------------------------
+# --timeout bounds a step; the set-up (weights uploaded), the reference's
+# weights and the check's comparison of 64 layers take longer than the
+# 3 s that bound this run's steps (0.4 s under the sanitizers), and
+# ended it as "a rank died or a collective stalled": each now has a
+# step's --timeout a layer
+# shellcheck disable=SC2086
+timeout 120 mpiexec $mpiflags -np 2 "$tpplan" exec --layout pp=2 --hidden 512 --heads 4 --ffn 2048 \
+	--seq 1 --layers 64 --microbatches 1 --iters 1 --warmup 0 --timeout 3 >"$dir/slowsetup.txt" 2>&1
+rc=$?
+if [ "$rc" -eq 0 ] && grep -q "numerics vs fp64 reference.*: pass" "$dir/slowsetup.txt"; then
+	ok "64 layers with --timeout 3: set-up and check are not stalls"
+else
+	bad "64 layers with --timeout 3: exit $rc ($(grep -i 'timeout\|error' "$dir/slowsetup.txt" | head -n 2 | tr '\n' ' '))"
 fi
 
 # ---- predictions with a cpu calibration; --json ------------------------------------------
