@@ -418,7 +418,7 @@ int tpp_cmd_exec(int argc, char **argv)
 		struct tpp_cluster *cluster = NULL;
 		int rank = 0, size = 1;
 		double pred[TPP_PH__COUNT];
-		char note[512] = "", lb[160];
+		char note[1024] = "", lb[160];
 
 		tpp_exec_opts_default(&o);
 		o.shape.mbs = s.mbs == TPP_FREE ? 1 : s.mbs;

@@ -363,6 +363,23 @@ if timeout 120 mpiexec $mpiflags -np 2 "$tpplan" calibrate --quick \
 else
 	bad "calibrate for the predictions failed ($(tail -n 2 "$dir/cal.txt" | tr '\n' ' '))"
 fi
+# a calibration without the TP all-reduce (GEMMs only, one rank): its
+# prediction is the cluster file's NVLink figure, another machine's, and
+# the note says so (it was silent: the no-calibration note is not printed)
+# shellcheck disable=SC2086
+if timeout 120 mpiexec $mpiflags -np 1 "$tpplan" calibrate --quick --collectives none \
+	--out "$dir/calgemm.yaml" >"$dir/calgemm.txt" 2>&1; then
+	run 2 predgemm --layout tp=2 --calibration "$dir/calgemm.yaml"
+	if [ "$rc" -eq 0 ] &&
+		grep -q "the calibration measured no tp all_reduce on nvlink3: predicted from dgx-a100's figures, not this machine's" "$dir/predgemm.txt" &&
+		! grep -q "measured no" "$dir/pred.txt"; then
+		ok "a calibration without the TP all-reduce: its prediction named as dgx-a100's"
+	else
+		bad "a calibration without the TP all-reduce: exit $rc ($(grep note "$dir/predgemm.txt" | tr '\n' ' '))"
+	fi
+else
+	bad "calibrate --collectives none failed ($(tail -n 2 "$dir/calgemm.txt" | tr '\n' ' '))"
+fi
 
 # ---- usage errors (exit 2, before MPI) ------------------------------------------------------
 usage_error exec "--layout and --plan" --layout tp=2 --plan "$dir/plan.json"
