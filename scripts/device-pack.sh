@@ -11,8 +11,12 @@
 set -eu
 cd "$(dirname "$0")/.."
 [ -f build/cli/tpp_backend_cuda.so ] || { echo "device-pack: no build/cli/tpp_backend_cuda.so: build with the CUDA toolkit first" >&2; exit 1; }
-mkdir -p .devrun/bin .git/info
-grep -qx "/.devrun/" .git/info/exclude 2>/dev/null || echo "/.devrun/" >>.git/info/exclude
+mkdir -p .devrun/bin
+# git's info/exclude: in a linked worktree .git is a file and the exclude
+# file is the main repository's, which `git rev-parse --git-path` names
+exclude=$(git rev-parse --git-path info/exclude 2>/dev/null) || exclude=.git/info/exclude
+mkdir -p "$(dirname "$exclude")"
+grep -qx "/.devrun/" "$exclude" 2>/dev/null || echo "/.devrun/" >>"$exclude"
 cp build/cli/tpplan build/cli/tpp_backend_cuda.so scripts/device-check.sh .devrun/bin/
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
