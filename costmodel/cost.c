@@ -786,6 +786,84 @@ static double flat_time(const struct tpp_tier *t, enum tpp_coll coll,
 	return alpha + bytes * f / busbw;
 }
 
+/*
+ * Groups of n GPUs `stride` apart whose blocks of n*stride GPUs do not
+ * tile the domains of span S (e.g. TP = 3 on 8-GPU nodes, or a group of
+ * 16, 32, 64 or 128 on 72-GPU NVL72 racks): some instances straddle a
+ * domain boundary with uneven shares.  Over the instances the cluster of
+ * `total` GPUs holds, the fewest members any straddling instance has in
+ * one of its domains (*m_min) and the domains that instance touches
+ * (*k_dom); *m_min = 0 when no instance straddles.  Member counts depend
+ * only on an instance's first GPU modulo S, so blocks are visited over
+ * one period (S / gcd(n*stride, S) blocks) and offsets over at most S;
+ * within an instance the interior domains' counts repeat with the
+ * residue of the domain start modulo stride, so at most `stride` of them
+ * are visited.
+ */
+static void straddle_min(long long n, long long stride, long long S, long long total,
+			 int *m_min, int *k_dom)
+{
+	long long block = n * stride, blocks, period, g, b, o, olim;
+	*m_min = 0;
+	*k_dom = 0;
+	for (g = block, b = S; b;) { /* gcd(block, S) */
+		long long r = g % b;
+		g = b;
+		b = r;
+	}
+	period = S / g;
+	blocks = total / block > 0 ? total / block : 1;
+	if (blocks > period)
+		blocks = period;
+	olim = stride < S ? stride : S;
+	for (b = 0; b < blocks; b++)
+		for (o = 0; o < olim; o++) {
+			long long p0 = b * block + o, last = p0 + (n - 1) * stride;
+			long long d0 = p0 / S, d1 = last / S, d, lim, m;
+			if (d0 == d1)
+				continue;
+			/* first and last domain */
+			m = ((d0 + 1) * S - 1 - p0) / stride + 1;
+			d = (last - d1 * S) / stride + 1;
+			if (d < m)
+				m = d;
+			/* interior domains */
+			lim = d1 - d0 - 1 < stride ? d1 - d0 - 1 : stride;
+			for (d = d0 + 1; d <= d0 + lim; d++) {
+				long long lo = d * S - p0, hi = (d + 1) * S - 1 - p0;
+				long long cnt = hi / stride - (lo + stride - 1) / stride + 1;
+				if (cnt > 0 && cnt < m)
+					m = cnt;
+			}
+			if (*m_min == 0 || m < *m_min) {
+				*m_min = (int)m;
+				*k_dom = (int)(d1 - d0 + 1);
+			}
+		}
+}
+
+/*
+ * Flat ring of n GPUs over `k` domains of the inner tier with `g` members
+ * in the domain that has the fewest: every GPU drives its own share of
+ * the outer tier, the ring crosses a domain boundary where it leaves
+ * one, and the slower of the two link kinds bounds it: the inner ring
+ * of g members, or g times the outer per-GPU rate, the members of that
+ * domain carrying its crossings over their own NICs (calibration.md 3.3:
+ * the node's aggregate NIC bandwidth bounds a ring across nodes).
+ */
+static double ring_across(const struct tpp_tier *outer, const struct tpp_tier *inner,
+			  enum tpp_coll coll, double bytes, int n, int g, int k)
+{
+	double bw_o = tier_busbw(outer, coll, n, bytes / g, 0) * g;
+	/* inside a domain the ring is a ring, not NVLS */
+	double bw_i = tier_busbw(inner, coll, g, bytes, 1);
+	double bw = bw_o < bw_i ? bw_o : bw_i;
+	double steps = ring_steps(coll, n);
+	double hops_out = coll == TPP_COLL_ALL_REDUCE ? 2.0 * (k - 1) : (double)(k - 1);
+	return TPP_COLL_BASE_LAT_S + (steps - hops_out) * inner->latency_s +
+	       hops_out * outer->latency_s + bytes * bus_factor(coll, n) / bw;
+}
+
 double tpp_coll_time(const struct tpp_cluster *c, enum tpp_coll coll,
 		     double bytes, int n, int stride)
 {
@@ -812,12 +890,20 @@ double tpp_coll_time(const struct tpp_cluster *c, enum tpp_coll coll,
 	/*
 	 * Instances that do not tile the inner domains (a block of n*stride
 	 * GPUs that is not a multiple of the inner span, e.g. TP = 3 on
-	 * 8-GPU nodes) split unevenly over two domains: the worst one's ring
-	 * crosses the boundary through single GPUs' outer links, so it runs
-	 * at the outer tier's per-GPU rate.
+	 * 8-GPU nodes, or 16 to 128 GPUs on 72-GPU NVL72 racks) split
+	 * unevenly over domains: the worst one's ring crosses a boundary
+	 * through the outer links of the members on the thinner side, one
+	 * GPU's (TP = 3: GPUs 6, 7 | 8) at the outer tier's per-GPU rate, g
+	 * GPUs' as a flat ring with g members per domain (GPUs 64-71 | 72-95
+	 * of a group of 32 on NVL72: g = 8).
 	 */
-	if (inner->span_gpus > 0 && ((long long)n * stride) % inner->span_gpus)
-		return flat_time(outer, coll, bytes, n);
+	if (inner->span_gpus > 0 && ((long long)n * stride) % inner->span_gpus) {
+		int g, kd;
+		straddle_min(n, stride, inner->span_gpus, tpp_cluster_gpus(c), &g, &kd);
+		if (g <= 1)
+			return flat_time(outer, coll, bytes, n);
+		return ring_across(outer, inner, coll, bytes, n, g, kd);
+	}
 	inner_per_domain = 1;
 	if (inner->span_gpus > stride)
 		inner_per_domain = inner->span_gpus / stride;
@@ -832,23 +918,9 @@ double tpp_coll_time(const struct tpp_cluster *c, enum tpp_coll coll,
 	if (inner_per_domain == 1)
 		return flat_time(outer, coll, bytes, n);
 
-	/*
-	 * Flat ring: every GPU drives its own share of the outer tier, and
-	 * the ring crosses a domain boundary every `inner_per_domain` hops;
-	 * the slower of the two link kinds bounds it (calibration.md 3.3).
-	 */
-	{
-		double bw_o = tier_busbw(outer, coll, n, bytes / inner_per_domain, 0) *
-			      inner_per_domain;
-		/* inside a domain the ring is a ring, not NVLS */
-		double bw_i = tier_busbw(inner, coll, inner_per_domain, bytes, 1);
-		double bw = bw_o < bw_i ? bw_o : bw_i;
-		double steps = ring_steps(coll, n);
-		double hops_out = coll == TPP_COLL_ALL_REDUCE ? 2.0 * (k - 1) : (double)(k - 1);
-		flat = TPP_COLL_BASE_LAT_S + (steps - hops_out) * inner->latency_s +
-		       hops_out * outer->latency_s +
-		       bytes * bus_factor(coll, n) / bw;
-	}
+	/* Flat ring: crosses a domain boundary every `inner_per_domain` hops
+	 * (ring_across). */
+	flat = ring_across(outer, inner, coll, bytes, n, inner_per_domain, k);
 	if (inner_per_domain == 1)
 		return flat;
 	/*

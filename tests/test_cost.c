@@ -587,8 +587,12 @@ static void test_collectives(void)
 		double S = sizes[i];
 		CHECK_REL(tpp_coll_time(&c, TPP_COLL_ALL_REDUCE, S, 3, 1),
 			  ring(ib, TPP_COLL_ALL_REDUCE, S, 3), 1e-12);
-		CHECK(tpp_coll_time(&c, TPP_COLL_ALL_GATHER, S, 6, 1) >
-		      tpp_coll_time(&c, TPP_COLL_ALL_GATHER, S, 8, 1));
+		/* 6 GPUs: GPUs 6, 7 | 8-11 cross on two GPUs' links, slower
+		 * than 8 in a node once bandwidth counts (its 5 ring steps
+		 * have less latency than the 8-GPU ring's 7) */
+		if (S >= 1 << 20)
+			CHECK(tpp_coll_time(&c, TPP_COLL_ALL_GATHER, S, 6, 1) >
+			      tpp_coll_time(&c, TPP_COLL_ALL_GATHER, S, 8, 1));
 	}
 	for (i = 0; i < TPP_ARRAY_LEN(sizes); i++) {
 		double S = sizes[i];
@@ -1084,6 +1088,53 @@ static void test_nvls_small_groups(void)
 		CHECK(t16 > 0 && (t16 >= flat_ring * (1 - 1e-9) ||
 				  t16 >= tpp_coll_time(&f->c, TPP_COLL_REDUCE_SCATTER, S, 8, 1)));
 	}
+}
+
+/*
+ * Groups that do not tile the domains, on gb200-nvl72 (72-GPU NVLink
+ * racks, IB at 4 x 400 Gb/s per 4-GPU tray: 50 GB/s per GPU, 80 % of it
+ * without a measurement).  A group of 32 on 128 GPUs: GPUs 64-95 have 8
+ * in rack 0 and 24 in rack 1, so its ring crosses racks through those 8
+ * GPUs' NICs, 8 x 40 GB/s (calibration.md 3.3: the aggregate NIC
+ * bandwidth of the members on a side bounds a ring across nodes), not
+ * through one GPU's 40 GB/s.  A group whose thinnest side is one GPU
+ * (64 of stride 8 on 576: GPU 504 alone in rack 7) runs at one GPU's.
+ */
+static void test_straddle_domains(void)
+{
+	struct tpp_cluster c;
+	const struct tpp_tier *nv, *ib;
+	const double S = 1e9;
+	double bw, expect;
+
+	load_cluster("gb200-nvl72", 128, &c);
+	nv = &c.tiers[0];
+	ib = &c.tiers[1];
+	CHECK(nv->span_gpus == 72 && ib->busbw_Bps[TPP_COLL_ALL_REDUCE] <= 0);
+	CHECK(tpp_cluster_tier_for(&c, 32, 1) == 1);
+	/* flat ring over 2 racks, 62 steps, 2 of them across (NCCL's
+	 * 2 (k - 1) for all-reduce, k - 1 for the others) */
+	bw = fmin(8 * ib->bw_Bps * LINK_EFF, nv->busbw_Bps[TPP_COLL_REDUCE_SCATTER]);
+	expect = BASE_LAT_S + 60 * nv->latency_s + 2 * ib->latency_s + S * 2.0 * 31 / 32 / bw;
+	CHECK_REL(tpp_coll_time(&c, TPP_COLL_ALL_REDUCE, S, 32, 1), expect, 1e-12);
+	/* all 128: 72 | 56 GPUs, bounded by the ring inside a rack */
+	bw = nv->busbw_Bps[TPP_COLL_REDUCE_SCATTER];
+	expect = BASE_LAT_S + 126 * nv->latency_s + 1 * ib->latency_s + S * 127.0 / 128 / bw;
+	CHECK_REL(tpp_coll_time(&c, TPP_COLL_ALL_GATHER, S, 128, 1), expect, 1e-12);
+	/* 16 of stride 8 on 144 GPUs: GPUs 7, 15, ..., 127 have 9 | 7 */
+	load_cluster("gb200-nvl72", 144, &c);
+	bw = fmin(7 * ib->bw_Bps * LINK_EFF, nv->busbw_Bps[TPP_COLL_REDUCE_SCATTER]);
+	expect = BASE_LAT_S + 14 * nv->latency_s + 1 * ib->latency_s + S * 15.0 / 16 / bw;
+	CHECK_REL(tpp_coll_time(&c, TPP_COLL_REDUCE_SCATTER, S, 16, 8), expect, 1e-12);
+	/* 64 of stride 8 on 576: one member alone in rack 7, one GPU's NIC */
+	load_cluster("gb200-nvl72", 576, &c);
+	expect = BASE_LAT_S + 126 * ib->latency_s + S * 2.0 * 63 / 64 / (ib->bw_Bps * LINK_EFF);
+	CHECK_REL(tpp_coll_time(&c, TPP_COLL_ALL_REDUCE, S, 64, 8), expect, 1e-12);
+	/* the 32 on 128: about 8 times faster than a ring through one
+	 * GPU's NIC (the pricing before) */
+	load_cluster("gb200-nvl72", 128, &c);
+	CHECK(7 * tpp_coll_time(&c, TPP_COLL_ALL_REDUCE, S, 32, 1) <
+	      BASE_LAT_S + 62 * ib->latency_s + S * 2.0 * 31 / 32 / (ib->bw_Bps * LINK_EFF));
 }
 
 static void test_tp_overlap(void)
@@ -1827,6 +1878,7 @@ int main(int argc, char **argv)
 	test_cache_consistency();
 	test_tp_overlap();
 	test_nvls_small_groups();
+	test_straddle_domains();
 	test_cp_recompute();
 	test_p2p_overlap_analytic();
 	test_zb_few_microbatches();
