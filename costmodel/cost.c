@@ -768,6 +768,12 @@ static double flat_time(const struct tpp_tier *t, enum tpp_coll coll,
 	}
 	busbw = tier_busbw(t, coll, n, bytes, 0);
 	alpha = TPP_COLL_BASE_LAT_S + ring_steps(coll, n) * t->latency_s;
+	/* an NVLS all-reduce (a measured NVLS figure prices its bandwidth)
+	 * takes a constant number of steps, as below: NCCL's NVLS latency is
+	 * one intra-node term whatever the GPU count (calibration.md 2.3),
+	 * not a ring's 2 (n - 1) hops (284 us for 72 GPUs of an NVL72) */
+	if (coll == TPP_COLL_ALL_REDUCE && t->nvls && !nvls_ring(t, coll, n, 0))
+		alpha = TPP_COLL_BASE_LAT_S + 2 * t->latency_s;
 	/* a calibrated latency replaces NCCL's hop model */
 	if (t->busbw_src[coll] == TPP_SRC_CALIBRATION && t->busbw_alpha_s[coll] > 0 &&
 	    !nvls_ring(t, coll, n, 0))

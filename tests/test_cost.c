@@ -1091,6 +1091,30 @@ static void test_nvls_small_groups(void)
 }
 
 /*
+ * An NVLS all-reduce priced from a measured figure without a size curve
+ * (dgx-b200: 838 GB/s on 8 GPUs; gb200-nvl72: 850 GB/s) keeps NVLS's
+ * constant latency, the 2 steps of the unmeasured NVLS formula (NCCL's
+ * NVLS latency does not grow with the GPU count, calibration.md 2.3),
+ * not a ring's 2 (n - 1) hops: 72 GPUs of an NVL72 would pay
+ * 14 + 142 x 1.9 = 284 us per all-reduce.
+ */
+static void test_nvls_latency(void)
+{
+	struct tpp_cluster b, g;
+	const double S = 64.0 * (1 << 20);
+	load_cluster("dgx-b200", 8, &b);
+	load_cluster("gb200-nvl72", 72, &g);
+	CHECK(b.tiers[0].nvls && b.tiers[0].curve_n[TPP_COLL_ALL_REDUCE] == 0);
+	CHECK_REL(tpp_coll_time(&b, TPP_COLL_ALL_REDUCE, S, 8, 1),
+		  BASE_LAT_S + 2 * b.tiers[0].latency_s + S * 2.0 * 7 / 8 / 838.0e9, 1e-12);
+	CHECK_REL(tpp_coll_time(&g, TPP_COLL_ALL_REDUCE, S, 72, 1),
+		  BASE_LAT_S + 2 * g.tiers[0].latency_s + S * 2.0 * 71 / 72 / 850.0e9, 1e-12);
+	/* the ring below 5 GPUs keeps its hops */
+	CHECK_REL(tpp_coll_time(&b, TPP_COLL_ALL_REDUCE, S, 4, 1),
+		  BASE_LAT_S + 6 * b.tiers[0].latency_s + S * 2.0 * 3 / 4 / 682.2e9, 1e-12);
+}
+
+/*
  * Groups that do not tile the domains, on gb200-nvl72 (72-GPU NVLink
  * racks, IB at 4 x 400 Gb/s per 4-GPU tray: 50 GB/s per GPU, 80 % of it
  * without a measurement).  A group of 32 on 128 GPUs: GPUs 64-95 have 8
@@ -1879,6 +1903,7 @@ int main(int argc, char **argv)
 	test_tp_overlap();
 	test_nvls_small_groups();
 	test_straddle_domains();
+	test_nvls_latency();
 	test_cp_recompute();
 	test_p2p_overlap_analytic();
 	test_zb_few_microbatches();
