@@ -170,7 +170,8 @@ static void print_sources(FILE *f, const struct tpp_cluster *c,
 		if (any)
 			fprintf(f, "\n      from %s\n", t->measured_source);
 		else
-			fprintf(f, "; no measurement: 80%% of datasheet assumed\n");
+			fprintf(f, "; no measurement: %d%% of datasheet assumed\n",
+				t->kind == TPP_TIER_INFINIBAND ? 92 : 80);
 	}
 	if (o->gpu_speed_sigma > 0)
 		fprintf(f, "  GPU speed spread sigma %.1f%% of the median GPU (%s): the slowest of %d GPUs paces each step, compute x%.3f\n",
