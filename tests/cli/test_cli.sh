@@ -600,6 +600,28 @@ if expect timeline-tail 0 out "best layouts" "$BIN" --model 13b --cluster dgx-a1
 		END {exit !(n == 1 && dp_end == opt)}' "$TL2" ||
 		fail "timeline-tail: no rank -1 DP span ending where OPT starts"
 fi
+# what the README says of the columns: chunk is the model chunk in layer
+# order, 0 .. pp*vp-1, on rank chunk mod pp; microbatch 0 .. microbatches-1;
+# each chunk and micro-batch one F and one BW; the last row ends at step_s
+TL3=$TMP/timeline-chunks.tsv
+if expect timeline-chunks 0 out '"layouts"' "$BIN" --model 22b --cluster dgx-a100 --gpus 16 \
+	--global-batch 32 --layout tp=4,pp=4,vp=3,schedule=interleaved --timeline "$TL3" --json; then
+	read -r t_pp t_vp t_m t_step <<EOF
+$(jq -r '.layouts[0] | "\(.layout.pp) \(.layout.vp) \(.microbatches) \(.step_s)"' "$OUT")
+EOF
+	awk -F'\t' -v pp="$t_pp" -v vp="$t_vp" -v m="$t_m" -v step="$t_step" '
+		NR > 2 && $1 >= 0 && ($4 == "F" || $4 == "BW") {
+			if ($2 < 0 || $2 >= pp * vp || $2 % pp != $1 || $3 < 0 || $3 >= m) bad = 1
+			n[$2 " " $3 " " $4]++; ops++
+		}
+		NR > 2 && $6 + 0 > end { end = $6 + 0 }
+		END {
+			for (k in n) if (n[k] != 1) bad = 1
+			exit !(!bad && ops == 2 * pp * vp * m &&
+			       sprintf("%.9f", end) == sprintf("%.9f", step))
+		}' "$TL3" ||
+		fail "timeline-chunks: chunk / microbatch out of the documented range, an operation missing or twice, or the last end is not step_s $t_step"
+fi
 # a file that cannot be written is said before the search: nothing printed
 if expect timeline-bad-path 2 err "--timeline $TMP/no/such/dir/t.tsv: directory $TMP/no/such/dir: No such file or directory" \
 	"$BIN" --model 22b --cluster dgx-a100 --gpus 8 --global-batch 8 --timeline "$TMP/no/such/dir/t.tsv"; then
