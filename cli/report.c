@@ -810,7 +810,7 @@ static int fig_timeline(const char *dir, const struct tpp_report *r,
 		free(ev);
 		return rc;
 	}
-	fprintf(a.f, "# tpplan %s: simulated schedule of the best layout; rank %d = optimizer\n"
+	fprintf(a.f, "# tpplan %s: simulated schedule of the best layout; row %d = the data-parallel traffic after the pipeline (DP) and the optimizer (OPT)\n"
 		"# row\tkind_index\tkind\tchunk\tmicrobatch\tstart_s\tend_s\n", tpp_version, l->pp);
 	for (i = 0; i < sr.nevents; i++) {
 		present[ev[i].kind] = 1;
@@ -1247,7 +1247,7 @@ static void write_best(struct doc *d, const struct tpp_report *r,
 	/* 4. timeline */
 	d_h(d, 2, "Simulated schedule of the best layout");
 	if (have_timeline) {
-		d_p(d, "%s schedule, %d pipeline ranks, %d micro-batches: %zu operations, step %.3f s. F forward, B input gradient, W weight gradient, BW whole backward, DP gradient reduction (thin bar), OPT optimizer. The data is timeline.dat (tab-separated: row (pipeline rank; the optimizer on row %d), kind index, kind, chunk, micro-batch, start_s, end_s; `tpplan --timeline` writes the same operations as rank, chunk, micro-batch, kind, start_s, end_s).",
+		d_p(d, "%s schedule, %d pipeline ranks, %d micro-batches: %zu operations, step %.3f s. F forward, B input gradient, W weight gradient, BW whole backward, DP gradient reduction (thin bar), OPT optimizer. The data is timeline.dat (tab-separated: row (pipeline rank; the data-parallel traffic after the pipeline and the optimizer, rank -1 of `tpplan --timeline`, on row %d), kind index, kind, chunk, micro-batch, start_s, end_s; `tpplan --timeline` writes the same operations as rank, chunk, micro-batch, kind, start_s, end_s).",
 		    tpp_sched_names[tpp_layout_sched(&best->layout)], best->layout.pp,
 		    best->microbatches, tl_events, tl_step_s, best->layout.pp);
 		if (!best->simulated)

@@ -315,6 +315,22 @@ for mode in no-plots no-gnuplot; do
 	ok "$mode"
 done
 
+# ---- the timeline's last row: what tpplan --timeline puts on rank -1 (the
+# data-parallel traffic after the pipeline, DP, and the optimizer), as the
+# paragraph and timeline.dat's header say (they named the optimizer alone)
+D=$TMP/no-plots
+"$BIN" $PROBLEM --timeline "$TMP/tl-plan.tsv" >/dev/null 2>"$TMP/err"
+row=$(sed -n 's/.*optimizer, rank -1 of `tpplan --timeline`, on row \([0-9]*\)).*/\1/p' "$D/report.md")
+awk -F'\t' '$1 == -1 {print $4, $5, $6}' "$TMP/tl-plan.tsv" >"$TMP/tl-plan-tail"
+awk -F'\t' -v r="${row:--9}" '$1 == r {print $3, $6, $7}' "$D/timeline.dat" >"$TMP/tl-report-tail"
+if [ -n "$row" ] && grep -q '^DP ' "$TMP/tl-plan-tail" && cmp -s "$TMP/tl-plan-tail" "$TMP/tl-report-tail" &&
+	grep -q "^# tpplan .*; row $row = the data-parallel traffic after the pipeline (DP) and the optimizer (OPT)$" "$D/timeline.dat" &&
+	grep -qF "the data-parallel traffic after the pipeline and the optimizer, rank -1 of \`tpplan --timeline\`, on row $row)" "$D/index.html"; then
+	ok "timeline-last-row"
+else
+	fail "timeline-last-row: row '$row' of timeline.dat is not rank -1 of tpplan --timeline ($(tr '\n' ';' <"$TMP/tl-plan-tail")), or the text does not say it"
+fi
+
 # ---- ZeRO-2/3 with pipelining: no Megatron-LM flag, the report says so -----------------
 D=$TMP/zero-pp
 if "$BIN" report --model 22b --cluster dgx-a100 --gpus 16 --layout tp=2,pp=2,dp=4,zero=3 --top 1 \
