@@ -1122,6 +1122,28 @@ if [ -f "$ROOT/../shared/validation/published-runs.tsv" ]; then
 else
 	echo "skip: validate-published (../shared/validation/published-runs.tsv not found)"
 fi
+# validate's summary, as the README says it: mape, median and worst of the
+# predicted rows' absolute errors, the median of an even count the mean of
+# the two middle ones (8 rows here); JSON rows counts all rows, the text's
+# "rows n" the predicted ones (one of two here)
+cases=$((cases + 1))
+(cd "$ROOT" && "$BIN" validate tests/data/runs/bridge-25.11.tsv --json >"$TMP/vs.json" 2>"$ERR" &&
+	"$BIN" validate tests/data/runs/one-good-one-bad.tsv --json >"$TMP/vs2.json" 2>"$ERR" &&
+	"$BIN" validate tests/data/runs/one-good-one-bad.tsv >"$TMP/vs2.txt" 2>"$ERR")
+rc=$?
+if [ "$rc" -ne 0 ]; then
+	fail "validate-summary: exit $rc: $(head -n 2 "$ERR")"
+elif ! jq -e '.summary as $s | [.rows[] | .error | fabs] | sort as $e | ($e | length) == 8 and
+		($s.median - ($e[3] + $e[4]) / 2 | fabs) < 1e-5 and
+		($s.worst - $e[7] | fabs) < 1e-5 and
+		($s.mape - ($e | add / 8) | fabs) < 1e-5' "$TMP/vs.json" >/dev/null; then
+	fail "validate-summary: mape / median / worst are not those of the absolute errors: $(jq -c .summary "$TMP/vs.json")"
+elif ! jq -e '.summary.rows == 2 and .summary.predicted == 1' "$TMP/vs2.json" >/dev/null ||
+	! grep -q '^MAPE .*  rows 1  (not predicted: 1 of 2)$' "$TMP/vs2.txt"; then
+	fail "validate-summary: rows: JSON $(jq -c .summary "$TMP/vs2.json"), text $(grep '^MAPE' "$TMP/vs2.txt")"
+else
+	echo "ok: validate-summary"
+fi
 # The accuracy every plan states (cli.h TPP_ACC_*, JSON .accuracy) is the
 # model's error on the published runs: recomputed here, so that a change to
 # the model that moves it fails until the statement is updated.
