@@ -131,6 +131,52 @@ else
 	echo "ok: readme-example"
 fi
 
+# The outputs the README quotes are this build's: each quote (whitespace
+# squeezed, as the README wraps it) is in the README and in the output of
+# its command, so that a change to the model that moves a number fails
+# here until the README says the new one (four had gone stale).
+# readme_quote NAME RC QUOTE CMD...
+tr -s ' \n' '  ' <"$ROOT/README.md" >"$TMP/readme-flat"
+readme_quote() {
+	name=$1 want=$2 quote=$3
+	shift 3
+	cases=$((cases + 1))
+	run "$@"
+	if [ "$rc" -ne "$want" ]; then
+		fail "$name: exit $rc, expected $want: $*"
+	elif ! grep -qF -e "$quote" "$TMP/readme-flat"; then
+		fail "$name: the README does not quote '$quote'"
+	elif ! cat "$OUT" "$ERR" | tr -s ' \n' '  ' | grep -qF -e "$quote"; then
+		fail "$name: '$quote' (README) is not in the output of: $*"
+	else
+		echo "ok: $name"
+	fi
+}
+readme_quote readme-quote-fewer 0 "Fewer GPUs: 512 of the 576 plan a 31.1% shorter step (0.354 s against 0.514 s):" \
+	"$BIN" --model llama3-8b --cluster gb200-nvl72 --gpus 576
+has readme-quote-fewer out "Plan it with --gpus 512 (--nodes 128) --layout tp=4,"
+readme_quote readme-quote-fewer-tie 0 "Fewer GPUs: 512 of the 576 plan a step within the 4% a measurement varies (2.849 s against 2.886 s, 1.3% shorter) and free 64 GPUs" \
+	"$BIN" --model llama3-70b --cluster gb200-nvl72 --gpus 576
+readme_quote readme-quote-fewer-fits 1 "with 4096 of the 4480 GPUs a layout fits, 0.306 s per step (" \
+	"$BIN" --model llama3-8b --cluster dgx-a100 --gpus 4480
+has readme-quote-fewer-fits err "): --gpus 4096 (--nodes 512) --layout "
+readme_quote readme-quote-train 0 "Training on 300B tokens (--train-tokens): 95368 steps of 3.146M tokens, 18.2 days on 1024 GPUs (446221 GPU-hours) at the predicted step; 17.5 days to 22.5 days at the published runs' error range" \
+	"$BIN" --model 175b --cluster dgx-a100 --gpus 1024 --train-tokens 300B
+readme_quote readme-quote-degree 0 "TP group on ib-hdr tp_comm +4.59 s" \
+	"$BIN" --model 175b --cluster "$ROOT/topologies/dgx.yaml"
+grep -q '^    tp=16 .* TP group on ib-hdr  *tp_comm +4.59 s$' "$OUT" ||
+	fail "readme-quote-degree: not the tp=16 row: $(grep '^    tp=16 ' "$OUT")"
+for q in "bridge-25.11:MAPE 6.0% median 4.8% worst 19.2% rows 8" \
+	"mosaic-mpt-a100:MAPE 11.3% median 13.0% worst 17.1% rows 6" \
+	"torchtitan-a100:MAPE 15.8% median 13.5% worst 20.3% rows 3" \
+	"sc21-table1-scripts:MAPE 3.9% median 3.3% worst 6.1% rows 10"; do
+	readme_quote "readme-quote-validate-${q%%:*}" 0 "${q#*:}" \
+		"$BIN" validate "$ROOT/tests/data/runs/${q%%:*}.tsv"
+done
+[ -f "$ROOT/../shared/validation/published-runs.tsv" ] &&
+	readme_quote readme-quote-validate-published 0 "MAPE 11.7% median 6.0% worst 64.0% rows 35" \
+		"$BIN" validate "$ROOT/../shared/validation/published-runs.tsv"
+
 # ---- JSON ------------------------------------------------------------------------
 if expect json 0 out '"schema"' \
 	"$BIN" --model 175b --cluster dgx-a100 --gpus 1024 --top 3 --json; then
