@@ -16,11 +16,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Achievable over datasheet link rate where nothing was measured, as the
- * cost model assumes it (costmodel/cost.c TPP_DEFAULT_LINK_EFF, and
- * TPP_DEFAULT_IB_EFF on InfiniBand). */
-#define LINK_EFF 0.80
-#define IB_EFF 0.92
 /* A fit determines the bandwidth when its standard error is at most this
  * share of it (a sweep that stops at 4 KiB: 36 +- 47 GB/s; at 64 KiB:
  * 208 +- 92; at 1 MiB: 232 +- 9, tests/data/nccl-tests/all_reduce_perf.txt;
@@ -198,7 +193,7 @@ static void merge_curve(struct tpp_tier *t, int op, const double *cb,
  * the cost model falls back, costmodel/cost.c tier_busbw): its own
  * figure, its own curve's largest size, the all-reduce figure (not on an
  * NVLS tier, whose all-reduce is another algorithm), else the datasheet
- * rate times LINK_EFF (IB_EFF on InfiniBand).  *src says which kind it is.
+ * rate times tpp_tier_default_eff.  *src says which kind it is.
  */
 static double tier_figure(const struct tpp_tier *t, int op, enum tpp_src *src)
 {
@@ -213,7 +208,7 @@ static double tier_figure(const struct tpp_tier *t, int op, enum tpp_src *src)
 		return t->busbw_Bps[TPP_COLL_ALL_REDUCE];
 	}
 	*src = TPP_SRC_DATASHEET;
-	return t->bw_Bps * (t->kind == TPP_TIER_INFINIBAND ? IB_EFF : LINK_EFF);
+	return t->bw_Bps * tpp_tier_default_eff(t);
 }
 
 void tpp_cal_apply(const struct tpp_calibration *cal, const char *path,

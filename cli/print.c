@@ -170,8 +170,8 @@ static void print_sources(FILE *f, const struct tpp_cluster *c,
 		if (any)
 			fprintf(f, "\n      from %s\n", t->measured_source);
 		else
-			fprintf(f, "; no measurement: %d%% of datasheet assumed\n",
-				t->kind == TPP_TIER_INFINIBAND ? 92 : 80);
+			fprintf(f, "; no measurement: %.0f%% of datasheet assumed\n",
+				100 * tpp_tier_default_eff(t));
 	}
 	if (o->gpu_speed_sigma > 0)
 		fprintf(f, "  GPU speed spread sigma %.1f%% of the median GPU (%s): the slowest of %d GPUs paces each step, compute x%.3f\n",
@@ -487,7 +487,7 @@ void tpp_print_infeasible(FILE *f, const struct tpp_plan *p, const struct tpp_se
 
 const char *tpp_print_batch_hint(char *buf, size_t size, const struct tpp_search *s)
 {
-	int a = tpp_cli_gcd(s->gbs, s->gpus);
+	int a = (int)tpp_gcd(s->gbs, s->gpus);
 	/* a limit only when the gcd is below the GPU count */
 	if (a < s->gpus)
 		snprintf(buf, size, " (dp divides both the global batch %d and the %d GPUs: at most their gcd, %d)",

@@ -666,6 +666,25 @@ static int parse_curves(struct tpp_ydoc *d, yaml_node_t *map, const char *what,
 	return TPP_OK;
 }
 
+/* Ratio of achievable to datasheet bandwidth when nothing was measured:
+ * NCCL ring busbw over link rate, A100 235/300 = 0.78, H100 370/450 = 0.82
+ * (calibration.md 2.4 table, 7.1). */
+#define TPP_DEFAULT_LINK_EFF 0.80
+/* The same for an InfiniBand tier: NCCL gets 46-48 GB/s through an NDR
+ * 400 Gb/s NIC (AddyLaddy, nccl-tests#290; calibration.md 3.3, 7.1), the
+ * low end 46 / 50 = 0.92, as the presets' measured send_recv figures
+ * take it (DGX A100 192 GB/s per node over 8 x HDR: 0.96; DGX H100 ~380
+ * over 8 x NDR: 0.95).  NVLink's 0.80 would price a B200 or H200 behind
+ * the same NDR NICs 15 % below the H100's measured 47.5 GB/s.  RoCE and
+ * Ethernet keep 0.80 (8 x 400G RoCE H100 nodes: 320 GB/s all-reduce on
+ * 4 nodes, nccl#1221, calibration.md 7.1). */
+#define TPP_DEFAULT_IB_EFF 0.92
+
+double tpp_tier_default_eff(const struct tpp_tier *t)
+{
+	return t->kind == TPP_TIER_INFINIBAND ? TPP_DEFAULT_IB_EFF : TPP_DEFAULT_LINK_EFF;
+}
+
 double tpp_tier_busbw_at(const struct tpp_tier *t, enum tpp_coll coll,
 			 double bytes)
 {

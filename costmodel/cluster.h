@@ -195,6 +195,11 @@ int tpp_cluster_tier_for(const struct tpp_cluster *c, int group_gpus,
 double tpp_tier_busbw_at(const struct tpp_tier *t, enum tpp_coll coll,
 			 double bytes);
 
+/* Ratio of achievable to datasheet bandwidth of tier `t` where nothing
+ * was measured: the figure the cost model prices it at (tier_busbw in
+ * cost.c), calibrate reports beside a measurement and the plan prints. */
+double tpp_tier_default_eff(const struct tpp_tier *t);
+
 /* Copy with the node count changed so the cluster has `gpus` GPUs
  * (rounded up to whole nodes). */
 void tpp_cluster_resize(struct tpp_cluster *c, int gpus);

@@ -649,27 +649,6 @@ static double ring_steps(enum tpp_coll coll, int n)
 	}
 }
 
-/* Ratio of achievable to datasheet bandwidth when nothing was measured:
- * NCCL ring busbw over link rate, A100 235/300 = 0.78, H100 370/450 = 0.82
- * (calibration.md 2.4 table, 7.1). */
-#define TPP_DEFAULT_LINK_EFF 0.80
-/* The same for an InfiniBand tier: NCCL gets 46-48 GB/s through an NDR
- * 400 Gb/s NIC (AddyLaddy, nccl-tests#290; calibration.md 3.3, 7.1), the
- * low end 46 / 50 = 0.92, as the presets' measured send_recv figures
- * take it (DGX A100 192 GB/s per node over 8 x HDR: 0.96; DGX H100 ~380
- * over 8 x NDR: 0.95).  NVLink's 0.80 would price a B200 or H200 behind
- * the same NDR NICs 15 % below the H100's measured 47.5 GB/s.  RoCE and
- * Ethernet keep 0.80 (8 x 400G RoCE H100 nodes: 320 GB/s all-reduce on
- * 4 nodes, nccl#1221, calibration.md 7.1). */
-#define TPP_DEFAULT_IB_EFF 0.92
-
-/* The efficiency the datasheet rate of tier t is taken at, unmeasured. */
-static double default_eff(const struct tpp_tier *t)
-{
-	return t->kind == TPP_TIER_INFINIBAND ? TPP_DEFAULT_IB_EFF : TPP_DEFAULT_LINK_EFF;
-}
-
-
 /* NCCL base latency of a ring collective, LL128 protocol (tuning.cc,
  * calibration.md 2.3): 14.0 us, the protocol of the per-hop latencies
  * the presets give (Ring/LL128: NVLink 1.9 us, network 4.0 us); NCCL
@@ -684,7 +663,7 @@ static double default_eff(const struct tpp_tier *t)
  * traffic; all-to-all and send/recv: the same links at the same per-GPU
  * rate) unless the tier has NVLS, which speeds up only all-reduce
  * (calibration.md 3.3); else the datasheet rate times
- * TPP_DEFAULT_LINK_EFF (TPP_DEFAULT_IB_EFF on InfiniBand).
+ * tpp_tier_default_eff (cluster.c).
  */
 /* Full mesh without a switch (AMD xGMI): m GPUs use m-1 of their span-1
  * links (calibration.md 4.3). */
@@ -725,7 +704,7 @@ static double tier_busbw(const struct tpp_tier *t, enum tpp_coll coll, int m,
 			bw = tpp_tier_busbw_at(t, TPP_COLL_ALL_REDUCE, bytes);
 	}
 	if (bw <= 0)
-		bw = t->bw_Bps * default_eff(t);
+		bw = t->bw_Bps * tpp_tier_default_eff(t);
 	return bw * mesh_scale(t, m);
 }
 

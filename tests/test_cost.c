@@ -19,7 +19,7 @@
 #include "cost.h"
 #include "sim.h"
 
-/* Mirrors of cost.c's private constants (see TPP_DEFAULT_LINK_EFF,
+/* Mirrors of the cost model's private constants (see TPP_DEFAULT_LINK_EFF,
  * TPP_DEFAULT_IB_EFF and TPP_COLL_BASE_LAT_S there); the collective
  * checks below are exact. */
 #define LINK_EFF 0.80
