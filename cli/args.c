@@ -891,20 +891,10 @@ int tpp_cli_first_fit(const struct tpp_model *m, const struct tpp_cluster *c,
 	return 0;
 }
 
-int tpp_cli_gcd(int a, int b)
-{
-	while (b) {
-		int t = a % b;
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
 int tpp_cli_fewer_counts(const struct tpp_search *s, int gpus_per_node, int *out, int max)
 {
 	int rises[64];
-	int i, k, n = 0, g = tpp_cli_gcd(s->gbs, s->gpus);
+	int i, k, n = 0, g = (int)tpp_gcd(s->gbs, s->gpus);
 	if (gpus_per_node <= 0 || s->gpus < 2 * gpus_per_node || max < 1)
 		return 0;
 	/* the largest count of each rise of the gcd to twice or more,
@@ -912,7 +902,7 @@ int tpp_cli_fewer_counts(const struct tpp_search *s, int gpus_per_node, int *out
 	for (k = (s->gpus - 1) / gpus_per_node;
 	     n < (int)TPP_ARRAY_LEN(rises) && 2LL * g <= s->gbs && 2LL * k * gpus_per_node >= s->gpus;
 	     k--) {
-		int c = k * gpus_per_node, gc = tpp_cli_gcd(s->gbs, c);
+		int c = k * gpus_per_node, gc = (int)tpp_gcd(s->gbs, c);
 		if (gc >= 2 * g) {
 			rises[n++] = c;
 			g = gc;
@@ -1051,7 +1041,7 @@ size_t tpp_cli_fewer_text(char *buf, size_t size, const struct tpp_search *s,
 	tpp_layout_format(&e->layout, lb, sizeof(lb));
 	snprintf(why, sizeof(why), "dp divides the global batch %d and the GPU count, so tp*pp*cp "
 		 "is a multiple of %d on %d GPUs, of %d on %d", s->gbs,
-		 s->gpus / tpp_cli_gcd(s->gbs, s->gpus), s->gpus, n / tpp_cli_gcd(s->gbs, n), n);
+		 s->gpus / (int)tpp_gcd(s->gbs, s->gpus), s->gpus, n / (int)tpp_gcd(s->gbs, n), n);
 	const char *opt = tpp_eval_optimistic(e) ? ", with ZeRO-3 across nodes, priced optimistically" : "";
 	if (best && fw->tie)
 		w = snprintf(buf, size, "Fewer GPUs: %d of the %d plan a step within the %.0f%% a "

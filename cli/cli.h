@@ -360,7 +360,6 @@ struct tpp_cli_fewer {
 	int complete;                     /* 0: an error or the time limit
 					     stopped the searches */
 };
-int tpp_cli_gcd(int a, int b);
 int tpp_cli_fewer_counts(const struct tpp_search *s, int gpus_per_node, int *out, int max);
 int tpp_cli_fewer_gpus(const struct tpp_model *m, const struct tpp_cluster *c,
 		       const struct tpp_cost_opts *co, const struct tpp_search *s,

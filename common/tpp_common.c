@@ -112,6 +112,16 @@ int tpp_not_regular(const char *path)
 	return !stat(path, &st) && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
 }
 
+long long tpp_gcd(long long a, long long b)
+{
+	while (b) {
+		long long t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
 void tpp_strlcpy(char *dst, const char *src, size_t dst_size)
 {
 	size_t n;

@@ -63,6 +63,9 @@ _Noreturn void tpp_assert_fail(const char *expr, const char *file, int line);
 
 #define TPP_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
+/* Greatest common divisor of a and b (>= 0); gcd(a, 0) = a. */
+long long tpp_gcd(long long a, long long b);
+
 /* Bounded string copy that always NUL-terminates (dst_size > 0). */
 void tpp_strlcpy(char *dst, const char *src, size_t dst_size);
 /* Whether s holds a control character: ASCII (below 0x20, or DEL), or in

@@ -803,15 +803,9 @@ static double flat_time(const struct tpp_tier *t, enum tpp_coll coll,
 static void straddle_min(long long n, long long stride, long long S, long long total,
 			 int *m_min, int *k_dom)
 {
-	long long block = n * stride, blocks, period, g, b, o, olim;
+	long long block = n * stride, blocks, period = S / tpp_gcd(block, S), b, o, olim;
 	*m_min = 0;
 	*k_dom = 0;
-	for (g = block, b = S; b;) { /* gcd(block, S) */
-		long long r = g % b;
-		g = b;
-		b = r;
-	}
-	period = S / g;
 	blocks = total / block > 0 ? total / block : 1;
 	if (blocks > period)
 		blocks = period;
