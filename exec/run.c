@@ -123,18 +123,18 @@ struct ex {
 
 /* ---- watchdog (every rank, tpp_bench_watchdog_arm) ------------------------ */
 
-static void wd_arm(const struct ex *E, const char *what)
+/* Why an expired watchdog ends the run: the ranks wait on each other
+ * (WD_STALLED), or this rank's own work is slow, not stalled: the
+ * set-up's buffers (WD_SLOW) and the fp64 reference (WD_SLOW_REF). */
+static const char WD_STALLED[] = "a rank died or a collective stalled";
+static const char WD_SLOW[] = "a larger --timeout or a smaller shape lets it finish";
+static const char WD_SLOW_REF[] = "a larger --timeout, a smaller shape or --no-check lets it finish";
+
+static void wd_arm(const struct ex *E, const char *what, const char *why)
 {
 	char msg[512];
-	const char *why = "a rank died or a collective stalled";
 	if (E->o->timeout_s <= 0)
 		return;
-	/* the reference and the set-up's buffers are this rank's own
-	 * work: slow, not stalled */
-	if (!strncmp(what, "the fp64 reference", 18))
-		why = "a larger --timeout, a smaller shape or --no-check lets it finish";
-	else if (!strncmp(what, "set-up of", 9))
-		why = "a larger --timeout or a smaller shape lets it finish";
 	snprintf(msg, sizeof(msg),
 		 "tpplan: exec: rank %d: %s did not finish within %d s (--timeout); %s, aborting the run\n",
 		 E->wrank, what, E->o->timeout_s, why);
@@ -585,7 +585,7 @@ static int setup(struct ex *E)
 			 * layer (the whole set-up of many layers can take
 			 * longer than a step: slow, not stalled) */
 			snprintf(what, sizeof(what), "set-up of layer %d's weights", E->l0 + i + 1);
-			wd_arm(E, what);
+			wd_arm(E, what, WD_SLOW);
 			for (w = 0; w < TPP_W__COUNT; w++) {
 				if ((rc = balloc(E, E->wn[w], &E->W[i][w])) ||
 				    (rc = upload_weight(E, E->l0 + i, (enum tpp_exec_w)w, E->W[i][w])))
@@ -605,7 +605,7 @@ static int setup(struct ex *E)
 		int gmb = E->dpr * E->M + m;
 		char what[64];
 		snprintf(what, sizeof(what), "set-up of micro-batch %d's buffers", m + 1);
-		wd_arm(E, what);
+		wd_arm(E, what, WD_SLOW);
 		for (i = 0; i <= E->nl; i++)
 			if ((rc = balloc(E, Tl * h, &E->xs[m * (E->nl + 1) + i])))
 				return rc;
@@ -878,7 +878,7 @@ static int reference(struct ex *E, struct chk *K)
 		char what[64];
 		/* a layer's weights at a time, as its forward below */
 		snprintf(what, sizeof(what), "the fp64 reference's weights of layer %d", l + 1);
-		wd_arm(E, what);
+		wd_arm(E, what, WD_SLOW_REF);
 		if ((rc = tpp_ref_cache_new(s, &cache[l])))
 			goto out;
 		for (w = 0; w < TPP_W__COUNT; w++) {
@@ -910,7 +910,7 @@ static int reference(struct ex *E, struct chk *K)
 			/* the reference is one serial fp64 pass over what all
 			 * ranks ran: a step's --timeout each layer, not for all */
 			snprintf(what, sizeof(what), "the fp64 reference's forward of layer %d, micro-batch %d,", l + 1, g + 1);
-			wd_arm(E, what);
+			wd_arm(E, what, WD_SLOW_REF);
 			tpp_ref_fwd(s, &K->W[l * 4], a, bb, &cache[l]);
 			memcpy(a, bb, sizeof(double) * Th);
 		}
@@ -920,7 +920,7 @@ static int reference(struct ex *E, struct chk *K)
 		for (l = K->L - 1; l >= 0; l--) {
 			char what[96];
 			snprintf(what, sizeof(what), "the fp64 reference's backward of layer %d, micro-batch %d,", l + 1, g + 1);
-			wd_arm(E, what);
+			wd_arm(E, what, WD_SLOW_REF);
 			tpp_ref_bwd(s, &K->W[l * 4], &cache[l], a, bb, &K->dW[l * 4]);
 			memcpy(a, bb, sizeof(double) * Th);
 		}
@@ -1009,7 +1009,7 @@ static int walk(struct ex *E, struct chk *K, int q)
 		/* a layer at a time: rank 0 compares them all, which
 		 * can take longer than a step in all */
 		snprintf(name, sizeof(name), "the numerics check's transfer of rank %d, layer %d", q, l0 + i + 1);
-		wd_arm(E, name);
+		wd_arm(E, name, WD_STALLED);
 		for (w = 0; w < TPP_W__COUNT; w++) {
 			int rows, cols, lr, lc;
 			const float *dev = NULL;
@@ -1070,7 +1070,7 @@ static int check(struct ex *E, struct tpp_exec_result *res)
 		/* rank 0 and q arm it layer by layer in walk(); the
 		 * others only wait for them, as for the reference */
 		if (E->wrank == 0 || E->wrank == q)
-			wd_arm(E, what);
+			wd_arm(E, what, WD_STALLED);
 		else
 			wd_disarm(E);
 		rc = agree(E, walk(E, &K, q));
@@ -1258,7 +1258,7 @@ int tpp_exec_run(const struct tpp_exec_opts *o, struct tpp_exec_result *res,
 	rc = check_opts(o, E.wsize, err);
 	if (rc)
 		return rc; /* same on every rank */
-	wd_arm(&E, "set-up");
+	wd_arm(&E, "set-up", WD_STALLED);
 	rc = tpp_backend_new(o->backend, &world, &E.b, err);
 	rc = agree(&E, rc);
 	if (rc)
@@ -1275,7 +1275,7 @@ int tpp_exec_run(const struct tpp_exec_opts *o, struct tpp_exec_result *res,
 	if (!rc)
 		rc = setup(&E);
 	/* waiting for the others: stalled if it takes a step's --timeout */
-	wd_arm(&E, "set-up");
+	wd_arm(&E, "set-up", WD_STALLED);
 	rc = agree(&E, rc);
 	times = calloc((size_t)(o->iters > 0 ? o->iters : 1) * TPP_PH__COUNT, sizeof(double));
 	if (!rc && !times)
@@ -1283,7 +1283,7 @@ int tpp_exec_run(const struct tpp_exec_opts *o, struct tpp_exec_result *res,
 	for (it = 0; !rc && it < o->warmup + o->iters; it++) {
 		char what[64];
 		snprintf(what, sizeof(what), "step %d", it + 1);
-		wd_arm(&E, what);
+		wd_arm(&E, what, WD_STALLED);
 		if ((rc = agree(&E, poison_received(&E))))
 			break;
 		MPI_Barrier(MPI_COMM_WORLD);
@@ -1309,7 +1309,7 @@ int tpp_exec_run(const struct tpp_exec_opts *o, struct tpp_exec_result *res,
 			}
 	}
 	if (!rc && o->check) {
-		wd_arm(&E, "the numerics check's set-up");
+		wd_arm(&E, "the numerics check's set-up", WD_STALLED);
 		rc = check(&E, res);
 		if (!rc && E.wrank == 0 &&
 		    !(res->err_out <= res->tol && res->err_dx <= res->tol && res->err_dw <= res->tol))
