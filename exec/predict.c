@@ -96,44 +96,36 @@ void tpp_exec_predict(const struct tpp_exec_opts *o, const struct tpp_cluster *c
 			 "%s has no %s GEMM figure (give a calibration of this machine, --calibration FILE); compute phases are not predicted",
 			 c->name, tpp_prec_names[p]);
 	}
-	if (o->tp > 1) {
-		pred[TPP_PH_TP_AR] = r->count[TPP_PH_TP_AR] *
-			tpp_coll_time(c, TPP_COLL_ALL_REDUCE, act_bytes, o->tp, 1);
-		pred[TPP_PH_TP_AG] = r->count[TPP_PH_TP_AG] *
-			tpp_coll_time(c, TPP_COLL_ALL_GATHER, act_bytes, o->tp, 1);
-		pred[TPP_PH_TP_RS] = r->count[TPP_PH_TP_RS] *
-			tpp_coll_time(c, TPP_COLL_REDUCE_SCATTER, act_bytes, o->tp, 1);
-	}
-	if (o->pp > 1)
-		pred[TPP_PH_PP_P2P] = r->count[TPP_PH_PP_P2P] *
-			tpp_coll_time(c, TPP_COLL_SEND_RECV, Tl * h * 4, o->pp, o->tp * o->dp);
-	if (o->dp > 1)
-		pred[TPP_PH_DP_AR] = r->count[TPP_PH_DP_AR] *
-			tpp_coll_time(c, TPP_COLL_ALL_REDUCE, w_bytes, o->dp, o->tp);
-	/* with a calibration, a collective it did not measure on the tier
-	 * the group runs on is priced from the cluster file's figures,
-	 * another machine's: say which, as the note without one does */
-	if (c->calibration[0]) {
-		static const struct {
+	/* the collectives, and with a calibration those it did not measure
+	 * on the tier their group runs on: priced from the cluster file's
+	 * figures, another machine's, which the note says as the note
+	 * without one does */
+	{
+		const struct {
 			enum tpp_exec_phase ph;
 			enum tpp_coll op;
-		} cp[] = {
-			{TPP_PH_TP_AR, TPP_COLL_ALL_REDUCE}, {TPP_PH_TP_AG, TPP_COLL_ALL_GATHER},
-			{TPP_PH_TP_RS, TPP_COLL_REDUCE_SCATTER}, {TPP_PH_PP_P2P, TPP_COLL_SEND_RECV},
-			{TPP_PH_DP_AR, TPP_COLL_ALL_REDUCE},
+			double bytes;
+			int n, stride;
+		} cl[] = {
+			{TPP_PH_TP_AR, TPP_COLL_ALL_REDUCE, act_bytes, o->tp, 1},
+			{TPP_PH_TP_AG, TPP_COLL_ALL_GATHER, act_bytes, o->tp, 1},
+			{TPP_PH_TP_RS, TPP_COLL_REDUCE_SCATTER, act_bytes, o->tp, 1},
+			{TPP_PH_PP_P2P, TPP_COLL_SEND_RECV, Tl * h * 4, o->pp, o->tp * o->dp},
+			{TPP_PH_DP_AR, TPP_COLL_ALL_REDUCE, w_bytes, o->dp, o->tp},
 		};
 		char which[256] = "";
-		for (i = 0; i < (int)(sizeof(cp) / sizeof(cp[0])); i++) {
-			int n = cp[i].ph == TPP_PH_PP_P2P ? o->pp : cp[i].ph == TPP_PH_DP_AR ? o->dp : o->tp;
-			int stride = cp[i].ph == TPP_PH_PP_P2P ? o->tp * o->dp
-				     : cp[i].ph == TPP_PH_DP_AR ? o->tp : 1;
+		for (i = 0; i < (int)(sizeof(cl) / sizeof(cl[0])); i++) {
 			const struct tpp_tier *t;
-			if (pred[cp[i].ph] < 0 || !r->count[cp[i].ph])
+			if (cl[i].n <= 1)
 				continue;
-			t = &c->tiers[tpp_cluster_tier_for(c, n, stride)];
-			if (t->busbw_src[cp[i].op] != TPP_SRC_CALIBRATION)
+			pred[cl[i].ph] = r->count[cl[i].ph] *
+				tpp_coll_time(c, cl[i].op, cl[i].bytes, cl[i].n, cl[i].stride);
+			if (!c->calibration[0] || !r->count[cl[i].ph])
+				continue;
+			t = &c->tiers[tpp_cluster_tier_for(c, cl[i].n, cl[i].stride)];
+			if (t->busbw_src[cl[i].op] != TPP_SRC_CALIBRATION)
 				tpp_appendf(which, sizeof(which), "%s%s on %s", which[0] ? ", " : "",
-					    tpp_exec_phase_names[cp[i].ph], t->name);
+					    tpp_exec_phase_names[cl[i].ph], t->name);
 		}
 		if (which[0] && note_size)
 			tpp_appendf(note, note_size,
