@@ -349,6 +349,79 @@ fail:
 	}
 }
 
+/* The rescue of a measurement whose --out file could not be written (the
+ * disk filled or the directory went during hours of measuring): a fresh
+ * file, tpplan-calibration-XXXXXX.yaml (mkstemps: never a name another
+ * user planted), in $TMPDIR or /tmp -- often another file system than the
+ * one that failed.  Written in place, not renamed: the name is new, and a
+ * failure removes it. */
+int tpp_cal_write_rescue(const struct tpp_calibration *cal, char *saved,
+			 size_t saved_size, struct tpp_err *err)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[TPP_AFILE_PATH];
+	struct writer w;
+	FILE *f;
+	int fd, n, bad;
+
+	TPP_ASSERT(cal && saved && saved_size);
+	saved[0] = '\0';
+	if (!dir || dir[0] != '/')
+		dir = "/tmp";
+	n = snprintf(path, sizeof(path), "%s/tpplan-calibration-XXXXXX.yaml", dir);
+	if (n < 0 || (size_t)n >= sizeof(path) || (size_t)n >= saved_size)
+		return tpp_err_set(err, TPP_E_SYSTEM, dir, 0, 0,
+				   "cannot save calibration: directory name too long");
+	if ((fd = mkstemps(path, 5)) < 0)
+		return tpp_err_set(err, TPP_E_SYSTEM, dir, 0, 0,
+				   "cannot save calibration: %s", strerror(errno));
+	if (!(f = fdopen(fd, "w"))) {
+		int e = errno;
+		close(fd);
+		unlink(path);
+		return tpp_err_set(err, TPP_E_SYSTEM, path, 0, 0,
+				   "cannot save calibration: %s", strerror(e));
+	}
+	memset(&w, 0, sizeof(w));
+	w.f = f;
+	errno = 0;
+	write_all(&w, cal);
+	bad = fflush(f) || ferror(f) || fsync(fileno(f));
+	if (fclose(f))
+		bad = 1;
+	if (w.bad || bad) {
+		int e = errno ? errno : EIO;
+		unlink(path);
+		if (w.bad)
+			return tpp_err_set(err, TPP_E_INPUT, path, 0, 0,
+					   "cannot save calibration: %s is not a finite number",
+					   w.bad_what);
+		return tpp_err_set(err, TPP_E_SYSTEM, path, 0, 0,
+				   "cannot save calibration: %s", strerror(e));
+	}
+	tpp_strlcpy(saved, path, saved_size);
+	return TPP_OK;
+}
+
+/* The last resort: the YAML on a stream the caller owns (standard output). */
+int tpp_cal_write_stream(const struct tpp_calibration *cal, FILE *f,
+			 struct tpp_err *err)
+{
+	struct writer w;
+	TPP_ASSERT(cal && f);
+	memset(&w, 0, sizeof(w));
+	w.f = f;
+	write_all(&w, cal);
+	if (w.bad)
+		return tpp_err_set(err, TPP_E_INPUT, NULL, 0, 0,
+				   "cannot write calibration: %s is not a finite number",
+				   w.bad_what);
+	if (fflush(f) || ferror(f))
+		return tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0,
+				   "cannot write calibration: %s", strerror(errno ? errno : EIO));
+	return TPP_OK;
+}
+
 /* ---- loader ---------------------------------------------------------------- */
 
 

@@ -148,6 +148,15 @@ int tpp_cal_write(const struct tpp_calibration *cal, const char *path,
  * (common/tpp_afile.h does all of it: tpp_afile_open_keep). */
 int tpp_cal_write_keep(const struct tpp_calibration *cal, const char *path,
 		       char *kept, size_t kept_size, struct tpp_err *err);
+/* When the write to the user's path failed, so that a measurement is
+ * never lost: save `cal` to a fresh $TMPDIR/tpplan-calibration-XXXXXX.yaml
+ * (or /tmp/...; its name to `saved`), or, failing that, write it to a
+ * stream (standard output).  TPP_E_INPUT for a non-finite number (the
+ * same refusal as tpp_cal_write), TPP_E_SYSTEM for I/O errors. */
+int tpp_cal_write_rescue(const struct tpp_calibration *cal, char *saved,
+			 size_t saved_size, struct tpp_err *err);
+int tpp_cal_write_stream(const struct tpp_calibration *cal, FILE *f,
+			 struct tpp_err *err);
 /* Load a calibration YAML; located errors (file:line:col) on bad input. */
 int tpp_cal_load(const char *path, struct tpp_calibration *out,
 		 struct tpp_err *err);

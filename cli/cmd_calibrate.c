@@ -101,7 +101,7 @@ static int parse_bytes(const char *flag, const char *arg, double *out)
 			goto bad;
 	}
 	if (v < 1 || (double)v * mult > 1099511627776.0) {
-		fprintf(stderr, "tpplan: %s: %s is out of range [1, 1T]\n", flag, arg);
+		fprintf(stderr, "tpplan: %s: %s is out of range [1, 1024G]\n", flag, arg);
 		return TPP_E_USAGE;
 	}
 	*out = (double)v * mult;
@@ -324,9 +324,32 @@ static void summary(FILE *f, const struct tpp_calibration *cal, const char *path
 	}
 }
 
+/* The write to --out failed after the measurement (a full disk, the
+ * directory gone): the measurement is not lost -- it goes to a fresh file
+ * in $TMPDIR, or failing that to standard output, and stderr says where. */
+static void rescue(const struct tpp_calibration *cal, const char *out)
+{
+	char saved[TPP_AFILE_PATH];
+	struct tpp_err err;
+	int rc = tpp_cal_write_rescue(cal, saved, sizeof(saved), &err);
+	if (!rc) {
+		fprintf(stderr, "tpplan: calibrate: the calibration is saved in %s instead; "
+				"move it to %s once that can be written\n", saved, out);
+		return;
+	}
+	tpp_err_print(stderr, &err);
+	if (rc == TPP_E_INPUT)
+		return;
+	fprintf(stderr, "tpplan: calibrate: the calibration follows on standard output; "
+			"save it as %s once that can be written\n", out);
+	fflush(stderr);
+	if (tpp_cal_write_stream(cal, stdout, &err))
+		tpp_err_print(stderr, &err);
+}
+
 /* Fit (keep going on a fit failure: raw tables are still worth keeping),
  * write, print.  Rank 0 / the import path only. */
-static int fit_write(struct tpp_calibration *cal, const char *out)
+static int fit_write(struct tpp_calibration *cal, const char *out, int measured)
 {
 	struct tpp_err err;
 	int rc = TPP_OK, wrc, p, ngemm = 0;
@@ -345,6 +368,8 @@ static int fit_write(struct tpp_calibration *cal, const char *out)
 	char kept[TPP_AFILE_PATH + 32];
 	if ((wrc = tpp_cal_write_keep(cal, out, kept, sizeof(kept), &err))) {
 		tpp_err_print(stderr, &err);
+		if (measured) /* an import can be run again from its file */
+			rescue(cal, out);
 		return wrc;
 	}
 	summary(stdout, cal, out);
@@ -381,7 +406,7 @@ static int run_import(const char *path, int op, int group, int tier,
 		tpp_strlcpy(cal->source, path, sizeof(cal->source));
 	if (!cal->ranks)
 		cal->ranks = group;
-	rc = fit_write(cal, out);
+	rc = fit_write(cal, out, 0);
 	free(cal);
 	return rc;
 }
@@ -622,7 +647,7 @@ int tpp_cmd_calibrate(int argc, char **argv)
 			}
 		}
 		if (!rc && rank == 0)
-			rc = fit_write(cal, out);
+			rc = fit_write(cal, out, 1);
 		rc = tpp_bench_agree(rc);
 		tpp_bench_finalize();
 		free(cal);

@@ -1723,6 +1723,77 @@ static void test_keep_existing(void)
 /* The cuda backend's driver release (calibrate/nv_driver.h) from both
  * kernel modules' /proc/driver/nvidia/version lines: the open module's
  * "Kernel Module for x86_64  <release>" read "for" before. */
+/*
+ * The rescue of a measurement whose --out could not be written: a fresh
+ * tpplan-calibration-XXXXXX.yaml in $TMPDIR that loads back equal, a
+ * second one under another name, nothing left behind when $TMPDIR cannot
+ * take it; the stream writer gives the same text as the file.
+ */
+static void test_rescue(void)
+{
+	static struct tpp_calibration a, b;
+	static char file_text[1 << 20], stream_text[1 << 20];
+	char tmpl[] = "/tmp/tpp-cal-XXXXXX", saved[1200], saved2[1200], gone[600], spath[600];
+	const char *old = getenv("TMPDIR");
+	char *old_copy = old ? strdup(old) : NULL;
+	struct tpp_err err;
+	const char *dir = mkdtemp(tmpl);
+	FILE *f;
+
+	CHECK(dir != NULL);
+	if (!dir)
+		return;
+	fill_cal(&a);
+	CHECK(setenv("TMPDIR", dir, 1) == 0);
+	CHECK(tpp_cal_write_rescue(&a, saved, sizeof(saved), &err) == TPP_OK);
+	CHECK(!strncmp(saved, dir, strlen(dir)));
+	CHECK_STR_CONTAINS(saved, "/tpplan-calibration-");
+	CHECK(strlen(saved) > 5 && !strcmp(saved + strlen(saved) - 5, ".yaml"));
+	memset(&b, 0, sizeof(b));
+	CHECK(tpp_cal_load(saved, &b, &err) == TPP_OK);
+	compare_cal(&a, &b);
+	CHECK(tpp_cal_write_rescue(&a, saved2, sizeof(saved2), &err) == TPP_OK);
+	CHECK(strcmp(saved, saved2) != 0);
+	CHECK(count_entries(dir) == 2);
+
+	/* the stream writer: the same bytes as the rescue file */
+	snprintf(spath, sizeof(spath), "%s/stream.yaml", dir);
+	f = fopen(spath, "w");
+	CHECK(f != NULL);
+	if (f) {
+		CHECK(tpp_cal_write_stream(&a, f, &err) == TPP_OK);
+		fclose(f);
+		CHECK(read_all(saved, file_text, sizeof(file_text)) > 0);
+		CHECK(read_all(spath, stream_text, sizeof(stream_text)) > 0);
+		CHECK(!strcmp(file_text, stream_text));
+	}
+	remove(spath);
+	remove(saved);
+	remove(saved2);
+
+	/* a $TMPDIR that is not there: an error naming it, nothing written */
+	snprintf(gone, sizeof(gone), "%s/missing", dir);
+	CHECK(setenv("TMPDIR", gone, 1) == 0);
+	CHECK(tpp_cal_write_rescue(&a, saved, sizeof(saved), &err) == TPP_E_SYSTEM);
+	CHECK(saved[0] == '\0');
+	CHECK_STR_CONTAINS(err.msg, "cannot save calibration");
+	CHECK(count_entries(dir) == 0);
+
+	/* a non-finite figure: refused as tpp_cal_write refuses it, no file */
+	CHECK(setenv("TMPDIR", dir, 1) == 0);
+	b = a;
+	b.coll[0].fit.alpha_s = NAN;
+	CHECK(tpp_cal_write_rescue(&b, saved, sizeof(saved), &err) == TPP_E_INPUT);
+	CHECK(count_entries(dir) == 0);
+
+	if (old_copy)
+		setenv("TMPDIR", old_copy, 1);
+	else
+		unsetenv("TMPDIR");
+	free(old_copy);
+	rmdir(dir);
+}
+
 static void test_nv_driver(void)
 {
 	char out[64], tiny[4];
@@ -1765,6 +1836,7 @@ int main(void)
 	test_apply_per_gpu();
 	test_apply_send_recv();
 	test_apply_settled();
+	test_rescue();
 	test_nv_driver();
 	return tpp_test_done("test_calibration");
 }

@@ -338,6 +338,27 @@ else
 	bad "--out a directory: exit $rc ($(tail -n 2 "$dir/outdir.txt" | tr '\n' ' '))"
 fi
 
+# a measurement whose --out cannot be written at the end (a full disk;
+# here RLIMIT_FSIZE below the file's size, SIGXFSZ ignored so the write
+# fails with EFBIG) is not lost: the rescue file in $TMPDIR fails the same
+# way, so it comes on standard output, loadable for planning
+mkdir -p "$dir/rescue_tmp"
+TMPDIR="$dir/rescue_tmp" timeout 120 mpiexec $mpiflags -np 1 sh -c \
+	"trap '' XFSZ; ulimit -f 1; exec \"\$0\" \"\$@\"" "$tpplan" calibrate --backend cpu --quick \
+	--out "$dir/rescue.yaml" >"$dir/rescue.out" 2>"$dir/rescue.err"
+rc=$?
+sed -n '/^# tpplan calibration file/,$p' "$dir/rescue.out" >"$dir/rescued.yaml"
+if [ "$rc" -ne 0 ] && [ ! -e "$dir/rescue.yaml" ] &&
+	grep -q "rescue.yaml: error: cannot write calibration: .*File too large" "$dir/rescue.err" &&
+	grep -q "follows on standard output; save it as $dir/rescue.yaml" "$dir/rescue.err" &&
+	[ -z "$(ls "$dir/rescue_tmp" | grep tpplan-calibration)" ] &&
+	"$tpplan" plan --model 22b --cluster "$root/topologies/dgx-a100.yaml" --gpus 8 \
+		--calibration "$dir/rescued.yaml" >"$dir/rescue_plan.txt" 2>&1; then
+	ok "--out cannot be written: exit $rc, the calibration on stdout loads for planning"
+else
+	bad "--out cannot be written: exit $rc ($(tail -n 3 "$dir/rescue.err" | tr '\n' ' '))"
+fi
+
 # ---- the cuda backend, a module loaded on demand (calibrate/bench.cmake) ---------------
 # Where it is built: it loads and runs (exit 0 with a GPU) or fails on the
 # device (exit 4, "cuda (rank 0): ..."); never a loader error.  A copy of
