@@ -5,7 +5,8 @@
  *
  * Follows nccl-tests (src/common.cu; shared/reference/calibration.md 1.3,
  * 5.1): the GPU is the process's rank among the processes of its host,
- * found by hashing host names; MPI only bootstraps NCCL (rank 0 of each
+ * found by hashing host names (GPU 0 where each process sees only its
+ * own GPU; two processes on one GPU are refused); MPI only bootstraps NCCL (rank 0 of each
  * group calls ncclGetUniqueId, MPI_Bcast, ncclCommInitRank).  The GEMM
  * cache flush zeroes a 256 MiB buffer between iterations (mamf-finder,
  * calibration.md 5.2).  Plain C against the runtime API, no kernels.
@@ -41,6 +42,7 @@ struct cuda_comm {
 	MPI_Comm mpi;
 	ncclComm_t nccl;
 	int rank, size;
+	int failed; /* an NCCL or stream error was seen: abort, not destroy */
 };
 
 /* ---- errors at the boundary ------------------------------------------------ */
@@ -101,6 +103,19 @@ static int ck_mpi(struct tpp_err *err, const struct cuda_ctx *x, int rc,
 #define CK_CUDA(call) ck_cuda(err, x, (call), #call)
 #define CK_BLAS(call) ck_blas(err, x, (call), #call)
 
+/* ck_nccl for a call on communicator c; an error marks c failed, so that
+ * it is aborted (ncclCommAbort), not destroyed: ncclCommDestroy waits for
+ * the operations still queued, which after an error (a peer gone) may
+ * never finish (NCCL docs, "Fault tolerance"). */
+static int ck_comm(struct tpp_err *err, const struct cuda_ctx *x,
+		   struct cuda_comm *c, ncclResult_t r, const char *call)
+{
+	int rc = ck_nccl(err, x, r, call, c->nccl);
+	if (rc)
+		c->failed = 1;
+	return rc;
+}
+
 /* ---- init: pick the GPU ------------------------------------------------------ */
 
 /* djb2 over the host name up to the first '.', as nccl-tests getHostHash. */
@@ -117,11 +132,13 @@ static uint64_t host_hash(void)
 	return h;
 }
 
-static int local_rank(MPI_Comm world, int rank, int size, int *out,
+/* This process's rank among the processes of its host (*out) and how many
+ * there are (*count). */
+static int local_rank(MPI_Comm world, int rank, int size, int *out, int *count,
 		      struct tpp_err *err)
 {
 	uint64_t *all = malloc(sizeof(*all) * (size_t)size);
-	int i, n = 0, rc;
+	int i, n = 0, k = 0, rc;
 	if (!all)
 		return tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0, "out of memory");
 	all[rank] = host_hash();
@@ -131,12 +148,58 @@ static int local_rank(MPI_Comm world, int rank, int size, int *out,
 		free(all);
 		return ck_mpi(err, NULL, rc, "MPI_Allgather(host hashes)");
 	}
-	for (i = 0; i < rank; i++)
-		if (all[i] == all[rank])
-			n++;
+	for (i = 0; i < size; i++)
+		if (all[i] == all[rank]) {
+			n += i < rank;
+			k++;
+		}
 	free(all);
 	*out = n;
+	*count = k;
 	return TPP_OK;
+}
+
+/* Two processes of one host on one GPU would time each other's work (and
+ * NCCL refuses a communicator with a GPU twice): every process sends its
+ * host and its GPU's UUID, and a GPU seen twice on a host is an error on
+ * every rank, naming the two ranks.  Collective: every rank calls it, a
+ * rank without a GPU (have == 0, its own error already set) too, so that
+ * none waits here for it. */
+static int check_gpu_unique(MPI_Comm world, struct cuda_ctx *x, int size,
+			    int have, struct tpp_err *err)
+{
+	struct gpu_id {
+		uint64_t host;
+		int have;
+		unsigned char uuid[16];
+	} *all = calloc((size_t)size, sizeof(*all));
+	struct cudaDeviceProp prop;
+	int i, j, rc = TPP_OK;
+	if (!all)
+		return tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0, "out of memory");
+	if (have && (rc = CK_CUDA(cudaGetDeviceProperties(&prop, x->device))))
+		have = 0;
+	all[x->world_rank].host = host_hash();
+	all[x->world_rank].have = have;
+	if (have)
+		memcpy(all[x->world_rank].uuid, prop.uuid.bytes, sizeof(all->uuid));
+	i = MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all, sizeof(*all),
+			  MPI_BYTE, world);
+	if (i != MPI_SUCCESS) {
+		free(all);
+		return rc ? rc : ck_mpi(err, x, i, "MPI_Allgather(GPU UUIDs)");
+	}
+	for (i = 0; i < size && !rc; i++)
+		for (j = i + 1; j < size && !rc; j++)
+			if (all[i].have && all[j].have && all[i].host == all[j].host &&
+			    !memcmp(all[i].uuid, all[j].uuid, sizeof(all->uuid)))
+				rc = tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0,
+						 "cuda (rank %d): ranks %d and %d run on the same GPU of one host; "
+						 "give each process its own GPU (one process per GPU, or "
+						 "CUDA_VISIBLE_DEVICES naming a different GPU for each)",
+						 x->world_rank, i, j);
+	free(all);
+	return rc;
 }
 
 static void cuda_fini(struct tpp_backend *b);
@@ -144,24 +207,37 @@ static void cuda_fini(struct tpp_backend *b);
 static int cuda_init(struct tpp_backend *b, MPI_Comm world, struct tpp_err *err)
 {
 	struct cuda_ctx *x = calloc(1, sizeof(*x));
-	int ndev = 0, rc;
+	int ndev = 0, nlocal = 0, rc;
 	if (!x)
 		return tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0, "out of memory");
 	x->world_rank = b->rank;
 	x->device = -1;
 	b->ctx = x;
-	if ((rc = local_rank(world, b->rank, b->size, &x->local_rank, err)))
+	if ((rc = local_rank(world, b->rank, b->size, &x->local_rank, &nlocal, err)))
 		goto fail;
-	if ((rc = CK_CUDA(cudaGetDeviceCount(&ndev))))
-		goto fail;
-	if (x->local_rank >= ndev) {
+	rc = CK_CUDA(cudaGetDeviceCount(&ndev));
+	/* The GPU: the process's rank among its host's processes when the
+	 * host shows every process all its GPUs (mpiexec); GPU 0 when each
+	 * process sees one GPU of its own (a scheduler that sets
+	 * CUDA_VISIBLE_DEVICES per process, Slurm's --gpus-per-task=1);
+	 * check_gpu_unique finds two processes on one GPU either way. */
+	if (!rc && x->local_rank < ndev)
+		x->device = x->local_rank;
+	else if (!rc && ndev == 1)
+		x->device = 0;
+	else if (!rc)
 		rc = tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0,
-				 "cuda (rank %d): this host runs more than %d processes but has %d GPU%s visible; start one process per GPU",
-				 b->rank, ndev, ndev, ndev == 1 ? "" : "s");
-		goto fail;
+				 "cuda (rank %d): this host runs %d processes but has %d GPUs visible; start one process per GPU",
+				 b->rank, nlocal, ndev);
+	if (!rc)
+		rc = CK_CUDA(cudaSetDevice(x->device));
+	{
+		struct tpp_err mine;
+		int urc = check_gpu_unique(world, x, b->size, rc == TPP_OK, rc ? &mine : err);
+		if (!rc)
+			rc = urc;
 	}
-	x->device = x->local_rank;
-	if ((rc = CK_CUDA(cudaSetDevice(x->device))) ||
+	if (rc ||
 	    (rc = CK_CUDA(cudaStreamCreateWithFlags(&x->stream, cudaStreamNonBlocking))) ||
 	    (rc = CK_CUDA(cudaEventCreate(&x->ev0))) ||
 	    (rc = CK_CUDA(cudaEventCreate(&x->ev1))) ||
@@ -296,9 +372,13 @@ static void cuda_comm_free(struct tpp_backend *b, void *impl)
 	struct cuda_comm *c = impl;
 	if (!c)
 		return;
-	cudaStreamSynchronize(x->stream);
-	if (c->nccl)
-		ncclCommDestroy(c->nccl);
+	if (c->nccl && c->failed) {
+		ncclCommAbort(c->nccl);
+	} else {
+		cudaStreamSynchronize(x->stream);
+		if (c->nccl)
+			ncclCommDestroy(c->nccl);
+	}
 	if (c->mpi != MPI_COMM_NULL)
 		MPI_Comm_free(&c->mpi);
 	free(c);
@@ -310,11 +390,14 @@ static int sync_stream(struct cuda_ctx *x, struct cuda_comm *c,
 {
 	ncclResult_t async = ncclSuccess;
 	int rc;
-	if ((rc = CK_CUDA(cudaStreamSynchronize(x->stream))))
+	if ((rc = CK_CUDA(cudaStreamSynchronize(x->stream)))) {
+		if (c)
+			c->failed = 1;
 		return rc;
+	}
 	if (c && ncclCommGetAsyncError(c->nccl, &async) == ncclSuccess &&
 	    async != ncclSuccess)
-		return ck_nccl(err, x, async, "NCCL (asynchronous)", c->nccl);
+		return ck_comm(err, x, c, async, "NCCL (asynchronous)");
 	return TPP_OK;
 }
 
@@ -335,9 +418,9 @@ static int cuda_all_reduce(struct tpp_backend *b, void *impl, const void *send,
 {
 	struct cuda_ctx *x = b->ctx;
 	struct cuda_comm *c = impl;
-	return ck_nccl(err, x, ncclAllReduce(send, recv, count, ncclFloat, ncclSum,
-					     c->nccl, x->stream),
-		       "ncclAllReduce", c->nccl);
+	return ck_comm(err, x, c,
+		       ncclAllReduce(send, recv, count, ncclFloat, ncclSum, c->nccl, x->stream),
+		       "ncclAllReduce");
 }
 
 static int cuda_all_gather(struct tpp_backend *b, void *impl, const void *send,
@@ -345,9 +428,9 @@ static int cuda_all_gather(struct tpp_backend *b, void *impl, const void *send,
 {
 	struct cuda_ctx *x = b->ctx;
 	struct cuda_comm *c = impl;
-	return ck_nccl(err, x, ncclAllGather(send, recv, count, ncclFloat, c->nccl,
-					     x->stream),
-		       "ncclAllGather", c->nccl);
+	return ck_comm(err, x, c,
+		       ncclAllGather(send, recv, count, ncclFloat, c->nccl, x->stream),
+		       "ncclAllGather");
 }
 
 static int cuda_reduce_scatter(struct tpp_backend *b, void *impl,
@@ -356,9 +439,10 @@ static int cuda_reduce_scatter(struct tpp_backend *b, void *impl,
 {
 	struct cuda_ctx *x = b->ctx;
 	struct cuda_comm *c = impl;
-	return ck_nccl(err, x, ncclReduceScatter(send, recv, count, ncclFloat,
-						 ncclSum, c->nccl, x->stream),
-		       "ncclReduceScatter", c->nccl);
+	return ck_comm(err, x, c,
+		       ncclReduceScatter(send, recv, count, ncclFloat, ncclSum, c->nccl,
+					 x->stream),
+		       "ncclReduceScatter");
 }
 
 /* Close a group opened by ncclGroupStart, keeping the first error. */
@@ -368,7 +452,7 @@ static int group_end(struct cuda_ctx *x, struct cuda_comm *c, int rc,
 	ncclResult_t r = ncclGroupEnd();
 	if (rc)
 		return rc;
-	return ck_nccl(err, x, r, "ncclGroupEnd", c->nccl);
+	return ck_comm(err, x, c, r, "ncclGroupEnd");
 }
 
 /* all_to_all as grouped send/recv, as nccl-tests alltoall.cu does. */
@@ -379,17 +463,18 @@ static int cuda_all_to_all(struct tpp_backend *b, void *impl, const void *send,
 	struct cuda_comm *c = impl;
 	size_t block = count * sizeof(float);
 	int p, rc = TPP_OK;
-	if ((rc = ck_nccl(err, x, ncclGroupStart(), "ncclGroupStart", c->nccl)))
+	if ((rc = ck_comm(err, x, c, ncclGroupStart(), "ncclGroupStart")))
 		return rc;
 	for (p = 0; p < c->size && !rc; p++) {
-		rc = ck_nccl(err, x, ncclSend((const char *)send + (size_t)p * block,
-					      count, ncclFloat, p, c->nccl, x->stream),
-			     "ncclSend", c->nccl);
+		rc = ck_comm(err, x, c,
+			     ncclSend((const char *)send + (size_t)p * block, count,
+				      ncclFloat, p, c->nccl, x->stream),
+			     "ncclSend");
 		if (!rc)
-			rc = ck_nccl(err, x, ncclRecv((char *)recv + (size_t)p * block,
-						      count, ncclFloat, p, c->nccl,
-						      x->stream),
-				     "ncclRecv", c->nccl);
+			rc = ck_comm(err, x, c,
+				     ncclRecv((char *)recv + (size_t)p * block, count,
+					      ncclFloat, p, c->nccl, x->stream),
+				     "ncclRecv");
 	}
 	return group_end(x, c, rc, err);
 }
@@ -402,14 +487,14 @@ static int cuda_send_recv(struct tpp_backend *b, void *impl, const void *send,
 	struct cuda_comm *c = impl;
 	int next = (c->rank + 1) % c->size, prev = (c->rank + c->size - 1) % c->size;
 	int rc;
-	if ((rc = ck_nccl(err, x, ncclGroupStart(), "ncclGroupStart", c->nccl)))
+	if ((rc = ck_comm(err, x, c, ncclGroupStart(), "ncclGroupStart")))
 		return rc;
-	rc = ck_nccl(err, x, ncclSend(send, count, ncclFloat, next, c->nccl, x->stream),
-		     "ncclSend", c->nccl);
+	rc = ck_comm(err, x, c, ncclSend(send, count, ncclFloat, next, c->nccl, x->stream),
+		     "ncclSend");
 	if (!rc)
-		rc = ck_nccl(err, x, ncclRecv(recv, count, ncclFloat, prev, c->nccl,
-					      x->stream),
-			     "ncclRecv", c->nccl);
+		rc = ck_comm(err, x, c,
+			     ncclRecv(recv, count, ncclFloat, prev, c->nccl, x->stream),
+			     "ncclRecv");
 	return group_end(x, c, rc, err);
 }
 
