@@ -1146,17 +1146,17 @@ out:
  * GEMM operands of the largest shapes (gemm_prec: A m x k, B k x n, C m x
  * n).  On a device with memory of its own each rank's bytes against
  * MEM_FRACTION of its free memory; on the host the node's ranks' together
- * against MEM_FRACTION of the physical memory (an allocation larger than
- * that may still succeed and then be killed, or swap, mid-run).
+ * against MEM_FRACTION of the physical memory or a memory cgroup's
+ * smaller limit (an allocation larger than that may still succeed and
+ * then be killed, or swap, mid-run).
  * TPP_E_USAGE naming the bytes; the same on every rank.
  */
 static int mem_check(struct run *R, const struct tpp_bench_shape *shapes, int nshapes)
 {
 	const struct tpp_bench_opts *o = R->o;
 	double coll = 2.0 * (double)R->buf_bytes, gemm = 0, rank, limit = INFINITY, use;
-	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
 	const char *where = "the node's physical memory";
-	int p, i, dev = tpp_backend_has(R->b, TPP_BK_OP_MEM_INFO);
+	int p, i, dev = tpp_backend_has(R->b, TPP_BK_OP_MEM_INFO), from_cgroup = 0;
 	if (o->gemm)
 		for (p = 0; p < TPP_PREC__COUNT; p++) {
 			double eb = (double)tpp_backend_gemm_elem_bytes(R->b, (enum tpp_prec)p);
@@ -1179,8 +1179,11 @@ static int mem_check(struct run *R, const struct tpp_bench_shape *shapes, int ns
 		where = "the device's free memory";
 		use = rank;
 	} else {
-		if (pages > 0 && psize > 0)
-			limit = (double)pages * (double)psize;
+		/* or a memory cgroup's smaller limit: past it the OOM
+		 * killer ends the run (common/tpp_mem.c) */
+		limit = tpp_host_mem_limit(&from_cgroup);
+		if (from_cgroup)
+			where = "the memory this job may use (its cgroup's limit)";
 		use = rank * (R->rpn > 0 ? R->rpn : 1);
 	}
 	if (use <= MEM_FRACTION * limit)

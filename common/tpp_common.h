@@ -104,6 +104,14 @@ int tpp_name_near(const char *guess, const char *name);
  * left to the open or read that reports it. */
 int tpp_not_regular(const char *path);
 
+/* Host memory this process may use, in bytes: the physical memory, or a
+ * memory cgroup's limit where that is smaller (*from_cgroup says which;
+ * may be NULL); INFINITY when neither can be read (tpp_mem.c). */
+double tpp_host_mem_limit(int *from_cgroup);
+/* The cgroup limit alone, from the given mountinfo and /proc/self/cgroup
+ * files (for tests); 0 when there is none. */
+double tpp_cgroup_mem_limit_from(const char *mountinfo, const char *cgroup_file);
+
 /* Unit helpers: names carry units, these make conversions explicit. */
 #define TPP_GiB (1024.0 * 1024.0 * 1024.0)
 #define TPP_GB 1e9

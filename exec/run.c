@@ -1137,12 +1137,14 @@ static int mem_check(struct ex *E)
 	double host[NC], node_host[NC], factor[NC], phys = INFINITY, dev_free = INFINITY;
 	int ok[NC], all_ok[NC], k, rc = TPP_OK, mpirc, node_ranks = 1, best = -1;
 	const char *hook = getenv("TPP_EXEC_TEST_MEM_BYTES");
-	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+	int from_cgroup = 0;
 	MPI_Comm node;
 	char need_s[32], lim_s[32], mine_s[32], ref_s[32], advice[256];
 
-	if (pages > 0 && psize > 0)
-		phys = (double)pages * (double)psize;
+	/* the physical memory, or a memory cgroup's smaller limit (a
+	 * container, a Slurm or Kubernetes job: past it the OOM killer ends
+	 * the run) */
+	phys = tpp_host_mem_limit(&from_cgroup);
 	if (tpp_backend_has(E->b, TPP_BK_OP_MEM_INFO)) {
 		size_t fr = 0, tot = 0;
 		rc = tpp_backend_mem_info(E->b, &fr, &tot, E->err);
@@ -1209,17 +1211,20 @@ static int mem_check(struct ex *E)
 			 all_ok[1] ? "--no-check (no fp64 reference) would fit; or " : "");
 	}
 	if (node_host[0] > MEM_FRACTION * phys) {
+		int cg = from_cgroup && !(hook && *hook);
 		fmt_bytes(need_s, sizeof(need_s), node_host[0]);
 		fmt_bytes(lim_s, sizeof(lim_s), phys);
 		fmt_bytes(mine_s, sizeof(mine_s), mine[0].host_bytes);
 		fmt_bytes(ref_s, sizeof(ref_s), mine[0].ref_bytes);
 		return tpp_err_set(E->err, TPP_E_INPUT, NULL, 0, 0,
-				   "not enough memory: the %d rank%s on this node would allocate %s of host memory (this rank %s%s%s%s), more than %.0f%% of the node's %s of physical memory; %s",
+				   "not enough memory: the %d rank%s on this node would allocate %s of host memory (this rank %s%s%s%s), more than %.0f%% of %s%s%s; %s",
 				   node_ranks, node_ranks == 1 ? "" : "s", need_s, mine_s,
 				   mine[0].ref_bytes > 0 ? ", " : "",
 				   mine[0].ref_bytes > 0 ? ref_s : "",
 				   mine[0].ref_bytes > 0 ? " of it for the fp64 reference" : "",
-				   100 * MEM_FRACTION, lim_s, advice);
+				   100 * MEM_FRACTION, cg ? "the " : "the node's ", lim_s,
+				   cg ? " this job may use (its memory cgroup's limit)" : " of physical memory",
+				   advice);
 	}
 	fmt_bytes(need_s, sizeof(need_s), mine[0].dev_bytes);
 	fmt_bytes(lim_s, sizeof(lim_s), dev_free);

@@ -1,5 +1,6 @@
 /*
- * test_common.c - error records and the table-driven YAML mapper.
+ * test_common.c - error records, the table-driven YAML mapper, atomic
+ * files and the host memory limit (cgroups).
  */
 #include "tpp_test.h"
 
@@ -238,10 +239,109 @@ static int parse(const char *text, struct thing *t, struct tpp_err *err)
 	return rc;
 }
 
+/* Write text to dir/name, making the directories on the way. */
+static void put(const char *dir, const char *name, const char *text)
+{
+	char path[1024], *p;
+	FILE *f;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	for (p = path + strlen(dir) + 1; (p = strchr(p, '/')); p++) {
+		*p = '\0';
+		mkdir(path, 0755);
+		*p = '/';
+	}
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+/*
+ * The memory cgroup's limit (common/tpp_mem.c) from fake /proc/self files
+ * and cgroup trees: v2 (memory.max, "max" meaning none, an ancestor's
+ * smaller limit wins), v1 (memory.limit_in_bytes, its near-2^63 "none"),
+ * a container whose mount shows its own cgroup at the top, a hybrid host
+ * whose v2 hierarchy has no memory controller, and nothing to read.
+ */
+static void test_cgroup_mem(void)
+{
+	char tmpl[] = "/tmp/tpp-cg-XXXXXX", mi[256], cg[256], text[1024];
+	const char *d = mkdtemp(tmpl);
+	CHECK(d != NULL);
+	if (!d)
+		return;
+	snprintf(mi, sizeof(mi), "%s/mountinfo", d);
+	snprintf(cg, sizeof(cg), "%s/cgroup", d);
+
+	/* v2: the job's cgroup has no limit, its parent 8 GiB, the root none */
+	snprintf(text, sizeof(text),
+		 "22 1 0:21 / /proc rw - proc proc rw\n"
+		 "30 22 0:26 / %s/v2 rw,nosuid shared:4 - cgroup2 cgroup2 rw,nsdelegate\n", d);
+	put(d, "mountinfo", text);
+	put(d, "cgroup", "0::/slurm/job_7/step_0\n");
+	put(d, "v2/slurm/job_7/step_0/memory.max", "max\n");
+	put(d, "v2/slurm/job_7/memory.max", "8589934592\n");
+	put(d, "v2/slurm/memory.max", "max\n");
+	CHECK(tpp_cgroup_mem_limit_from(mi, cg) == 8589934592.0);
+	/* the step's own smaller limit wins */
+	put(d, "v2/slurm/job_7/step_0/memory.max", "1073741824\n");
+	CHECK(tpp_cgroup_mem_limit_from(mi, cg) == 1073741824.0);
+	/* none anywhere */
+	put(d, "v2/slurm/job_7/step_0/memory.max", "max\n");
+	put(d, "v2/slurm/job_7/memory.max", "max\n");
+	CHECK(tpp_cgroup_mem_limit_from(mi, cg) == 0);
+
+	/* a container: the mount's top is the container's cgroup, which
+	 * /proc/self/cgroup names by its host path */
+	snprintf(text, sizeof(text),
+		 "30 22 0:26 /kubepods/pod1/c1 %s/ct rw - cgroup2 cgroup2 rw\n", d);
+	put(d, "mountinfo", text);
+	put(d, "cgroup", "0::/kubepods/pod1/c1\n");
+	put(d, "ct/memory.max", "4294967296\n");
+	CHECK(tpp_cgroup_mem_limit_from(mi, cg) == 4294967296.0);
+	/* ... or by "/" under cgroup namespaces */
+	put(d, "cgroup", "0::/\n");
+	CHECK(tpp_cgroup_mem_limit_from(mi, cg) == 4294967296.0);
+
+	/* v1 (a hybrid host: the unified hierarchy has no memory.max) */
+	snprintf(text, sizeof(text),
+		 "31 23 0:28 / %s/v1 rw - tmpfs tmpfs rw,mode=755\n"
+		 "35 31 0:32 / %s/v1/memory rw,relatime - cgroup cgroup rw,memory\n"
+		 "36 31 0:33 / %s/v1/cpu,cpuacct rw,relatime - cgroup cgroup rw,cpu,cpuacct\n"
+		 "40 31 0:37 / %s/v1/unified rw - cgroup2 cgroup2 rw\n", d, d, d, d);
+	put(d, "mountinfo", text);
+	put(d, "cgroup", "9:cpu,cpuacct:/x\n4:memory:/process_api/fb64\n0::/\n");
+	put(d, "v1/memory/memory.limit_in_bytes", "9223372036854771712\n");
+	put(d, "v1/memory/process_api/memory.limit_in_bytes", "9223372036854771712\n");
+	put(d, "v1/memory/process_api/fb64/memory.limit_in_bytes", "25769803776\n");
+	CHECK(tpp_cgroup_mem_limit_from(mi, cg) == 25769803776.0);
+	put(d, "v1/memory/process_api/fb64/memory.limit_in_bytes", "9223372036854771712\n");
+	CHECK(tpp_cgroup_mem_limit_from(mi, cg) == 0);
+
+	/* no such files: no limit */
+	snprintf(text, sizeof(text), "%s/missing", d);
+	CHECK(tpp_cgroup_mem_limit_from(text, cg) == 0);
+	CHECK(tpp_cgroup_mem_limit_from(mi, text) == 0);
+	/* and the host figure is never above the physical memory */
+	{
+		int from_cg = -1;
+		double lim = tpp_host_mem_limit(&from_cg);
+		long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+		CHECK(from_cg == 0 || from_cg == 1);
+		CHECK(lim > 0 && lim <= (double)pages * (double)psize);
+	}
+	snprintf(text, sizeof(text), "rm -rf '%s'", d);
+	CHECK(system(text) == 0);
+}
+
 int main(void)
 {
 	struct thing t;
 	struct tpp_err err;
+
+	test_cgroup_mem();
 
 	memset(&t, 0, sizeof(t));
 	CHECK(parse("n: 7\nx: 2.5\nname: abc\nflag: yes\ncolor: green\n", &t, &err) == TPP_OK);
