@@ -1342,10 +1342,16 @@ static void write_doc(struct doc *d, const struct tpp_report *r,
 	{
 		char counts[512];
 		tpp_print_counts(counts, sizeof(counts), p, x->search);
-		d_row(d), d_td(d, "search"), d_td(d, "micro-batch up to %d, context parallelism up to %d, ranked by %s: %s",
+		char limit[64];
+		if (x->search->time_limit_s > 0)
+			snprintf(limit, sizeof(limit), "at most %g s a search (--time-limit)",
+				 x->search->time_limit_s);
+		else
+			tpp_strlcpy(limit, "no time limit (--time-limit 0)", sizeof(limit));
+		d_row(d), d_td(d, "search"), d_td(d, "micro-batch up to %d, context parallelism up to %d, ranked by %s, the %d best reported (--top), %s: %s",
 						   x->search->max_mbs, x->search->max_cp,
 						   x->search->simulate ? "simulation" : "the analytic model (--analytic)",
-						   counts);
+						   x->search->top_k, limit, counts);
 	}
 	d_end_table(d);
 

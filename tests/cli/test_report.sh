@@ -453,6 +453,11 @@ grep -q "^| overlap | gradient reduction with the backward: no (--no-dp-overlap)
 	grep -q "^| precision, attention | bf16, unfused |" "$D/report.md" &&
 	grep -q "sigma 5.0%" "$D/report.md" ||
 	fail "options all: the Inputs table does not state the options"
+# --top and --time-limit are stated too (they were left out)
+"$BIN" report $PROBLEM --top 3 --time-limit 30 --no-plots -o "$TMP/opt-top" >/dev/null 2>&1 &&
+	grep -q "^| search | .*, the 3 best reported (--top), at most 30 s a search (--time-limit): " "$TMP/opt-top/report.md" &&
+	grep -q "^| search | .*, the 5 best reported (--top), at most 60 s a search (--time-limit): " "$D/report.md" ||
+	fail "--top 3 --time-limit 30: the Inputs table does not state them"
 # the Megatron-LM arguments carry the overlaps the prediction assumes
 grep -q -- "--use-distributed-optimizer[a-z_ -]* --overlap-grad-reduce --overlap-param-gather" "$TMP/no-plots/report.md" &&
 	grep -q -- "--overlap-p2p-communication" "$TMP/no-plots/report.md" &&
