@@ -3,10 +3,12 @@
  * print the ranking (table or JSON).
  */
 #include <getopt.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "sim.h"
 #include "tpp_afile.h"
 
 enum {
@@ -36,7 +38,7 @@ int tpp_cmd_plan(int argc, char **argv)
 {
 	struct option lo[TPP_ARRAY_LEN(opts) + 1];
 	const char *timeline = NULL;
-	int gpus = 0, json = 0, ch, rc;
+	int gpus = 0, json = 0, ch, rc, trc = TPP_OK;
 	struct tpp_model model;
 	struct tpp_cluster *cluster = NULL;
 	struct tpp_cost_opts co;
@@ -112,6 +114,24 @@ int tpp_cmd_plan(int argc, char **argv)
 	}
 	if ((rc = tpp_cli_problem_search(&pb, &model, gpus, &s)))
 		goto out;
+	if (timeline) {
+		/* no layout's pipeline could be played out for the timeline
+		 * (TPP_SIM_MAX_CELLS): said now, not after the search.  The
+		 * fewest chunk x micro-batch cells: the fixed pp and vp (else
+		 * 1), the most sequences per micro-batch and data-parallel
+		 * rank the constraints allow */
+		int fix_tp = s.tp != TPP_FREE ? s.tp : 1, fix_pp = s.pp != TPP_FREE ? s.pp : 1;
+		int fix_cp = s.cp != TPP_FREE ? s.cp : 1, fix_vp = s.vp != TPP_FREE ? s.vp : 1;
+		double dp_max = s.dp != TPP_FREE ? s.dp : (double)s.gpus / ((double)fix_tp * fix_pp * fix_cp);
+		double mbs_max = s.mbs != TPP_FREE ? s.mbs : s.max_mbs;
+		double cells = (double)fix_pp * fix_vp * ceil(s.gbs / fmax(1, dp_max * mbs_max));
+		if (cells > TPP_SIM_MAX_CELLS) {
+			fprintf(stderr, "tpplan: --timeline: every layout's pipeline has at least %.0f chunk x micro-batch cells, more than the %d the simulator plays out: no timeline can be written (a smaller --global-batch, or more GPUs)\n",
+				cells, TPP_SIM_MAX_CELLS);
+			rc = TPP_E_USAGE;
+			goto out;
+		}
+	}
 	x.model = &model;
 	x.cluster = cluster;
 	x.opts = &co;
@@ -146,14 +166,26 @@ int tpp_cmd_plan(int argc, char **argv)
 		}
 	}
 	/* the timeline first: a plan whose timeline could not be written is
-	 * not printed as if the command had succeeded */
-	if (rc == TPP_OK && timeline &&
-	    (rc = tpp_write_timeline(timeline, &x, &plan->top[0]))) /* prints its errors */
-		goto out;
+	 * not printed as if the command had succeeded -- except a best
+	 * layout too long to play out (TPP_E_USAGE; its step is the analytic
+	 * model's, as the plan says): the plan is printed, then why there is
+	 * no timeline, and the exit status is 2 */
+	if (rc == TPP_OK && timeline) {
+		if (!plan->top[0].simulated) /* too long: simulate() kept the analytic result */
+			trc = TPP_E_USAGE;
+		else if ((rc = tpp_write_timeline(timeline, &x, &plan->top[0]))) /* prints its errors */
+			goto out;
+	}
 	if (json) {
 		tpp_print_plan_json(stdout, &x, plan, rc);
 	} else if (rc == TPP_OK) {
 		tpp_print_plan_text(stdout, &x, plan);
+	}
+	if (trc) {
+		fprintf(stderr, "tpplan: --timeline %s not written: the best layout's pipeline, %d x %d chunk x micro-batch cells, is more than the %d the simulator plays out (its step time above is the analytic model's)\n",
+			timeline, plan->top[0].layout.pp * plan->top[0].layout.vp,
+			plan->top[0].microbatches, TPP_SIM_MAX_CELLS);
+		rc = trc;
 	}
 	if (rc == TPP_E_SYSTEM)
 		fprintf(stderr, "tpplan: %s\n", err.msg);

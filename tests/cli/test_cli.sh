@@ -677,6 +677,13 @@ if expect timeline-bad-path 2 err "--timeline $TMP/no/such/dir/t.tsv: directory 
 	"$BIN" --model 22b --cluster dgx-a100 --gpus 8 --global-batch 8 --timeline "$TMP/no/such/dir/t.tsv"; then
 	[ -s "$OUT" ] && fail "timeline-bad-path: the plan was printed"
 fi
+# a best layout too long to play out (96 x 1000000 cells): the plan is
+# printed (its step the analytic model's), then why no timeline, exit 2
+if expect timeline-too-long 2 err "--timeline $TMP/tl-long.tsv not written: the best layout's pipeline, 96 x 1000000 chunk x micro-batch cells, is more than the 1048576 the simulator plays out" \
+	"$BIN" --model 175b --cluster dgx-a100 --gpus 64 --global-batch 1000000 --timeline "$TMP/tl-long.tsv"; then
+	grep -q "^best layouts (step time from the analytic model" "$OUT" && [ ! -e "$TMP/tl-long.tsv" ] ||
+		fail "timeline-too-long: no plan printed, or a file written"
+fi
 expect timeline-dir 2 err "--timeline $TMP: is a directory" "$BIN" --model 22b --cluster dgx-a100 \
 	--gpus 8 --global-batch 8 --timeline "$TMP"
 # --timeline /dev/stdout with stdout sent to a file: written through the
@@ -1027,16 +1034,16 @@ if expect timeline-empty 2 err "--timeline: the file name is empty" "$BIN" --mod
 	--cluster dgx-a100 --gpus 8 --timeline ''; then
 	[ -s "$OUT" ] && fail "timeline-empty: the plan was printed"
 fi
-# a layout too large to play out: the timeline is a usage error (not "no
-# feasible layout"), and the plan is not printed as if all went well
-if expect timeline-too-large 2 err "exceed" "$BIN" --model 125m --cluster dgx-a100 \
+# no layout the constraints allow is short enough to play out: a usage
+# error (not "no feasible layout") before the search, no plan printed
+if expect timeline-too-large 2 err "--timeline: every layout's pipeline has at least 1200000 chunk x micro-batch cells, more than the 1048576 the simulator plays out" "$BIN" --model 125m --cluster dgx-a100 \
 	--gpus 2 --global-batch 100000 --layout pp=2,vp=6,mbs=1 --timeline "$TMP/tl-big.tsv"; then
 	[ -s "$OUT" ] && fail "timeline-too-large: the plan was printed"
 fi
 if [ -e "$TMP/tl-big.tsv" ]; then fail "timeline-too-large: a file was written"; fi
 # far too large: refused before a buffer is sized for it (it once asked
 # for 36 GiB, which AddressSanitizer aborts on)
-expect timeline-huge 2 err "402653184 chunk x micro-batch cells exceed" "$BIN" --model 125m \
+expect timeline-huge 2 err "at least 402653184 chunk x micro-batch cells" "$BIN" --model 125m \
 	--cluster dgx-a100 --gpus 8 --top 1 --global-batch 67108864 --layout pp=4,mbs=1,vp=3 \
 	--timeline "$TMP/tl-huge.tsv"
 expect int-plus-sign 2 err "expected an integer, got '+8'" "$BIN" --model 125m \
