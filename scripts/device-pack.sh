@@ -3,9 +3,10 @@
 # (ignored by git; name it in the device tool's `carry`): tpplan and its
 # CUDA backend module from build/ (configured with the CUDA toolkit and
 # NCCL, e.g. CUDA 13 as the lent H200 machines have), and, as one
-# xz archive, the shared libraries they load that such a machine lacks
-# (libyaml, GSL, OpenBLAS, Open MPI with its plugins and help files) --
-# not CUDA's, cuBLAS's or NCCL's, which the device check finds there.
+# gzip archive, the shared libraries they load that such a machine lacks
+# (libyaml, GSL, OpenBLAS, Open MPI with its plugins and help files, and
+# glibc with its loader for an older system) -- not CUDA's, cuBLAS's or
+# NCCL's, which the device check finds there.
 # Usage, from the repository root after a CUDA build:
 #   sh scripts/device-pack.sh
 set -eu
@@ -45,5 +46,18 @@ cp -a /usr/share/openmpi "$root/usr/share/"
 [ -d /usr/share/pmix ] && cp -a /usr/share/pmix "$root/usr/share/"
 cp -L /usr/bin/orted /usr/bin/orterun "$root/usr/bin/"
 ln -sf orterun "$root/usr/bin/mpiexec"
-tar -C "$root" -cJf .devrun/root.tar.xz usr
+# this machine's C runtime and its dynamic loader, for a device machine
+# whose glibc is older than the one these binaries were linked against
+# (Debian 12: 2.36; Ubuntu 22.04 has 2.35, RHEL 9 2.34): device-check.sh
+# then starts tpplan through this loader (singleton MPI: no orted)
+mkdir -p "$root/glibc"
+for p in $(ldd build/cli/tpplan build/cli/tpp_backend_cuda.so /usr/lib/x86_64-linux-gnu/openmpi/lib/*.so 2>/dev/null |
+	sed -n 's/.*=> \(\/[^ ]*\) .*/\1/p; s/^[[:space:]]*\(\/[^ ]*ld-linux[^ ]*\) .*/\1/p' |
+	grep -E '/libc\.so|/libm\.so|ld-linux|libgcc_s|libstdc\+\+|libpthread|libdl\.so|librt\.so|libz\.so' | sort -u); do
+	cp -L "$p" "$root/glibc/"
+done
+[ -e "$root/glibc/ld-linux-x86-64.so.2" ] || { echo "device-pack: no ld-linux-x86-64.so.2 found" >&2; exit 1; }
+# gzip, not xz: every machine has gzip
+tar -C "$root" -czf .devrun/root.tar.gz usr glibc
+rm -f .devrun/root.tar.xz
 du -sh .devrun
