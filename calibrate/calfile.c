@@ -360,9 +360,8 @@ int tpp_cal_write_rescue(const struct tpp_calibration *cal, char *saved,
 {
 	const char *dir = getenv("TMPDIR");
 	char path[TPP_AFILE_PATH];
-	struct writer w;
 	FILE *f;
-	int fd, n, bad;
+	int fd, n, rc;
 
 	TPP_ASSERT(cal && saved && saved_size);
 	saved[0] = '\0';
@@ -382,28 +381,30 @@ int tpp_cal_write_rescue(const struct tpp_calibration *cal, char *saved,
 		return tpp_err_set(err, TPP_E_SYSTEM, path, 0, 0,
 				   "cannot save calibration: %s", strerror(e));
 	}
-	memset(&w, 0, sizeof(w));
-	w.f = f;
 	errno = 0;
-	write_all(&w, cal);
-	bad = fflush(f) || ferror(f) || fsync(fileno(f));
-	if (fclose(f))
-		bad = 1;
-	if (w.bad || bad) {
-		int e = errno ? errno : EIO;
+	rc = tpp_cal_write_stream(cal, f, err);
+	if (!rc && fsync(fileno(f)))
+		rc = tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0, "cannot write calibration: %s",
+				 strerror(errno));
+	if (fclose(f) && !rc)
+		rc = tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0, "cannot write calibration: %s",
+				 strerror(errno ? errno : EIO));
+	if (rc) {
+		/* the stream writer's message, said of the rescue file */
+		char why[sizeof(err->msg)];
+		const char *w = why;
+		tpp_strlcpy(why, err->msg, sizeof(why));
+		if (!strncmp(why, "cannot write calibration: ", 26))
+			w = why + 26;
 		unlink(path);
-		if (w.bad)
-			return tpp_err_set(err, TPP_E_INPUT, path, 0, 0,
-					   "cannot save calibration: %s is not a finite number",
-					   w.bad_what);
-		return tpp_err_set(err, TPP_E_SYSTEM, path, 0, 0,
-				   "cannot save calibration: %s", strerror(e));
+		return tpp_err_set(err, rc, path, 0, 0, "cannot save calibration: %s", w);
 	}
 	tpp_strlcpy(saved, path, saved_size);
 	return TPP_OK;
 }
 
-/* The last resort: the YAML on a stream the caller owns (standard output). */
+/* The last resort: the YAML on a stream the caller owns (standard output);
+ * also the rescue file's writer. */
 int tpp_cal_write_stream(const struct tpp_calibration *cal, FILE *f,
 			 struct tpp_err *err)
 {
@@ -411,6 +412,7 @@ int tpp_cal_write_stream(const struct tpp_calibration *cal, FILE *f,
 	TPP_ASSERT(cal && f);
 	memset(&w, 0, sizeof(w));
 	w.f = f;
+	errno = 0;
 	write_all(&w, cal);
 	if (w.bad)
 		return tpp_err_set(err, TPP_E_INPUT, NULL, 0, 0,
