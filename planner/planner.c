@@ -293,12 +293,28 @@ static void consider(struct ctx *x, const struct tpp_layout *lin)
 	x->n++;
 }
 
+/* Candidates by lower bound, then analytic step; exact ties of both in
+ * one fixed order of the layout's fields (smaller tp first, then pp, cp,
+ * dp, mbs, vp, ...), so that the simulation order -- and with it the
+ * order of layouts whose simulated steps tie exactly (keep_top keeps the
+ * first) -- does not depend on the C library's qsort. */
 static int by_bound(const void *a, const void *b)
 {
 	const struct cand *x = a, *y = b;
+	const struct tpp_layout *p = &x->l, *q = &y->l;
+	const int u[] = {p->tp, p->pp, p->cp, p->dp, p->mbs, p->vp, p->sp, (int)p->recompute,
+			 p->recompute_layers, p->zb, p->zero, p->tp_overlap};
+	const int v[] = {q->tp, q->pp, q->cp, q->dp, q->mbs, q->vp, q->sp, (int)q->recompute,
+			 q->recompute_layers, q->zb, q->zero, q->tp_overlap};
+	size_t i;
 	if (x->bound_s != y->bound_s)
 		return x->bound_s < y->bound_s ? -1 : 1;
-	return (x->analytic_s > y->analytic_s) - (x->analytic_s < y->analytic_s);
+	if (x->analytic_s != y->analytic_s)
+		return x->analytic_s < y->analytic_s ? -1 : 1;
+	for (i = 0; i < TPP_ARRAY_LEN(u); i++)
+		if (u[i] != v[i])
+			return u[i] < v[i] ? -1 : 1;
+	return 0;
 }
 
 /* The inner dimensions: micro-batch, chunks, schedule, SP, recompute, ZeRO. */
