@@ -1197,6 +1197,32 @@ elif ! jq -e '.summary.rows == 2 and .summary.predicted == 1' "$TMP/vs2.json" >/
 else
 	echo "ok: validate-summary"
 fi
+# A legacy-stack row of validate is planned by `tpplan plan` with the
+# stack's options stated as flags (--p2p-scatter-gather among them, which
+# the legacy stack's transfers need): the same step to the last digit
+cases=$((cases + 1))
+printf 'id\tlayers\thidden\theads\tvocab\tseq\tgbs\tmbs\ttp\tpp\tdp\tvp\tgpus\tcluster\tprecision\tstep_time_s\n' >"$TMP/legacy-row.tsv"
+printf 'L1\t96\t12288\t96\t51200\t2048\t1536\t1\t4\t24\t4\t2\t384\tdgx-a100\tfp16\t76.78\n' >>"$TMP/legacy-row.tsv"
+printf 'name: legacy-row\nlayers: 96\nhidden: 12288\nheads: 96\nvocab: 51200\nseq: 2048\nglobal_batch: 1536\nmlp: gelu\ntied_embeddings: true\ndropout: true\n' >"$TMP/legacy-row.yaml"
+if "$BIN" validate "$TMP/legacy-row.tsv" --json >"$TMP/legacy-v.json" 2>"$ERR" &&
+	lay=$(jq -r '.rows[0].layout' "$TMP/legacy-v.json") &&
+	"$BIN" --model "$TMP/legacy-row.yaml" --cluster dgx-a100 --gpus 384 --precision fp16 \
+		--attention unfused --no-dp-overlap --no-p2p-overlap --p2p-scatter-gather \
+		--layout "$lay" --json >"$TMP/legacy-p.json" 2>>"$ERR" &&
+	"$BIN" --model "$TMP/legacy-row.yaml" --cluster dgx-a100 --gpus 384 --precision fp16 \
+		--attention unfused --no-dp-overlap --no-p2p-overlap \
+		--layout "$lay" --json >"$TMP/legacy-p0.json" 2>>"$ERR"; then
+	v=$(jq -r '.rows[0].predicted_s' "$TMP/legacy-v.json")
+	p=$(jq -r '.layouts[0].step_s' "$TMP/legacy-p.json")
+	p0=$(jq -r '.layouts[0].step_s' "$TMP/legacy-p0.json")
+	if awk -v v="$v" -v p="$p" -v p0="$p0" 'BEGIN { exit !((v - p) ^ 2 < 1e-6 && p0 != p) }'; then
+		echo "ok: legacy-row-as-plan ($v s; without --p2p-scatter-gather $p0 s)"
+	else
+		fail "legacy-row-as-plan: validate $v s, plan $p s, without --p2p-scatter-gather $p0 s"
+	fi
+else
+	fail "legacy-row-as-plan: exit $?: $(head -n 3 "$ERR")"
+fi
 # The accuracy every plan states (cli.h TPP_ACC_*, JSON .accuracy) is the
 # model's error on the published runs: recomputed here, so that a change to
 # the model that moves it fails until the statement is updated.
