@@ -1559,13 +1559,20 @@ static void write_doc(struct doc *d, const struct tpp_report *r,
 		}
 		for (i = 0; i < r->nphase; i++) {
 			const struct tpp_report_phase *ph = &r->phase[i];
-			d_row(d), d_td(d, "%s", usr(d, ph->name)), d_td(d, "%d", ph->count),
+			d_row(d), d_td(d, "%s", usr(d, ph->name)), d_td(d, "%d", ph->count);
+			/* measured_s null or absent: -1, not a time */
+			if (ph->measured_s >= 0)
 				d_td(d, "%.4g", ph->measured_s * 1e3);
-			if (ph->predicted_s >= 0 && ph->measured_s > 0)
-				d_td(d, "%.4g", ph->predicted_s * 1e3),
-					d_td(d, "%+.1f%%", 100 * (ph->predicted_s - ph->measured_s) / ph->measured_s);
 			else
-				d_td(d, "-"), d_td(d, "-");
+				d_td(d, "-");
+			if (ph->predicted_s >= 0)
+				d_td(d, "%.4g", ph->predicted_s * 1e3);
+			else
+				d_td(d, "-");
+			if (ph->predicted_s >= 0 && ph->measured_s > 0)
+				d_td(d, "%+.1f%%", 100 * (ph->predicted_s - ph->measured_s) / ph->measured_s);
+			else
+				d_td(d, "-");
 		}
 		d_end_table(d);
 	}

@@ -182,6 +182,19 @@ bad_exec bad-exec-layout "$TMP/bad-exec7.json" \
 printf '{"schema": "tpplan.exec/v1",\n "phases": []}\n' >"$TMP/bad-exec8.json"
 bad_exec bad-exec-no-phases "$TMP/bad-exec8.json" \
 	'bad-exec8.json:2:12: error: --exec: no phases with measured times' "no --exec phases"
+# a phase run (count 1) whose measured_s is null or left out was shown
+# as measured -1000 ms (the -1 s that stands for "none"); "-" now, with
+# its prediction
+printf '{"schema": "tpplan.exec/v1",\n "phases": [{"phase": "step", "count": 1, "measured_s": null, "predicted_s": 0.5},\n  {"phase": "pp send/recv", "count": 2, "predicted_s": 0.25}, {"phase": "tp all_reduce", "count": 4, "measured_s": 0.25, "predicted_s": 0.5}]}\n' >"$TMP/exec-unmeasured.json"
+if "$BIN" report $PROBLEM --no-plots --exec "$TMP/exec-unmeasured.json" -o "$TMP/exec-unmeasured" >/dev/null 2>"$TMP/err"; then
+	grep -qF '| step | 1 | - | 500 | - |' "$TMP/exec-unmeasured/report.md" &&
+		grep -qF '| pp send/recv | 2 | - | 250 | - |' "$TMP/exec-unmeasured/report.md" &&
+		grep -qF '| tp all_reduce | 4 | 250 | 500 | +100.0% |' "$TMP/exec-unmeasured/report.md" &&
+		! grep -q -- '-1000' "$TMP/exec-unmeasured/report.md" "$TMP/exec-unmeasured/index.html" &&
+		ok exec-unmeasured || fail "exec-unmeasured: a phase without a measured time: $(grep -F '| step |' "$TMP/exec-unmeasured/report.md")"
+else
+	fail "exec-unmeasured: exit $?"
+fi
 # -o naming a regular file (or a path through one): said so, before any
 # search (not "cannot create directory ...: File exists")
 : >"$TMP/afile"
