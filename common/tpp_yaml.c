@@ -941,6 +941,9 @@ int tpp_yj_num(const yaml_node_t *n, double *x)
 	t = scalar(n);
 	if (!t[0] || !strcmp(t, "true") || !strcmp(t, "false") || !strcmp(t, "null"))
 		return 0;
+	/* decimal only, as tpp_y_double: strtod would take 0x10 as 16 */
+	if (strpbrk(t, "xXpP") || leading_zero(t))
+		return 0;
 	errno = 0;
 	v = strtod(t, &end);
 	if (*end || errno == ERANGE || !isfinite(v))

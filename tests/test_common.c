@@ -492,6 +492,24 @@ int main(void)
 			"{\"a\": {\"a\": 1}, \"b\": [{\"a\": 2}, {\"a\": 3}]}", &err) == TPP_OK);
 		tpp_ydoc_free(&d);
 	}
+	/* JSON numbers are decimal: strtod took a hex 0x10 (report --exec
+	 * read it as 16 s) and 010 as 10 */
+	{
+		struct tpp_ydoc d;
+		yaml_node_t *root;
+		double x = -1;
+		CHECK(tpp_ydoc_load_json_string(&d, "mem.json",
+			"{\"a\": 0x10, \"b\": 0x1p3, \"c\": 010, \"d\": 1.5e1, \"e\": -0.5, \"f\": 0}",
+			&err) == TPP_OK);
+		root = tpp_ydoc_root(&d);
+		CHECK(!tpp_yj_num(tpp_y_map_get(&d, root, "a"), &x) && x == -1);
+		CHECK(!tpp_yj_num(tpp_y_map_get(&d, root, "b"), &x) && x == -1);
+		CHECK(!tpp_yj_num(tpp_y_map_get(&d, root, "c"), &x) && x == -1);
+		CHECK(tpp_yj_num(tpp_y_map_get(&d, root, "d"), &x) && x == 15);
+		CHECK(tpp_yj_num(tpp_y_map_get(&d, root, "e"), &x) && x == -0.5);
+		CHECK(tpp_yj_num(tpp_y_map_get(&d, root, "f"), &x) && x == 0);
+		tpp_ydoc_free(&d);
+	}
 
 	test_afile();
 
