@@ -2060,6 +2060,12 @@ int tpp_report_read_exec(const char *path, struct tpp_report *r)
 		    (rc = exec_num(&d, ph_node, "predicted_s", -1, 1e-9, 1e6, &ph->predicted_s, &err)) ||
 		    (rc = exec_num(&d, ph_node, "count", 0, 1, 1e9, &count, &err)))
 			goto out;
+		if (count != floor(count)) {
+			v = tpp_y_map_get(&d, ph_node, "count");
+			rc = tpp_y_err(&d, v, &err, "\"count\" = %s must be a whole number",
+				       tpp_y_text(v));
+			goto out;
+		}
 		ph->count = (int)count;
 		if (ph->count > 0 || ph->measured_s > 0)
 			r->nphase++;

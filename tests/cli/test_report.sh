@@ -178,6 +178,10 @@ bad_exec bad-exec-shape "$TMP/bad-exec6.json" \
 printf '{"schema": "tpplan.exec/v1", "layout_arg": "tp=2\\npp=1",\n "phases": [{"phase": "step", "count": 1, "measured_s": 0.01}]}\n' >"$TMP/bad-exec7.json"
 bad_exec bad-exec-layout "$TMP/bad-exec7.json" \
 	'bad-exec7.json:1:44: error: "layout_arg": must not contain control characters' "a newline in the --exec layout"
+# a count of 2.5 was shown as 2
+printf '{"schema": "tpplan.exec/v1",\n "phases": [{"phase": "step", "count": 2.5, "measured_s": 0.01}]}\n' >"$TMP/bad-exec9.json"
+bad_exec bad-exec-count "$TMP/bad-exec9.json" \
+	'bad-exec9.json:2:40: error: "count" = 2.5 must be a whole number' "a fractional --exec count"
 # no phase measured: said at the phases' place, as every other --exec error
 printf '{"schema": "tpplan.exec/v1",\n "phases": []}\n' >"$TMP/bad-exec8.json"
 bad_exec bad-exec-no-phases "$TMP/bad-exec8.json" \
