@@ -563,6 +563,11 @@ int tpp_cmd_validate(int argc, char **argv)
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			validate_usage(stdout);
 			return TPP_OK;
+		} else if ((!strcmp(argv[i], "--attention") && attn_given) ||
+			   (!strcmp(argv[i], "--stack") && stack != STACK_AUTO)) {
+			/* as plan: a second value would silently win */
+			fprintf(stderr, "tpplan validate: %s is given twice\n", argv[i]);
+			return TPP_E_USAGE;
 		} else if (!strcmp(argv[i], "--json")) {
 			json = 1;
 		} else if ((!strcmp(argv[i], "--attention") || !strcmp(argv[i], "--stack")) &&

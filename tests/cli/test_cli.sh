@@ -872,6 +872,10 @@ expect gpus-twice 2 err "--gpus is given twice" \
 	"$BIN" report --model 125m --cluster dgx-a100 --gpus 8 --gpus 16 -o "$TMP/twice"
 expect switch-twice 0 out "best layouts" \
 	"$BIN" --model 125m --cluster dgx-a100 --gpus 8 --no-dp-overlap --no-dp-overlap
+expect validate-stack-twice 2 err "tpplan validate: --stack is given twice" \
+	"$BIN" validate "$ROOT/tests/data/runs/one-good-one-bad.tsv" --stack legacy --stack modern
+expect validate-attention-twice 2 err "tpplan validate: --attention is given twice" \
+	"$BIN" validate --attention flash "$ROOT/tests/data/runs/one-good-one-bad.tsv" --attention unfused
 expect calibration-twice 2 err "--calibration is given twice" \
 	"$BIN" --model 125m --cluster dgx-a100 --calibration a.yaml --calibration b.yaml
 expect import-twice 2 err "--import is given twice" \
