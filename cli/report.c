@@ -1330,9 +1330,12 @@ static void write_doc(struct doc *d, const struct tpp_report *r,
 							     prec == TPP_PREC_FP8 ? tpp_fp8_recipe_names[x->opts->fp8_recipe] : "",
 							     prec == TPP_PREC_FP8 ? " scaling)" : "",
 							     tpp_attn_names[x->opts->attn]);
-	d_row(d), d_td(d, "overlap"), d_td(d, "gradient reduction with the backward: %s; pipeline transfers beside compute: %s",
+	d_row(d), d_td(d, "overlap"), d_td(d, "gradient reduction with the backward: %s; pipeline transfers beside compute: %s; without SP, pipeline activations %s",
 					    x->opts->dp_overlap ? "yes" : "no (--no-dp-overlap)",
-					    x->opts->p2p_overlap ? "yes" : "no (--no-p2p-overlap)");
+					    x->opts->p2p_overlap ? "yes" : "no (--no-p2p-overlap)",
+					    x->opts->p2p_scatter_gather
+						    ? "scattered over the TP ranks, gathered by the receiver (--p2p-scatter-gather)"
+						    : "sent whole by every TP rank (Megatron-Core)");
 	d_row(d), d_td(d, "memory reserve"), d_td(d, "%.2f GiB per GPU", x->opts->mem_reserve_bytes / GIB);
 	d_row(d), d_td(d, "layout constraints"), d_td(d, "%s%s", r->layout_arg ? "--layout " : "none",
 						       usr(d, r->layout_arg ? r->layout_arg : ""));

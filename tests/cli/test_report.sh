@@ -459,11 +459,11 @@ same_as_plan() {
 # every option of `tpplan plan` that changes the problem, the cost model or
 # the search was "unknown option" to report
 same_as_plan attn-dp --attention unfused --no-dp-overlap
-same_as_plan all --attention unfused --no-dp-overlap --no-p2p-overlap --mem-reserve-gib 4.5 \
+same_as_plan all --attention unfused --no-dp-overlap --no-p2p-overlap --p2p-scatter-gather --mem-reserve-gib 4.5 \
 	--gpu-variation 0.05 --max-mbs 4 --max-cp 2 --layout pp=4
 same_as_plan analytic --analytic --gpu-variation 0
 D=$TMP/opt-all
-grep -q "^| overlap | gradient reduction with the backward: no (--no-dp-overlap); pipeline transfers beside compute: no (--no-p2p-overlap) |" "$D/report.md" &&
+grep -q "^| overlap | gradient reduction with the backward: no (--no-dp-overlap); pipeline transfers beside compute: no (--no-p2p-overlap); without SP, pipeline activations scattered over the TP ranks, gathered by the receiver (--p2p-scatter-gather) |" "$D/report.md" &&
 	grep -q "^| memory reserve | 4.50 GiB per GPU |" "$D/report.md" &&
 	grep -q "^| layout constraints | --layout pp=4 |" "$D/report.md" &&
 	grep -q "^| search | micro-batch up to 4, context parallelism up to 2, ranked by simulation" "$D/report.md" &&
