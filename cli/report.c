@@ -1537,7 +1537,10 @@ static void write_doc(struct doc *d, const struct tpp_report *r,
 		    r->exec_shape[0] ? " (" : "", usr(d, r->exec_shape), r->exec_shape[0] ? ")" : "",
 		    r->exec_cluster[0] ? usr(d, r->exec_cluster) : "?",
 		    r->exec_calibration[0] ? " with the calibration " : "", usr(d, r->exec_calibration));
-		if (r->exec_check == 0)
+		if (r->exec_check == 0 && !isfinite(r->exec_check_err))
+			d_p(d, "Warning: the run FAILED its numerics check: the sharded result differs from the unsharded reference (its largest relative error is not a finite number: a NaN or infinity in the result; tolerance %.3g), so these are timings of a wrong computation; fix the run before comparing them.",
+			    r->exec_check_tol);
+		else if (r->exec_check == 0)
 			d_p(d, "Warning: the run FAILED its numerics check: the sharded result differs from the unsharded reference (largest relative error %.3g, tolerance %.3g), so these are timings of a wrong computation; fix the run before comparing them.",
 			    r->exec_check_err, r->exec_check_tol);
 		else if (r->exec_check == 1)
@@ -2039,8 +2042,13 @@ int tpp_report_read_exec(const char *path, struct tpp_report *r)
 		yaml_node_t *ph_node = tpp_y_seq_item(&d, phases, i);
 		struct tpp_report_phase *ph;
 		double count;
-		if (r->nphase >= TPP_REPORT_PHASE_MAX)
-			break;
+		if (r->nphase >= TPP_REPORT_PHASE_MAX) {
+			/* not cut short without a word */
+			rc = tpp_y_err(&d, ph_node, &err,
+				       "phases[%d]: more than %d phases (an exec result has one per phase of its step)",
+				       i, TPP_REPORT_PHASE_MAX);
+			goto out;
+		}
 		ph = &r->phase[r->nphase];
 		if (ph_node->type != YAML_MAPPING_NODE) {
 			rc = tpp_y_err(&d, ph_node, &err, "phases[%d]: expected an object", i);

@@ -272,8 +272,27 @@ sed 's/"check_failed"/"ok"/; s/"pass": false/"pass": true/; s/"err_output": 1.0,
 sed 's/"err_output": 1.0, "err_input_grad": 1.2, "err_weight_grad": 1.4/"err_output": null, "err_input_grad": 1.2, "err_weight_grad": null/' \
 	"$TMP/exec-failed.json" >"$TMP/exec-nan.json"
 "$BIN" report $PROBLEM --no-plots --exec "$TMP/exec-nan.json" -o "$TMP/exec-nan" >/dev/null 2>"$TMP/err" &&
-	grep -q "FAILED its numerics check.*largest relative error inf, tolerance 0.0001" "$TMP/exec-nan/report.md" &&
+	grep -q "FAILED its numerics check.*largest relative error is not a finite number: a NaN or infinity in the result; tolerance 0.0001" "$TMP/exec-nan/report.md" &&
 	ok exec-nan || fail "exec-nan: $(head -n 2 "$TMP/err")"
+# more phases than the report holds: an error at the first one left over
+# (they were dropped without a word)
+{
+	printf '{"schema": "tpplan.exec/v1", "phases": ['
+	i=0
+	while [ $i -lt 33 ]; do
+		[ $i -gt 0 ] && printf ', '
+		printf '{"phase": "p%d", "count": 1, "measured_s": 0.01}' $i
+		i=$((i + 1))
+	done
+	printf ']}\n'
+} >"$TMP/exec-many.json"
+"$BIN" report $PROBLEM --no-plots --exec "$TMP/exec-many.json" -o "$TMP/exec-many" >/dev/null 2>"$TMP/err"
+rc=$?
+if [ $rc -eq 3 ] && grep -q "exec-many.json:1:[0-9]*: error: phases\[32\]: more than 32 phases" "$TMP/err"; then
+	ok exec-many-phases
+else
+	fail "exec-many-phases: exit $rc: $(head -n 2 "$TMP/err")"
+fi
 # gnuplot found through a relative PATH entry: run from the output
 # directory it was not found there, and no figure was drawn
 if command -v gnuplot >/dev/null 2>&1; then
