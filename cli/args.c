@@ -212,10 +212,49 @@ static int parse_layout_keys(const char *arg, struct tpp_search *s,
 			     struct tpp_err *err);
 
 /* --layout: the keys, then what they imply (tpp_search_stated_recompute). */
+/*
+ * Fields of one --layout that contradict each other whatever the model,
+ * cluster and GPU count (the layout rules of tpp_layout_invalid_outer that
+ * need no model): a usage error naming them, not a search that rejects
+ * every layout and then looks for more GPUs.  Only fields given are
+ * checked; a free one is searched within what the given ones allow.
+ */
+static int layout_contradiction(const char *arg, const struct tpp_search *s,
+				struct tpp_err *err)
+{
+#define GIVEN(f) (s->f != TPP_FREE)
+	const char *why = NULL;
+	if (GIVEN(vp) && s->vp > 1 && GIVEN(pp) && s->pp == 1)
+		why = "vp > 1 (the interleaved schedule) needs pp >= 2";
+	else if (GIVEN(sched) && s->sched != TPP_SCHED_1F1B && GIVEN(pp) && s->pp == 1)
+		why = s->sched == TPP_SCHED_ZB_H1 ? "schedule=zb-h1 needs pp >= 2"
+						  : "schedule=interleaved needs pp >= 2";
+	else if (GIVEN(sched) && s->sched == TPP_SCHED_INTERLEAVED && GIVEN(vp) && s->vp == 1)
+		why = "schedule=interleaved needs vp >= 2 (model chunks per pipeline rank)";
+	else if (GIVEN(sched) && s->sched != TPP_SCHED_INTERLEAVED && GIVEN(vp) && s->vp > 1)
+		why = s->sched == TPP_SCHED_ZB_H1 ? "schedule=zb-h1 needs vp = 1"
+						  : "schedule=1f1b needs vp = 1 (vp > 1 is the interleaved schedule)";
+	else if (GIVEN(sp) && s->sp && GIVEN(tp) && s->tp == 1)
+		why = "sp=1 (sequence parallelism) needs tp >= 2";
+	else if (GIVEN(tp_overlap) && s->tp_overlap && GIVEN(sp) && !s->sp)
+		why = "tp_overlap=1 needs sp=1 (it overlaps the sequence-parallel all-gathers and reduce-scatters)";
+	else if (GIVEN(tp_overlap) && s->tp_overlap && GIVEN(tp) && s->tp == 1)
+		why = "tp_overlap=1 needs tp >= 2";
+	else if (GIVEN(recompute_layers) && s->recompute_layers > 0 && GIVEN(recompute) &&
+		 s->recompute != TPP_RECOMPUTE_FULL)
+		why = "recompute_layers needs recompute=full";
+#undef GIVEN
+	if (!why)
+		return TPP_OK;
+	return tpp_err_set(err, TPP_E_USAGE, NULL, 0, 0, "--layout: %s (in '%s')", why, arg);
+}
+
 int tpp_cli_parse_layout(const char *arg, struct tpp_search *s,
 			 struct tpp_err *err)
 {
 	int rc = parse_layout_keys(arg, s, err);
+	if (rc == TPP_OK)
+		rc = layout_contradiction(arg, s, err);
 	if (rc == TPP_OK)
 		tpp_search_stated_recompute(s);
 	return rc;

@@ -288,8 +288,30 @@ if expect block-recompute-given 0 out '"recompute_layers": 2' "$BIN" $BLK \
 	--layout tp=4,pp=16,dp=4,cp=1,mbs=1,vp=4,sp=1,recompute=full,recompute_layers=2,zero=1,tp_overlap=1 --json; then :; fi
 expect block-recompute-text 0 out "full:1" "$BIN" $BLK \
 	--layout tp=4,pp=16,dp=4,cp=1,mbs=1,vp=4,sp=1,zero=1,tp_overlap=1 --top 1
-expect block-recompute-selective 1 err "recompute_layers needs recompute=full" "$BIN" $BLK \
+expect block-recompute-selective 2 err "recompute_layers needs recompute=full" "$BIN" $BLK \
 	--layout tp=4,pp=16,dp=4,cp=1,mbs=1,vp=4,sp=1,recompute=selective,recompute_layers=1,zero=1,tp_overlap=1
+# Fields of one --layout that contradict each other are a usage error that
+# names them, whatever the model and GPU count -- not a search that rejects
+# every layout and then tries more GPUs; a field left free is searched
+# within what the given ones allow
+for c in "pp=1,vp=2|vp > 1 (the interleaved schedule) needs pp >= 2" \
+	"pp=1,schedule=zb-h1|schedule=zb-h1 needs pp >= 2" \
+	"pp=1,schedule=interleaved|schedule=interleaved needs pp >= 2" \
+	"schedule=interleaved,vp=1|schedule=interleaved needs vp >= 2" \
+	"vp=3,schedule=1f1b|schedule=1f1b needs vp = 1" \
+	"schedule=zb-h1,vp=2|schedule=zb-h1 needs vp = 1" \
+	"tp=1,sp=1|sp=1 (sequence parallelism) needs tp >= 2" \
+	"sp=0,tp_overlap=1|tp_overlap=1 needs sp=1" \
+	"tp_overlap=1,tp=1|tp_overlap=1 needs tp >= 2"; do
+	l=${c%%|*}
+	if expect "layout-contradiction $l" 2 err "--layout: ${c#*|}" "$BIN" \
+		--model 175b --cluster dgx-a100 --gpus 1024 --layout "$l" --analytic; then
+		has "layout-contradiction $l" err "(in '$l')"
+		grep -q "more GPUs" "$ERR" && fail "layout-contradiction $l: searched for more GPUs"
+	fi
+done
+expect layout-contradiction-free-field 0 out "interleaved" "$BIN" \
+	--model 175b --cluster dgx-a100 --gpus 1024 --layout pp=8,schedule=interleaved --analytic --top 1
 expect fp8-recipe-without-fp8 2 err "--fp8-recipe applies to --precision fp8" "$BIN" \
 	--model llama3-8b --cluster dgx-h100 --fp8-recipe delayed
 expect calibration-empty 2 err "--calibration: the file name is empty" "$BIN" \
@@ -1219,7 +1241,10 @@ if "$BIN" validate "$TMP/legacy-row.tsv" --json >"$TMP/legacy-v.json" 2>"$ERR" &
 	v=$(jq -r '.rows[0].predicted_s' "$TMP/legacy-v.json")
 	p=$(jq -r '.layouts[0].step_s' "$TMP/legacy-p.json")
 	p0=$(jq -r '.layouts[0].step_s' "$TMP/legacy-p0.json")
-	if awk -v v="$v" -v p="$p" -v p0="$p0" 'BEGIN { exit !((v - p) ^ 2 < 1e-6 && p0 != p) }'; then
+	if ! jq -e '.options == {"dp_overlap": false, "p2p_overlap": false, "p2p_scatter_gather": true, "mem_reserve_gib": 3, "max_mbs": 16, "max_cp": 16, "simulate": true, "time_limit_s": 60}' "$TMP/legacy-p.json" >/dev/null ||
+		! jq -e '.options.p2p_scatter_gather == false' "$TMP/legacy-p0.json" >/dev/null; then
+		fail "legacy-row-as-plan: the plan JSON does not record its options: $(jq -c .options "$TMP/legacy-p.json") / $(jq -c .options "$TMP/legacy-p0.json")"
+	elif awk -v v="$v" -v p="$p" -v p0="$p0" 'BEGIN { exit !((v - p) ^ 2 < 1e-6 && p0 != p) }'; then
 		echo "ok: legacy-row-as-plan ($v s; without --p2p-scatter-gather $p0 s)"
 	else
 		fail "legacy-row-as-plan: validate $v s, plan $p s, without --p2p-scatter-gather $p0 s"
