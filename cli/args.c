@@ -211,7 +211,6 @@ int tpp_cli_fp8_recipe_applies(int given, enum tpp_prec prec)
 static int parse_layout_keys(const char *arg, struct tpp_search *s,
 			     struct tpp_err *err);
 
-/* --layout: the keys, then what they imply (tpp_search_stated_recompute). */
 /*
  * Fields of one --layout that contradict each other whatever the model,
  * cluster and GPU count (the layout rules of tpp_layout_invalid_outer that
@@ -249,6 +248,8 @@ static int layout_contradiction(const char *arg, const struct tpp_search *s,
 	return tpp_err_set(err, TPP_E_USAGE, NULL, 0, 0, "--layout: %s (in '%s')", why, arg);
 }
 
+/* --layout: the keys, their contradictions, then what they imply
+ * (tpp_search_stated_recompute). */
 int tpp_cli_parse_layout(const char *arg, struct tpp_search *s,
 			 struct tpp_err *err)
 {

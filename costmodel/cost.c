@@ -973,6 +973,9 @@ enum tpp_invalid tpp_layout_invalid_outer(const struct tpp_model *m,
 	if ((long long)l->pp * l->vp > m->layers ||
 	    (long long)l->pp * l->vp > TPP_MAX_CHUNKS)
 		return TPP_INV_LAYERS;
+	/* the schedule, SP and TP-overlap rules below that need no model are
+	 * restated for a --layout's given fields (cli/args.c
+	 * layout_contradiction): change them together */
 	if ((l->vp > 1 || l->zb) && l->pp < 2)
 		return TPP_INV_SCHEDULE;
 	if (l->zb && l->vp > 1)
