@@ -153,8 +153,11 @@ static void read_source_line(const char *file, int line, char *buf, size_t n)
 		size_t len = strlen(tmp);
 		int complete = len && tmp[len - 1] == '\n';
 		if (++cur == line) {
+			/* the line's end, "\n" or a CRLF file's "\r\n" */
 			if (complete)
-				tmp[len - 1] = '\0';
+				tmp[--len] = '\0';
+			if (complete && len && tmp[len - 1] == '\r')
+				tmp[--len] = '\0';
 			tpp_strlcpy(buf, tmp, n);
 			break;
 		}
@@ -185,6 +188,38 @@ int tpp_err_set(struct tpp_err *e, int status, const char *file, int line,
 	return status;
 }
 
+/*
+ * A source line as a terminal should show it: valid UTF-8 and tabs as
+ * they are, any other control character or byte that is not UTF-8 (a
+ * sequence cut at the buffer's end included) as '?', one per byte, so a
+ * file cannot drive the terminal.  Then the caret under column col,
+ * counted in characters as libyaml and the readers count it (a UTF-8
+ * sequence is one column, each '?' one; tabs repeated so it lines up).
+ */
+static void put_shown(FILE *f, const char *s, int col)
+{
+	const char *p = s;
+	int i;
+	while (*p) {
+		unsigned char c = (unsigned char)*p;
+		int n = tpp_utf8_len(p);
+		if (n > 1) {
+			fwrite(p, 1, (size_t)n, f);
+			p += n;
+			continue;
+		}
+		fputc(c == '\t' || (n == 1 && c >= 0x20 && c != 0x7f) ? c : '?', f);
+		p++;
+	}
+	fputs("\n  ", f);
+	for (i = 1, p = s; i < col && *p; i++) {
+		int n = tpp_utf8_len(p);
+		fputc(*p == '\t' ? '\t' : ' ', f);
+		p += n > 1 ? n : 1;
+	}
+	fputs("^\n", f);
+}
+
 void tpp_err_print(FILE *f, const struct tpp_err *e)
 {
 	if (!e)
@@ -197,11 +232,8 @@ void tpp_err_print(FILE *f, const struct tpp_err *e)
 	else
 		fprintf(f, "error: %s\n", e->msg);
 	if (e->src_line[0]) {
-		int i;
-		fprintf(f, "  %s\n  ", e->src_line);
-		for (i = 1; i < e->col && i < (int)sizeof(e->src_line); i++)
-			fputc(e->src_line[i - 1] == '\t' ? '\t' : ' ', f);
-		fputs("^\n", f);
+		fputs("  ", f);
+		put_shown(f, e->src_line, e->col);
 	}
 }
 

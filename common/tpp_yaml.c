@@ -43,7 +43,8 @@ static int check_nesting(const char *path, const char *text, size_t n,
 	size_t i;
 	for (i = 0; i < n; i++) {
 		char ch = text[i];
-		col++;
+		if (((unsigned char)ch & 0xC0) != 0x80)
+			col++; /* characters, as libyaml counts columns */
 		if (ch == '\n') {
 			line++;
 			col = 0;
@@ -54,7 +55,11 @@ static int check_nesting(const char *path, const char *text, size_t n,
 		if (quote == '#')
 			continue;
 		if (quote) {
-			if (quote == '"' && ch == '\\' && i + 1 < n)
+			/* \" and \\ do not end a double-quoted scalar (other
+			 * escapes, an escaped line break among them, are
+			 * read as they come so lines and columns stay true) */
+			if (quote == '"' && ch == '\\' && i + 1 < n &&
+			    (text[i + 1] == '"' || text[i + 1] == '\\'))
 				i++, col++;
 			else if (ch == quote)
 				quote = 0;

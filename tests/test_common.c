@@ -535,5 +535,52 @@ int main(void)
 	CHECK(!strcmp(err.msg, "plain 3"));
 	CHECK(err.status == TPP_E_INPUT);
 
+	/* flow nesting past the limit is placed by line and character
+	 * column: an escaped line break inside a double-quoted scalar still
+	 * ends a line, \" does not end the scalar, "é" is one column */
+	{
+		char text[512];
+		struct thing th;
+		int i, k = 0;
+		k += snprintf(text + k, sizeof(text) - (size_t)k, "name: \"a\\\nb \\\" [\"\n\xc3\xa9: ");
+		for (i = 0; i < 65; i++)
+			text[k++] = '[';
+		text[k] = '\0';
+		CHECK(parse(text, &th, &err) == TPP_E_INPUT);
+		CHECK(err.line == 3 && err.col == 68);
+		CHECK(strstr(err.msg, "nesting deeper than 64") != NULL);
+	}
+
+	/* the echoed source line: a CRLF file's "\r" dropped; escape, other
+	 * control bytes and bytes that are not UTF-8 shown as '?', one per
+	 * byte, valid UTF-8 and tabs as they are; the caret under column 4
+	 * counted in characters (the tab), as libyaml counts */
+	{
+		static const char path[] = "test_common_srcline.yaml";
+		static const char want[] = "test_common_srcline.yaml:2:4: error: bad\n"
+					   "  \xc3\xa9:\t?[2J???\n"
+					   "    \t^\n";
+		char out[256];
+		size_t got;
+		FILE *f = fopen(path, "wb");
+		CHECK(f != NULL);
+		if (f) {
+			fputs("a: 1\r\n\xc3\xa9:\t\x1b[2J\xff\x7f\x01\r\nb: 2\r\n", f);
+			fclose(f);
+		}
+		tpp_err_set(&err, TPP_E_INPUT, path, 2, 4, "bad");
+		f = tmpfile();
+		CHECK(f != NULL);
+		if (f) {
+			tpp_err_print(f, &err);
+			rewind(f);
+			got = fread(out, 1, sizeof(out) - 1, f);
+			out[got] = '\0';
+			fclose(f);
+			CHECK(!strcmp(out, want));
+		}
+		remove(path);
+	}
+
 	return tpp_test_done("test_common");
 }
