@@ -29,6 +29,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -36,6 +37,19 @@
 #define MAX_FILE_BYTES (64L * 1024 * 1024)
 
 /* What the file says besides the rows. */
+/*
+ * The distinct hosts of a file, counted whatever their names' length:
+ * the printable list (file_meta.hosts, meta.hosts of the calibration)
+ * keeps only what fits, so the count cannot come from it (ranks_per_node
+ * = ranks / hosts).  A 64-bit FNV-1a hash per host; past
+ * TPP_IMPORT_MAX_HOSTS the count is unknown (n = -1).
+ */
+#define TPP_IMPORT_MAX_HOSTS 4096
+struct host_set {
+	uint64_t hash[TPP_IMPORT_MAX_HOSTS];
+	int n; /* distinct hosts seen; -1: more than TPP_IMPORT_MAX_HOSTS */
+};
+
 struct file_meta {
 	int op;                /* -1: the file does not say, or names
 				  a collective tpplan does not model: */
@@ -46,7 +60,7 @@ struct file_meta {
 	char device[TPP_CAL_STR];
 	char hosts[TPP_CAL_STR];
 	int ranks;             /* rank / device lines seen */
-	int nhosts;
+	struct host_set hostset;
 	/*
 	 * The measured group: the ranks of the first rank line's group
 	 * (nccl-tests prints each rank's NCCL_TESTS_SPLIT colour as "Group";
@@ -57,7 +71,7 @@ struct file_meta {
 	int group_id;          /* -1 until a rank line is seen */
 	int group_ranks;
 	char group_hosts[TPP_CAL_STR];
-	int group_nhosts;
+	struct host_set group_hostset;
 	int ranks_line, ranks_col;
 	int summary;           /* text: nccl-tests' closing "# Avg bus bandwidth" seen */
 	int started;           /* text: line of "# Collective test starting:", 0 if none */
@@ -115,29 +129,38 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
-/* Add host h to the comma-separated list `hosts` (of `size` bytes) if it
- * is not there yet, counting it in *n. */
-static void add_host_to(char *hosts, size_t size, int *n, const char *h)
+/* Count host h in *set if it is new there, and add it to the
+ * comma-separated list `hosts` (of `size` bytes) while it fits; a list
+ * that ran full ends in ",..." (the count stays exact). */
+static void add_host_to(char *hosts, size_t size, struct host_set *set, const char *h)
 {
-	const char *p = hosts;
+	static const char more[] = ",...";
 	size_t len = strlen(h), used = strlen(hosts);
-	if (!len)
+	uint64_t x = 14695981039346656037u; /* FNV-1a 64 */
+	const unsigned char *u;
+	int i;
+	if (!len || set->n < 0)
 		return;
-	while (*p) {
-		const char *e = strchr(p, ',');
-		size_t l = e ? (size_t)(e - p) : strlen(p);
-		if (l == len && !strncmp(p, h, len))
+	for (u = (const unsigned char *)h; *u; u++)
+		x = (x ^ *u) * 1099511628211u;
+	for (i = 0; i < set->n; i++)
+		if (set->hash[i] == x)
 			return;
-		if (!e)
-			break;
-		p = e + 1;
+	if (set->n == TPP_IMPORT_MAX_HOSTS) {
+		set->n = -1;
+		return;
 	}
-	if (used + len + 2 > size)
-		return; /* list full: keep what fits */
+	set->hash[set->n++] = x;
+	if (used >= sizeof(more) - 1 && !strcmp(hosts + used - (sizeof(more) - 1), more))
+		return; /* already full */
+	if (used + len + 1 + sizeof(more) > size) {
+		if (used && used + sizeof(more) <= size)
+			memcpy(hosts + used, more, sizeof(more));
+		return;
+	}
 	if (used)
 		hosts[used++] = ',';
 	memcpy(hosts + used, h, len + 1);
-	(*n)++;
 }
 
 /* One rank of the file: its group (colour), host (may be NULL) and where
@@ -146,7 +169,7 @@ static void add_rank(struct file_meta *m, int group_id, const char *host,
 		     int line, int col)
 {
 	if (host)
-		add_host_to(m->hosts, sizeof(m->hosts), &m->nhosts, host);
+		add_host_to(m->hosts, sizeof(m->hosts), &m->hostset, host);
 	if (!m->ranks++) {
 		m->group_id = group_id;
 		m->ranks_line = line;
@@ -157,7 +180,7 @@ static void add_rank(struct file_meta *m, int group_id, const char *host,
 	m->group_ranks++;
 	if (host)
 		add_host_to(m->group_hosts, sizeof(m->group_hosts),
-			    &m->group_nhosts, host);
+			    &m->group_hostset, host);
 }
 
 /* NCCL version code -> "major.minor.patch" (codes changed at 2.9). */
@@ -714,7 +737,7 @@ static int parse_json(const char *path, const char *text, struct tpp_cal_coll *t
 			json_devices(&j, tpp_y_map_get(&j.d, cfg, "devices"), m, per);
 	}
 	if ((s = tpp_yj_str(tpp_y_map_get(&j.d, root, "hostname"))))
-		add_host_to(m->hosts, sizeof(m->hosts), &m->nhosts, s);
+		add_host_to(m->hosts, sizeof(m->hosts), &m->hostset, s);
 
 	/* nccl-tests' verdict on the whole run: {"count": N, "okay": "false"} */
 	{
@@ -874,19 +897,24 @@ int tpp_cal_import_warn(const char *path, enum tpp_coll op, int group, int tier,
 	 * domain spans hosts (GB200 NVL72) is that tier 0, and then it is
 	 * said with --tier 0.
 	 */
-	if (tier < 0 && m.group_nhosts > 1) {
+	if (tier < 0 && (m.group_hostset.n > 1 || m.group_hostset.n < 0)) {
+		char nh[32];
+		if (m.group_hostset.n > 0)
+			snprintf(nh, sizeof(nh), "%d", m.group_hostset.n);
+		else
+			snprintf(nh, sizeof(nh), "over %d", TPP_IMPORT_MAX_HOSTS);
 		rc = tpp_err_set(err, TPP_E_INPUT, path, m.ranks_line, m.ranks_col,
-				 "the %d ranks of the group are on %d hosts (%s): a "
+				 "the %d ranks of the group are on %s hosts (%s): a "
 				 "measurement across nodes, not inside the tier 0 "
 				 "domain; give --tier 1 (or the tier that joins "
 				 "these nodes), or --tier 0 where one NVLink domain "
 				 "spans these hosts (GB200 NVL72)",
-				 m.group_ranks, m.group_nhosts, m.group_hosts);
+				 m.group_ranks, nh, m.group_hosts);
 		goto out;
 	}
 	/* the converse, as the calibration loader checks it: a group the
 	 * file puts on one host did not cross nodes */
-	if (tier >= 1 && m.group_nhosts == 1) {
+	if (tier >= 1 && m.group_hostset.n == 1) {
 		rc = tpp_err_set(err, TPP_E_USAGE, path, m.ranks_line, m.ranks_col,
 				 "--tier %d (across nodes), but the %d ranks of the group "
 				 "are all on one host (%s): a measurement inside a node; "
@@ -927,9 +955,9 @@ int tpp_cal_import_warn(const char *path, enum tpp_coll op, int group, int tier,
 	append_list(cal->hosts, sizeof(cal->hosts), ",", m.hosts);
 	if (!cal->ranks && m.ranks)
 		cal->ranks = m.ranks;
-	if (!cal->ranks_per_node && m.ranks && m.nhosts &&
-	    m.ranks % m.nhosts == 0)
-		cal->ranks_per_node = m.ranks / m.nhosts;
+	if (!cal->ranks_per_node && m.ranks && m.hostset.n > 0 &&
+	    m.ranks % m.hostset.n == 0)
+		cal->ranks_per_node = m.ranks / m.hostset.n;
 	if (m.nccl_tests[0])
 		snprintf(src, sizeof(src), "%.180s (nccl-tests %.40s)",
 			 base_name(path), m.nccl_tests);

@@ -1017,6 +1017,27 @@ expect calibrate-import-group 3 err "--group 4, but the file lists 8 ranks" "$BI
 expect calibrate-import-hosts 3 err "on 2 hosts (node01,node02)" "$BIN" calibrate \
 	--import "$ROOT/tests/data/nccl-tests/reduce_scatter_perf.json" --group 16 --out "$TMP/cal-rs.yaml"
 has calibrate-import-hosts err "--tier 1"
+# 16 hosts x 8 ranks with long names: the printable hosts list fills and
+# ends in ",...", but the host count (and so ranks_per_node) stays exact
+{ sed -n '1,9p' "$ROOT/tests/data/nccl-tests/all_reduce_perf.txt"
+  r=0
+  for h in 01 02 03 04 05 06 07 08 09 10 11 12 13 14 15 16; do
+	for d in 0 1 2 3 4 5 6 7; do
+		printf '#  Rank %3d Group  0 Pid  %d on gpu-node-%s.rack-a.cluster.example.internal device  %d [0x07] NVIDIA A100-SXM4-80GB\n' \
+			"$r" $((41000 + r)) "$h" "$d"
+		r=$((r + 1))
+	done
+  done
+  sed -n '18,$p' "$ROOT/tests/data/nccl-tests/all_reduce_perf.txt"; } >"$TMP/h16.txt"
+if expect calibrate-import-many-hosts 0 out "128 ranks, 8 per node" "$BIN" calibrate \
+	--import "$TMP/h16.txt" --group 128 --tier 1 --out "$TMP/cal-h16.yaml"; then
+	grep -q '^  ranks_per_node: 8$' "$TMP/cal-h16.yaml" ||
+		fail "calibrate-import-many-hosts: ranks_per_node is not 8"
+	grep -q '^  hosts: ".*internal,\.\.\."$' "$TMP/cal-h16.yaml" ||
+		fail "calibrate-import-many-hosts: the full hosts list does not end in ,..."
+fi
+expect calibrate-import-many-hosts-group 3 err "the 128 ranks of the group are on 16 hosts" \
+	"$BIN" calibrate --import "$TMP/h16.txt" --group 128 --out "$TMP/never.yaml"
 grep -v 'Collective test starting' "$ROOT/tests/data/nccl-tests/all_reduce_perf.txt" >"$TMP/ar8.txt"
 expect calibrate-import-no-op 3 err "give --op NAME (one of all_reduce, all_gather" "$BIN" calibrate \
 	--import "$TMP/ar8.txt" --group 8 --out "$TMP/cal-ar8.yaml"
