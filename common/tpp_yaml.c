@@ -28,57 +28,69 @@ int tpp_y_err(struct tpp_ydoc *d, const yaml_node_t *node, struct tpp_err *err,
 }
 
 /* Largest YAML file read, and the deepest flow nesting ([ and {) allowed:
- * libyaml's loader takes time quadratic in the nesting depth, and no
- * tpplan file nests deeper than a few levels. */
+ * libyaml's loader takes time quadratic in the flow nesting depth (a
+ * 150000-deep "[[[..." runs for minutes), and no tpplan file nests
+ * deeper than a few levels.  Block nesting ("- - - x", indentation) is
+ * linear in libyaml and not limited here. */
 #define TPP_YAML_MAX_BYTES (64L << 20)
 #define TPP_YAML_MAX_DEPTH 64
 
-/* Deepest flow nesting of `text` outside quotes and comments; errors at
- * the bracket that goes past TPP_YAML_MAX_DEPTH. */
+/*
+ * Deepest flow nesting of text[0..n), taken from libyaml's own event
+ * stream before the document is loaded, so that quotes, apostrophes in
+ * plain scalars ("Megatron's"), comments and brackets inside scalars
+ * are told apart exactly as the loader tells them.  The scanner looks
+ * ahead at most one line or 1024 characters for a simple key, so the
+ * check stops after a bounded amount of work at the collection that
+ * goes past TPP_YAML_MAX_DEPTH and errors there (line and character
+ * column of its '[' or '{').  A syntax error ends the check quietly:
+ * the load that follows reports it, with its context.  A flow
+ * collection holds only flow collections, so while inside one every
+ * end event closes a flow collection.
+ */
 static int check_nesting(const char *path, const char *text, size_t n,
 			 struct tpp_err *err)
 {
-	int depth = 0, line = 1, col = 0;
-	char quote = 0;
-	size_t i;
-	for (i = 0; i < n; i++) {
-		char ch = text[i];
-		if (((unsigned char)ch & 0xC0) != 0x80)
-			col++; /* characters, as libyaml counts columns */
-		if (ch == '\n') {
-			line++;
-			col = 0;
-			if (quote == '#')
-				quote = 0;
-			continue;
+	yaml_parser_t p;
+	yaml_event_t ev;
+	int depth = 0, rc = TPP_OK, done = 0;
+	if (!yaml_parser_initialize(&p))
+		return tpp_err_set(err, TPP_E_SYSTEM, path, 0, 0,
+				   "out of memory initialising YAML parser");
+	yaml_parser_set_input_string(&p, (const unsigned char *)text, n);
+	while (!done && yaml_parser_parse(&p, &ev)) {
+		int flow = 0;
+		switch (ev.type) {
+		case YAML_SEQUENCE_START_EVENT:
+			flow = ev.data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE;
+			break;
+		case YAML_MAPPING_START_EVENT:
+			flow = ev.data.mapping_start.style == YAML_FLOW_MAPPING_STYLE;
+			break;
+		case YAML_SEQUENCE_END_EVENT:
+		case YAML_MAPPING_END_EVENT:
+			if (depth > 0)
+				depth--;
+			break;
+		case YAML_STREAM_END_EVENT:
+			done = 1;
+			break;
+		default:
+			break;
 		}
-		if (quote == '#')
-			continue;
-		if (quote) {
-			/* \" and \\ do not end a double-quoted scalar (other
-			 * escapes, an escaped line break among them, are
-			 * read as they come so lines and columns stay true) */
-			if (quote == '"' && ch == '\\' && i + 1 < n &&
-			    (text[i + 1] == '"' || text[i + 1] == '\\'))
-				i++, col++;
-			else if (ch == quote)
-				quote = 0;
-			continue;
+		if ((flow || (depth > 0 && (ev.type == YAML_SEQUENCE_START_EVENT ||
+					    ev.type == YAML_MAPPING_START_EVENT))) &&
+		    ++depth > TPP_YAML_MAX_DEPTH) {
+			rc = tpp_err_set(err, TPP_E_INPUT, path,
+					 (int)ev.start_mark.line + 1,
+					 (int)ev.start_mark.column + 1,
+					 "nesting deeper than %d levels", TPP_YAML_MAX_DEPTH);
+			done = 1;
 		}
-		if (ch == '"' || ch == '\'')
-			quote = ch;
-		else if (ch == '#' && (i == 0 || text[i - 1] == ' ' || text[i - 1] == '\t' ||
-				       text[i - 1] == '\n'))
-			quote = '#';
-		else if (ch == '[' || ch == '{') {
-			if (++depth > TPP_YAML_MAX_DEPTH)
-				return tpp_err_set(err, TPP_E_INPUT, path, line, col,
-						   "nesting deeper than %d levels",
-						   TPP_YAML_MAX_DEPTH);
-		} else if ((ch == ']' || ch == '}') && depth > 0)
-			depth--;
+		yaml_event_delete(&ev);
 	}
-	return TPP_OK;
+	yaml_parser_delete(&p);
+	return rc;
 }
 
 /* Line and column (1-based) of byte `off` of text[0..n). */

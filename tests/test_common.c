@@ -551,6 +551,49 @@ int main(void)
 		CHECK(strstr(err.msg, "nesting deeper than 64") != NULL);
 	}
 
+	/* the depth comes from the YAML events, not from raw bytes: an
+	 * apostrophe in a plain scalar does not open a quote that hides the
+	 * brackets after it (it once let a 150000-deep "[[[..." through to
+	 * libyaml's quadratic loader), and brackets inside plain, quoted and
+	 * block scalars or comments are not nesting at all */
+	{
+		char text[4096];
+		struct tpp_ydoc d;
+		int i, k = 0;
+		k += snprintf(text + k, sizeof(text) - (size_t)k,
+			      "a: Megatron's layout\nb: ");
+		for (i = 0; i < 65; i++)
+			text[k++] = '[';
+		text[k] = '\0';
+		CHECK(tpp_ydoc_load_string(&d, "mem.yaml", text, &err) == TPP_E_INPUT);
+		CHECK(err.line == 2 && err.col == 68);
+		CHECK(strstr(err.msg, "nesting deeper than 64") != NULL);
+
+		k = snprintf(text, sizeof(text), "a: x");
+		for (i = 0; i < 100; i++)
+			text[k++] = '[';
+		k += snprintf(text + k, sizeof(text) - (size_t)k, "\nb: |\n  ");
+		for (i = 0; i < 100; i++)
+			text[k++] = '{';
+		k += snprintf(text + k, sizeof(text) - (size_t)k, "\nc: 'it''s ");
+		for (i = 0; i < 100; i++)
+			text[k++] = '[';
+		k += snprintf(text + k, sizeof(text) - (size_t)k, "'\n# ");
+		for (i = 0; i < 100; i++)
+			text[k++] = '[';
+		k += snprintf(text + k, sizeof(text) - (size_t)k, "\nd: [[1], {e: [2]}]\n");
+		CHECK(tpp_ydoc_load_string(&d, "mem.yaml", text, &err) == TPP_OK);
+		tpp_ydoc_free(&d);
+
+		/* block nesting is linear in libyaml and not limited */
+		k = 0;
+		for (i = 0; i < 200; i++)
+			k += snprintf(text + k, sizeof(text) - (size_t)k, "- ");
+		snprintf(text + k, sizeof(text) - (size_t)k, "x\n");
+		CHECK(tpp_ydoc_load_string(&d, "mem.yaml", text, &err) == TPP_OK);
+		tpp_ydoc_free(&d);
+	}
+
 	/* the echoed source line: a CRLF file's "\r" dropped; escape, other
 	 * control bytes and bytes that are not UTF-8 shown as '?', one per
 	 * byte, valid UTF-8 and tabs as they are; the caret under column 4
