@@ -86,6 +86,7 @@ struct plan_in {
 	int hidden, heads, ffn, seq; /* .model's */
 	int kv_heads;         /* .model.kv_heads (0: not given) */
 	int head_dim;         /* .model.head_dim (0: not given) */
+	int heads_line, heads_col; /* where .model.heads is (1-based) */
 	char mlp[16];         /* .model.mlp ("": not given) */
 	char cluster[512];    /* .cluster.path when readable, else .name; "" none */
 	char calibration[512]; /* .cluster.calibration; "" null or none */
@@ -207,8 +208,13 @@ static int plan_read(const char *path, struct plan_in *p)
 			goto out;
 		}
 		/* heads that do not divide hidden (a head_dim of the model's
-		 * own) are checked on the shape run, after --hidden / --heads,
-		 * as for --model */
+		 * own) are checked on the shape run, after --hidden / --heads
+		 * and --scale-down, as for --model; kept for that message */
+		{
+			yaml_node_t *hn = tpp_y_map_get(&d, model, "heads");
+			p->heads_line = (int)hn->start_mark.line + 1;
+			p->heads_col = (int)hn->start_mark.column + 1;
+		}
 		p->has_model = 1;
 	}
 	if ((cluster = tpp_y_map_get(&d, root, "cluster"))) {
@@ -476,9 +482,34 @@ int tpp_cmd_exec(int argc, char **argv)
 		} else {
 			tpp_exec_shape_scale(&o.shape, 1, &o.over, &o.shape);
 		}
+		/* exec's attention splits hidden into heads of hidden / heads
+		 * (exec.h): heads must divide the hidden run.  --scale-down
+		 * rounds hidden to a multiple of the heads, so only the
+		 * model's own sizes (a head_dim of its own) or --hidden /
+		 * --heads get here.  The model's: an input error at its place
+		 * (the plan's "heads"); the flags': a usage error naming them */
 		if (o.shape.hidden % o.shape.heads) {
-			fprintf(stderr, "tpplan: exec: heads %d do not divide hidden %d\n",
-				o.shape.heads, o.shape.hidden);
+			static const char fix[] =
+				"exec's attention needs hidden / heads whole: give --hidden and --heads that divide, or --scale-down F, which rounds hidden to a multiple of the heads";
+			if (!hidden && !heads && !scale_given && model_from && !model_arg) {
+				tpp_err_set(&err, TPP_E_INPUT, plan_arg, plan.heads_line,
+					    plan.heads_col,
+					    "--plan: model \"heads\" = %d does not divide \"hidden\" = %d (the model's head_dim decouples them): %s",
+					    o.shape.heads, o.shape.hidden, fix);
+				tpp_err_print(stderr, &err);
+				return TPP_E_INPUT;
+			}
+			if (!hidden && !heads && !scale_given && model_from) {
+				fprintf(stderr, "tpplan: exec: --model %s: heads %d do not divide hidden %d (the model's head_dim decouples them): %s\n",
+					model_arg, o.shape.heads, o.shape.hidden, fix);
+				return TPP_E_INPUT;
+			}
+			fprintf(stderr, "tpplan: exec: heads %d (%s) do not divide hidden %d (%s): %s\n",
+				o.shape.heads, heads ? "--heads" : model_from ? "the model's" : "the default",
+				o.shape.hidden,
+				hidden ? "--hidden" : !model_from ? "the default" :
+				scale_given ? "the model's, scaled down" : "the model's",
+				fix);
 			return TPP_E_USAGE;
 		}
 		o.backend = backend;

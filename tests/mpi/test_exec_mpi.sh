@@ -284,6 +284,35 @@ if make_plan pdh1 --model "$dir/gelu-dh.yaml" --cluster dgx-h100 --gpus 2 --layo
 		bad "--plan head_dim alone: exit $rc ($(grep note "$dir/pdh1.txt" | head -n 2 | tr '\n' ' '))"
 	fi
 fi
+# heads that do not divide hidden (a model with a head_dim of its own):
+# exec's attention cannot run it as it is.  From the plan, the plan's
+# error at its "heads" (exit 3) naming the fixes; from --hidden, a usage
+# error naming the flag (exit 2); --scale-down rounds hidden to a
+# multiple of the heads and runs
+sed -e 's/^hidden: 2048/hidden: 2040/' -e 's/^name: .*/name: odd/' -e 's/^layers: 16/layers: 2/' \
+	"$root/tests/data/models/small-dense.yaml" >"$dir/odd.yaml"
+if make_plan podd --model "$dir/odd.yaml" --cluster dgx-h100 --gpus 2 --layout tp=2,sp=0; then
+	plan_exec podd --plan "$dir/podd.json"
+	if [ "$rc" -eq 3 ] &&
+		grep -q "podd.json:5:66: error: --plan: model \"heads\" = 16 does not divide \"hidden\" = 2040 .*--scale-down F" "$dir/podd.txt"; then
+		ok "--plan: heads that do not divide hidden, at the plan's \"heads\""
+	else
+		bad "--plan heads/hidden: exit $rc ($(head -n 2 "$dir/podd.txt" | tr '\n' ' '))"
+	fi
+	plan_exec poddh --plan "$dir/podd.json" --scale-down 16 --hidden 100
+	if [ "$rc" -eq 2 ] &&
+		grep -q "heads 16 (the model's) do not divide hidden 100 (--hidden)" "$dir/poddh.txt"; then
+		ok "--hidden that the heads do not divide: a usage error naming it"
+	else
+		bad "--hidden/heads: exit $rc ($(head -n 2 "$dir/poddh.txt" | tr '\n' ' '))"
+	fi
+	plan_exec podds --plan "$dir/podd.json" --scale-down 16
+	if [ "$rc" -eq 0 ]; then
+		ok "--plan heads/hidden: --scale-down runs it"
+	else
+		bad "--plan heads/hidden --scale-down 16: exit $rc ($(grep -i error "$dir/podds.txt" | head -n 2 | tr '\n' ' '))"
+	fi
+fi
 
 # ---- a rank that dies ends the run within --timeout ------------------------------------
 start=$(date +%s)
