@@ -469,12 +469,12 @@ int tpp_cmd_exec(int argc, char **argv)
 					    name, plan.kv_heads, rh);
 			if (own_dh && (swiglu || gqa))
 				tpp_appendf(notes, sizeof(notes),
-					    ", its head dimension %d as hidden / heads (%d at full size)",
-					    plan.head_dim, o.model.hidden / rh);
+					    ", its head dimension %d as hidden / heads (%g at full size)",
+					    plan.head_dim, (double)o.model.hidden / rh);
 			else if (own_dh)
 				tpp_appendf(notes, sizeof(notes),
-					    "tpplan: exec: note: %s's head dimension %d runs as hidden / heads (%d at full size)",
-					    name, plan.head_dim, o.model.hidden / rh);
+					    "tpplan: exec: note: %s's head dimension %d runs as hidden / heads (%g at full size)",
+					    name, plan.head_dim, (double)o.model.hidden / rh);
 			if (swiglu || gqa || own_dh)
 				tpp_appendf(notes, sizeof(notes), " (exec runs GPT blocks; predicted as run)\n");
 			o.scale = scale;
