@@ -289,16 +289,20 @@ static int cpu_gemm(struct tpp_backend *b, enum tpp_prec prec, int m, int n,
 	return TPP_OK;
 }
 
-/* Write a buffer a quarter larger than the last-level cache (at least
- * 32 MiB), with a different byte each round so no layer can skip the
- * stores. */
+/* Write a buffer with a different byte each round so no layer can skip
+ * the stores.  The last-level cache is the node's: the ranks on a host
+ * flush together (each GEMM run starts in step), so each writes its
+ * share of a quarter more than the cache, at least 4 MiB (more than a
+ * core's private L2); 32 MiB where the system does not say. */
 static int cpu_flush(struct tpp_backend *b, struct tpp_err *err)
 {
 	struct cpu_ctx *x = b->ctx;
 	if (!x->flush_buf) {
-		size_t want = (size_t)llc_bytes() / 4 * 5;
-		if (want < ((size_t)32 << 20))
-			want = (size_t)32 << 20;
+		size_t llc = (size_t)llc_bytes();
+		int local = x->local_size > 0 ? x->local_size : 1;
+		size_t want = llc ? llc / 4 * 5 / (size_t)local : (size_t)32 << 20;
+		if (want < ((size_t)4 << 20))
+			want = (size_t)4 << 20;
 		x->flush_buf = malloc(want);
 		if (!x->flush_buf)
 			return tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0,
