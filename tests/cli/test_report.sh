@@ -305,6 +305,30 @@ if command -v gnuplot >/dev/null 2>&1; then
 	fi
 fi
 
+# a gnuplot whose PNG is cut short (a full disk): the figure is not taken
+# as drawn, no PNG is put in place
+mkdir -p "$TMP/gpcut"
+cat >"$TMP/gpcut/gnuplot" <<'GP'
+#!/bin/sh
+out=$(printf '%s\n' "$2" | sed -n "s/^outfile='\(.*\)'$/\1/p")
+printf '\211PNG\r\n\032\n\000\000\000\015IHDR' >"$out"
+GP
+chmod +x "$TMP/gpcut/gnuplot"
+PATH="$TMP/gpcut:$PATH" "$BIN" report $PROBLEM -o "$TMP/rep-cut" >/dev/null 2>"$TMP/err"
+if grep -q "could not draw breakdown.gp" "$TMP/err" && ! ls "$TMP/rep-cut"/*.png >/dev/null 2>&1 &&
+	! ls "$TMP/rep-cut"/*.tmp.* >/dev/null 2>&1; then
+	ok gnuplot-truncated-png
+else
+	fail "gnuplot-truncated-png: $(head -n 2 "$TMP/err"; ls "$TMP/rep-cut")"
+fi
+# every column of the breakdown table says its unit (it was only "step")
+"$BIN" report $PROBLEM --no-plots -o "$TMP/rep-units" >/dev/null 2>"$TMP/err"
+hdr=$(grep '^| # | compute (' "$TMP/rep-units/report.md" | head -n 1)
+if [ -n "$hdr" ] && [ "$(printf '%s\n' "$hdr" | tr '|' '\n' | grep -v '^ *#* *$' | grep -cv ' ([m]*s) *$')" -eq 0 ]; then
+	ok breakdown-units
+else
+	fail "breakdown-units: '$hdr'"
+fi
 # ---- tables only: --no-plots, and no gnuplot on PATH ----------------------------------
 for mode in no-plots no-gnuplot; do
 	D=$TMP/$mode
