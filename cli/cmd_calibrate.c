@@ -250,10 +250,20 @@ static int check_out_dir(const char *path)
 		dir[1] = '\0';
 	else
 		*slash = '\0';
+	/* a system error (4), as when the write itself fails (--import,
+	 * report), only found before the sweep */
+	{
+		struct stat ds;
+		if (!stat(dir, &ds) && !S_ISDIR(ds.st_mode)) {
+			fprintf(stderr, "tpplan: --out %s: %s exists and is not a directory\n",
+				path, dir);
+			return TPP_E_SYSTEM;
+		}
+	}
 	if (access(dir, W_OK | X_OK) != 0) {
 		fprintf(stderr, "tpplan: --out %s: directory %s is not writable: %s\n",
 			path, dir, strerror(errno));
-		return TPP_E_INPUT;
+		return TPP_E_SYSTEM;
 	}
 	/* refused now, not after the sweep (tpp_cal_write_keep refuses it too) */
 	{

@@ -158,7 +158,8 @@ static void validate_usage(FILE *f)
 		   "authors tuned, unless none fits (JSON zero3_across_nodes: replaced, kept).\n"
 		   "--attention fixes the attention kernel alone. Words (sp, recompute, mlp,\n"
 		   "precision) are read in any case; a column outside the format is warned\n"
-		   "about, and a row that fills it is listed as not predicted.\n"
+		   "about, and a row that fills it is listed as not predicted.  A line that\n"
+		   "starts with # is a comment (so no row id may start with #).\n"
 		   "exit codes: 0 ok (rows that cannot be predicted are listed and counted),\n"
 		   "1 no row could be predicted, 2 usage, 3 input error\n");
 }

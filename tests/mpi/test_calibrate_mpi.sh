@@ -418,6 +418,19 @@ if [ "$rc" -ne 0 ] && [ "$n" -eq 1 ]; then
 else
 	bad "usage error under mpiexec -np 2: exit $rc, printed $n times"
 fi
+# an --out whose directory is a file: said so (not "permission denied"),
+# before the sweep, a system error (4) as when the write itself fails
+: >"$dir/afile"
+# shellcheck disable=SC2086
+timeout 60 mpiexec $mpiflags -np 1 "$tpplan" calibrate --quick \
+	--out "$dir/afile/x.yaml" >"$dir/outfile.txt" 2>&1
+rc=$?
+if [ "$rc" -eq 4 ] && grep -q "afile exists and is not a directory" "$dir/outfile.txt" &&
+	! grep -q "all_reduce" "$dir/outfile.txt"; then
+	ok "--out in a file: exit 4, not a directory, before the sweep"
+else
+	bad "--out in a file: exit $rc ($(head -n 2 "$dir/outfile.txt" | tr '\n' ' '))"
+fi
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
