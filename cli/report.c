@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <signal.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -566,6 +567,9 @@ static void gp_bars(FILE *f, const char *name, const char *what, int n,
 		n - 0.4, angle, bmargin);
 }
 
+/* The longest a figure may take gnuplot (seconds): ~1 s is usual. */
+#define TPP_REPORT_GNUPLOT_S 60.0
+
 static int png_ok(const char *path)
 {
 	static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', 0x0d, 0x0a, 0x1a, 0x0a};
@@ -638,11 +642,42 @@ static int draw(struct figs *fg, const char *dir, enum fig which)
 		execv(fg->gnuplot, argv);
 		_exit(127);
 	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR) {
-			status = -1;
-			break;
+	/*
+	 * A figure takes gnuplot well under a second; one that has not
+	 * finished in TPP_REPORT_GNUPLOT_S (a hung or stopped gnuplot, a
+	 * wrapper that waits for input) is killed and the figure left out,
+	 * so the report never waits forever.  The test hook
+	 * TPP_REPORT_TEST_GNUPLOT_S shortens the wait.
+	 */
+	{
+		double limit = TPP_REPORT_GNUPLOT_S, waited = 0;
+		const char *hook = getenv("TPP_REPORT_TEST_GNUPLOT_S");
+		const struct timespec tick = {0, 10 * 1000 * 1000};
+		int done = 0;
+		if (hook && atof(hook) > 0)
+			limit = atof(hook);
+		while (!done && waited < limit) {
+			pid_t got = waitpid(pid, &status, WNOHANG);
+			if (got == pid) {
+				done = 1;
+			} else if (got < 0 && errno != EINTR) {
+				status = -1;
+				done = 1;
+			} else {
+				nanosleep(&tick, NULL);
+				waited += 0.01;
+			}
 		}
+		if (!done) {
+			kill(pid, SIGKILL);
+			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+				;
+			fprintf(stderr, "tpplan: report: warning: gnuplot did not finish %s within %g s; stopped it\n",
+				script, limit);
+			remove(tmp);
+			return 0;
+		}
+	}
 	if (status != 0 || !png_ok(tmp) || rename(tmp, png)) {
 		fprintf(stderr, "tpplan: report: warning: gnuplot could not draw %s (see %s/gnuplot.log)\n",
 			script, dir);

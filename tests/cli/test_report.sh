@@ -329,6 +329,21 @@ if [ -n "$hdr" ] && [ "$(printf '%s\n' "$hdr" | tr '|' '\n' | grep -v '^ *#* *$'
 else
 	fail "breakdown-units: '$hdr'"
 fi
+# a gnuplot that never finishes is stopped (here after the test hook's
+# 1 s, else 60 s): the report ends, the figure left out, no temporary left
+mkdir -p "$TMP/gphang"
+printf '#!/bin/sh\nexec sleep 1000\n' >"$TMP/gphang/gnuplot"
+chmod +x "$TMP/gphang/gnuplot"
+TPP_REPORT_TEST_GNUPLOT_S=1 PATH="$TMP/gphang:$PATH" timeout 60 "$BIN" report $PROBLEM \
+	-o "$TMP/rep-hang" >/dev/null 2>"$TMP/err"
+rc=$?
+if [ $rc -ne 124 ] && grep -q "gnuplot did not finish breakdown.gp within 1 s; stopped it" "$TMP/err" &&
+	! ls "$TMP/rep-hang"/*.png >/dev/null 2>&1 && ! ls "$TMP/rep-hang"/*.tmp.* >/dev/null 2>&1 &&
+	[ -s "$TMP/rep-hang/report.md" ]; then
+	ok gnuplot-hangs
+else
+	fail "gnuplot-hangs: exit $rc: $(head -n 2 "$TMP/err"; ls "$TMP/rep-hang")"
+fi
 # ---- tables only: --no-plots, and no gnuplot on PATH ----------------------------------
 for mode in no-plots no-gnuplot; do
 	D=$TMP/$mode
