@@ -233,37 +233,13 @@ bad:
 
 #ifdef TPP_HAVE_BENCH
 /* The file's directory must exist and be writable before hours of
- * measurement are spent. */
+ * measurement are spent: tpp_afile_check, which the write runs too, now
+ * (a system error, 4, as when the write itself fails). */
 static int check_out_dir(const char *path)
 {
-	char dir[1024];
-	char *slash;
-	if (strlen(path) >= sizeof(dir)) {
+	if (strlen(path) >= 1024) {
 		fprintf(stderr, "tpplan: --out: path too long\n");
 		return TPP_E_USAGE;
-	}
-	tpp_strlcpy(dir, path, sizeof(dir));
-	slash = strrchr(dir, '/');
-	if (!slash)
-		tpp_strlcpy(dir, ".", sizeof(dir));
-	else if (slash == dir)
-		dir[1] = '\0';
-	else
-		*slash = '\0';
-	/* a system error (4), as when the write itself fails (--import,
-	 * report), only found before the sweep */
-	{
-		struct stat ds;
-		if (!stat(dir, &ds) && !S_ISDIR(ds.st_mode)) {
-			fprintf(stderr, "tpplan: --out %s: %s exists and is not a directory\n",
-				path, dir);
-			return TPP_E_SYSTEM;
-		}
-	}
-	if (access(dir, W_OK | X_OK) != 0) {
-		fprintf(stderr, "tpplan: --out %s: directory %s is not writable: %s\n",
-			path, dir, strerror(errno));
-		return TPP_E_SYSTEM;
 	}
 	/* refused now, not after the sweep (tpp_cal_write_keep refuses it too) */
 	{
@@ -274,17 +250,16 @@ static int check_out_dir(const char *path)
 			return TPP_E_USAGE;
 		}
 	}
-	/* links that cannot be followed or loop, a target directory that a
-	 * link points into and is missing: also now */
+	/* a directory that is missing, not one or not writable; links that
+	 * cannot be followed or loop, a target directory that a link points
+	 * into and is missing: also now */
 	{
 		struct tpp_err err;
 		int rc = tpp_afile_check(path, &err);
-		if (rc) {
+		if (rc)
 			fprintf(stderr, "tpplan: --out %s\n", err.msg);
-			return rc == TPP_E_USAGE ? TPP_E_USAGE : TPP_E_INPUT;
-		}
+		return rc;
 	}
-	return TPP_OK;
 }
 #endif
 

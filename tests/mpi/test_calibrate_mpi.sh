@@ -425,7 +425,7 @@ fi
 timeout 60 mpiexec $mpiflags -np 1 "$tpplan" calibrate --quick \
 	--out "$dir/afile/x.yaml" >"$dir/outfile.txt" 2>&1
 rc=$?
-if [ "$rc" -eq 4 ] && grep -q "afile exists and is not a directory" "$dir/outfile.txt" &&
+if [ "$rc" -eq 4 ] && grep -q "afile/x.yaml: .*afile is not a directory" "$dir/outfile.txt" &&
 	! grep -q "all_reduce" "$dir/outfile.txt"; then
 	ok "--out in a file: exit 4, not a directory, before the sweep"
 else
