@@ -491,7 +491,9 @@ int tpp_cmd_exec(int argc, char **argv)
 		if (o.shape.hidden % o.shape.heads) {
 			static const char fix[] =
 				"exec's attention needs hidden / heads whole: give --hidden and --heads that divide, or --scale-down F, which rounds hidden to a multiple of the heads";
-			if (!hidden && !heads && !scale_given && model_from && !model_arg) {
+			/* the model's sizes as they are, no flag changed them */
+			int as_is = !hidden && !heads && !scale_given && model_from;
+			if (as_is && !model_arg) {
 				tpp_err_set(&err, TPP_E_INPUT, plan_arg, plan.heads_line,
 					    plan.heads_col,
 					    "--plan: model \"heads\" = %d does not divide \"hidden\" = %d (the model's head_dim decouples them): %s",
@@ -499,7 +501,7 @@ int tpp_cmd_exec(int argc, char **argv)
 				tpp_err_print(stderr, &err);
 				return TPP_E_INPUT;
 			}
-			if (!hidden && !heads && !scale_given && model_from) {
+			if (as_is) {
 				fprintf(stderr, "tpplan: exec: --model %s: heads %d do not divide hidden %d (the model's head_dim decouples them): %s\n",
 					model_arg, o.shape.heads, o.shape.hidden, fix);
 				return TPP_E_INPUT;

@@ -1231,21 +1231,19 @@ static void write_best(struct doc *d, const struct tpp_report *r,
 	d_h(d, 2, "Step-time breakdown");
 	figure(d, fg, FIG_BREAKDOWN, "Step time of the top layouts, stacked by cause (s per step)");
 	{
-		const char *h[TPP_TIME_PARTS + 2];
-		char hb[TPP_TIME_PARTS][48];
 		/* in ms when the best step is under a second (0.006 hid it);
 		 * every column says its unit */
-		const char *unit = p->top[0].step_s < 1 ? "ms" : "s";
+		int ms = p->top[0].step_s < 1;
+		double u = ms ? 1e3 : 1;
+		const char *h[TPP_TIME_PARTS + 2];
+		char hb[TPP_TIME_PARTS + 1][48];
 		h[0] = "#";
-		for (k = 0; k < TPP_TIME_PARTS; k++) {
-			snprintf(hb[k], sizeof(hb[k]), "%s (%s)", tpp_time_part_names[k], unit);
+		for (k = 0; k <= TPP_TIME_PARTS; k++) {
+			snprintf(hb[k], sizeof(hb[k]), "%s (%s)",
+				 k < TPP_TIME_PARTS ? tpp_time_part_names[k] : "step", ms ? "ms" : "s");
 			h[k + 1] = hb[k];
 		}
-		h[TPP_TIME_PARTS + 1] = p->top[0].step_s < 1 ? "step (ms)" : "step (s)";
 		d_table(d, h, TPP_TIME_PARTS + 2);
-	}
-	{
-		double u = p->top[0].step_s < 1 ? 1e3 : 1;
 		for (i = 0; i < p->n_top; i++) {
 			d_row(d), d_td(d, "%d", i + 1);
 			for (k = 0; k < TPP_TIME_PARTS; k++)

@@ -45,8 +45,9 @@ int tpp_y_err(struct tpp_ydoc *d, const yaml_node_t *node, struct tpp_err *err,
  * goes past TPP_YAML_MAX_DEPTH and errors there (line and character
  * column of its '[' or '{').  A syntax error ends the check quietly:
  * the load that follows reports it, with its context.  A flow
- * collection holds only flow collections, so while inside one every
- * end event closes a flow collection.
+ * collection holds only flow collections (their start events say the
+ * flow style), so while inside one every end event closes a flow
+ * collection.
  */
 static int check_nesting(const char *path, const char *text, size_t n,
 			 struct tpp_err *err)
@@ -78,9 +79,7 @@ static int check_nesting(const char *path, const char *text, size_t n,
 		default:
 			break;
 		}
-		if ((flow || (depth > 0 && (ev.type == YAML_SEQUENCE_START_EVENT ||
-					    ev.type == YAML_MAPPING_START_EVENT))) &&
-		    ++depth > TPP_YAML_MAX_DEPTH) {
+		if (flow && ++depth > TPP_YAML_MAX_DEPTH) {
 			rc = tpp_err_set(err, TPP_E_INPUT, path,
 					 (int)ev.start_mark.line + 1,
 					 (int)ev.start_mark.column + 1,

@@ -227,6 +227,14 @@ static const struct tpp_yfield fields[] = {
 	 .names = colors, .nnames = 2},
 };
 
+/* n copies of c at buf[k], then a NUL; the new end (k + n). */
+static int repeat_char(char *buf, int k, char c, int n)
+{
+	memset(buf + k, c, (size_t)n);
+	buf[k + n] = '\0';
+	return k + n;
+}
+
 static int parse(const char *text, struct thing *t, struct tpp_err *err)
 {
 	struct tpp_ydoc d;
@@ -541,11 +549,8 @@ int main(void)
 	{
 		char text[512];
 		struct thing th;
-		int i, k = 0;
-		k += snprintf(text + k, sizeof(text) - (size_t)k, "name: \"a\\\nb \\\" [\"\n\xc3\xa9: ");
-		for (i = 0; i < 65; i++)
-			text[k++] = '[';
-		text[k] = '\0';
+		int k = snprintf(text, sizeof(text), "name: \"a\\\nb \\\" [\"\n\xc3\xa9: ");
+		repeat_char(text, k, '[', 65);
 		CHECK(parse(text, &th, &err) == TPP_E_INPUT);
 		CHECK(err.line == 3 && err.col == 68);
 		CHECK(strstr(err.msg, "nesting deeper than 64") != NULL);
@@ -559,28 +564,20 @@ int main(void)
 	{
 		char text[4096];
 		struct tpp_ydoc d;
-		int i, k = 0;
-		k += snprintf(text + k, sizeof(text) - (size_t)k,
-			      "a: Megatron's layout\nb: ");
-		for (i = 0; i < 65; i++)
-			text[k++] = '[';
-		text[k] = '\0';
+		int i, k = snprintf(text, sizeof(text), "a: Megatron's layout\nb: ");
+		repeat_char(text, k, '[', 65);
 		CHECK(tpp_ydoc_load_string(&d, "mem.yaml", text, &err) == TPP_E_INPUT);
 		CHECK(err.line == 2 && err.col == 68);
 		CHECK(strstr(err.msg, "nesting deeper than 64") != NULL);
 
 		k = snprintf(text, sizeof(text), "a: x");
-		for (i = 0; i < 100; i++)
-			text[k++] = '[';
+		k = repeat_char(text, k, '[', 100);
 		k += snprintf(text + k, sizeof(text) - (size_t)k, "\nb: |\n  ");
-		for (i = 0; i < 100; i++)
-			text[k++] = '{';
+		k = repeat_char(text, k, '{', 100);
 		k += snprintf(text + k, sizeof(text) - (size_t)k, "\nc: 'it''s ");
-		for (i = 0; i < 100; i++)
-			text[k++] = '[';
+		k = repeat_char(text, k, '[', 100);
 		k += snprintf(text + k, sizeof(text) - (size_t)k, "'\n# ");
-		for (i = 0; i < 100; i++)
-			text[k++] = '[';
+		k = repeat_char(text, k, '[', 100);
 		k += snprintf(text + k, sizeof(text) - (size_t)k, "\nd: [[1], {e: [2]}]\n");
 		CHECK(tpp_ydoc_load_string(&d, "mem.yaml", text, &err) == TPP_OK);
 		tpp_ydoc_free(&d);
