@@ -43,6 +43,9 @@ struct row_result {
 	char source[160];
 	int ok;
 	char reason[2048];
+	int line;     /* the row's line in the file (1-based) */
+	int bad_col;  /* the runs-format column the reason is about, or -1 */
+	int byte_col; /* where that field starts on the line (1-based), or 0 */
 	double measured_s, predicted_s, err;
 	enum tpp_attn attn; /* the attention kernel the row was predicted with */
 	enum stack stack;   /* the software stack assumed (row_stack) */
@@ -129,6 +132,14 @@ static int field_int(const char *v, const char *name, int blank, int lo,
 	return 0;
 }
 
+/* Seconds for the table: three decimals, or three significant digits
+ * below 0.1 s (the format takes steps down to 1 us, which "%.3f" shows
+ * as 0.000). */
+static void fmt_seconds(char *buf, size_t size, double v)
+{
+	snprintf(buf, size, v >= 0.0995 ? "%.3fs" : "%.3gs", v);
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -158,8 +169,10 @@ static void validate_usage(FILE *f)
 		   "authors tuned, unless none fits (JSON zero3_across_nodes: replaced, kept).\n"
 		   "--attention fixes the attention kernel alone. Words (sp, recompute, mlp,\n"
 		   "precision) are read in any case; a column outside the format is warned\n"
-		   "about, and a row that fills it is listed as not predicted.  A line that\n"
-		   "starts with # is a comment (so no row id may start with #).\n"
+		   "about, and a row that fills it is listed as not predicted, with the reason\n"
+		   "at FILE:LINE:COLUMN (the field it is about; FILE:LINE when it is about the\n"
+		   "whole row, e.g. no layout fits).  A line that starts with # is a comment\n"
+		   "(so no row id may start with #).\n"
 		   "exit codes: 0 ok (rows that cannot be predicted are listed and counted),\n"
 		   "1 no row could be predicted, 2 usage, 3 input error\n");
 }
@@ -303,7 +316,10 @@ static int predict_row(char **fv, const int *col, const char *dir,
 
 #define F(c) (col[c] >= 0 ? fv[col[c]] : "")
 #define FI(c, blank, lo, hi, out) \
-	field_int(F(c), col_names[c], blank, lo, hi, out, r->reason, sizeof(r->reason))
+	(field_int(F(c), col_names[c], blank, lo, hi, out, r->reason, sizeof(r->reason)) \
+		 ? (r->bad_col = (c), 1) : 0)
+/* the reason is about column c: its field is pointed at */
+#define BAD(c) (r->bad_col = (c))
 	memset(model, 0, sizeof(*model));
 	copy_printable(model->name, F(C_ID), sizeof(model->name));
 	copy_printable(model->desc, F(C_SOURCE), sizeof(model->desc));
@@ -320,10 +336,12 @@ static int predict_row(char **fv, const int *col, const char *dir,
 	else if (!*F(C_MLP) || !strcasecmp(F(C_MLP), "gelu"))
 		model->mlp = TPP_MLP_GELU;
 	else {
+		BAD(C_MLP);
 		snprintf(r->reason, sizeof(r->reason), "unknown mlp '%s'", F(C_MLP));
 		return -1;
 	}
 	if (model->hidden % model->heads) {
+		BAD(C_HEADS);
 		snprintf(r->reason, sizeof(r->reason),
 			 "column 'heads': hidden %d is not a multiple of heads %d (the runs format has no head_dim column)",
 			 model->hidden, model->heads);
@@ -344,6 +362,7 @@ static int predict_row(char **fv, const int *col, const char *dir,
 	p = *F(C_PREC) ? tpp_prec_parse(F(C_PREC)) : TPP_PREC_BF16;
 	/* the runs format's precisions (shared/validation/README.md) */
 	if (p != TPP_PREC_FP16 && p != TPP_PREC_BF16 && p != TPP_PREC_FP8) {
+		BAD(C_PREC);
 		snprintf(r->reason, sizeof(r->reason), "unknown precision '%s'", F(C_PREC));
 		return -1;
 	}
@@ -355,6 +374,7 @@ static int predict_row(char **fv, const int *col, const char *dir,
 		int w = snprintf(path, sizeof(path), "%s%s%s", cl[0] == '/' ? "" : dir,
 				 cl[0] == '/' ? "" : "/", cl);
 		if (w < 0 || (size_t)w >= sizeof(path)) {
+			BAD(C_CLUSTER);
 			snprintf(r->reason, sizeof(r->reason), "cluster path too long");
 			return -1;
 		}
@@ -362,15 +382,18 @@ static int predict_row(char **fv, const int *col, const char *dir,
 	else if ((rc = tpp_cluster_resolve_preset(cl, NULL, path, sizeof(path), &err))) {
 		/* a preset name (shared/validation/README.md): a file of that
 		 * name in the working directory does not stand in for it */
+		BAD(C_CLUSTER);
 		snprintf(r->reason, sizeof(r->reason), "cluster: %s", err.msg);
 		return -1;
 	}
 	if ((rc = tpp_cluster_load(path, NULL, cluster, &err))) {
+		BAD(C_CLUSTER);
 		snprintf(r->reason, sizeof(r->reason), "cluster: %s%s%s", err.file,
 			 err.file[0] ? ": " : "", err.msg);
 		return -1;
 	}
 	if (gpus % cluster->gpus_per_node && gpus > cluster->gpus_per_node) {
+		BAD(C_GPUS);
 		snprintf(r->reason, sizeof(r->reason),
 			 "column 'gpus': %d is not a whole number of %d-GPU nodes of %s",
 			 gpus, cluster->gpus_per_node, cluster->name);
@@ -378,6 +401,7 @@ static int predict_row(char **fv, const int *col, const char *dir,
 	}
 	tpp_cluster_resize(cluster, gpus);
 	if (!tpp_cluster_covers(cluster)) {
+		BAD(C_GPUS);
 		snprintf(r->reason, sizeof(r->reason),
 			 "column 'gpus': %d GPUs exceed the %d that the outermost tier '%s' of %s spans",
 			 gpus, cluster->tiers[cluster->ntiers - 1].span_gpus,
@@ -385,6 +409,7 @@ static int predict_row(char **fv, const int *col, const char *dir,
 		return -1;
 	}
 	if (cluster->gpu.peak_flops[co.prec] <= 0) {
+		BAD(C_PREC);
 		snprintf(r->reason, sizeof(r->reason),
 			 "column 'precision': %s has no %s peak in %s", cluster->gpu.name,
 			 tpp_prec_names[co.prec], cluster->name);
@@ -402,6 +427,7 @@ static int predict_row(char **fv, const int *col, const char *dir,
 	    FI(C_ZERO, TPP_FREE, 0, 3, &s.zero))
 		return -1;
 	if (s.mbs != TPP_FREE && s.mbs > gbs) {
+		BAD(C_MBS);
 		snprintf(r->reason, sizeof(r->reason),
 			 "column 'mbs': a micro-batch of %d is more than the global batch of %d (column 'gbs')",
 			 s.mbs, gbs);
@@ -414,7 +440,8 @@ static int predict_row(char **fv, const int *col, const char *dir,
 	else if (!strcasecmp(F(C_SP), "no"))
 		s.sp = 0;
 	else {
-		snprintf(r->reason, sizeof(r->reason), "sp must be yes or no");
+		BAD(C_SP);
+		snprintf(r->reason, sizeof(r->reason), "column 'sp': '%.40s' is not yes or no", F(C_SP));
 		return -1;
 	}
 	s.recompute = TPP_FREE;
@@ -422,6 +449,7 @@ static int predict_row(char **fv, const int *col, const char *dir,
 		if (!strcasecmp(F(C_RECOMPUTE), tpp_recompute_names[v]))
 			s.recompute = v;
 	if (*F(C_RECOMPUTE) && s.recompute == TPP_FREE) {
+		BAD(C_RECOMPUTE);
 		snprintf(r->reason, sizeof(r->reason), "unknown recompute '%s'", F(C_RECOMPUTE));
 		return -1;
 	}
@@ -451,6 +479,9 @@ static int predict_row(char **fv, const int *col, const char *dir,
 					       stop before it can overflow */
 		}
 		if ((all && fixed != gpus) || fixed > gpus || gpus % fixed) {
+			/* the first degree the row fixes */
+			BAD(s.tp != TPP_FREE ? C_TP : s.pp != TPP_FREE ? C_PP
+			    : s.dp != TPP_FREE ? C_DP : C_CP);
 			snprintf(r->reason, sizeof(r->reason),
 				 "columns tp, pp, dp, cp: their product%s %lld %s the %d GPUs of column 'gpus'",
 				 capped ? " (at least)" : "", fixed,
@@ -537,6 +568,7 @@ static int predict_row(char **fv, const int *col, const char *dir,
 	return 0;
 #undef F
 #undef FI
+#undef BAD
 }
 
 int tpp_cmd_validate(int argc, char **argv)
@@ -739,34 +771,43 @@ int tpp_cmd_validate(int argc, char **argv)
 			int k, bad_step;
 			for (k = 0; k < MAX_COLS; k++)
 				fv[k] = k < n ? fields[k] : (char *)"";
+			r->line = lineno;
+			r->bad_col = -1;
 			copy_printable(r->id, col[C_ID] < n ? fv[col[C_ID]] : "", sizeof(r->id));
 			copy_printable(r->source, col[C_SOURCE] >= 0 ? fv[col[C_SOURCE]] : "",
 				       sizeof(r->source));
 			if (n != ncols) {
-				snprintf(r->reason, sizeof(r->reason), "%s:%d: the row has %d columns, the header %d",
-					 file, lineno, n, ncols);
+				snprintf(r->reason, sizeof(r->reason), "the row has %d columns, the header %d",
+					 n, ncols);
 				continue;
 			}
 			/* read first: shown beside the reason when the row is
 			 * not predicted (step_time_s is a required column) */
 			bad_step = parse_measured(fv[col[C_STEP]], &r->measured_s);
 			for (k = 0; k < nextra && !r->reason[0]; k++)
-				if (*fv[extra[k]])
+				if (*fv[extra[k]]) {
+					r->byte_col = (int)(fv[extra[k]] - line) + 1;
 					snprintf(r->reason, sizeof(r->reason),
 						 "column '%.63s' is not in the runs format (value '%.40s')",
 						 extra_name[k], fv[extra[k]]);
-			if (!r->reason[0] && bad_step)
+				}
+			if (!r->reason[0] && bad_step) {
+				r->bad_col = C_STEP;
 				snprintf(r->reason, sizeof(r->reason),
 					 "bad step_time_s '%s' (a number of seconds in [%g, %g])",
 					 fv[col[C_STEP]], STEP_MIN_S, STEP_MAX_S);
-			if (col[C_ID] < n && strlen(fv[col[C_ID]]) >= sizeof(r->id))
+			}
+			if (col[C_ID] < n && strlen(fv[col[C_ID]]) >= sizeof(r->id)) {
+				r->bad_col = C_ID;
 				snprintf(r->reason, sizeof(r->reason),
 					 "id longer than %zu bytes", sizeof(r->id) - 1);
+			}
 			/* a repeated id would count one run twice in the
 			 * statistics (and make rows ambiguous by id) */
 			for (k = 0; k < nrows - 1 && !r->reason[0] && r->id[0]; k++)
 				if (!strcmp(rows[k].id, r->id)) {
 					int nth = k + 1, teen = nth % 100 >= 11 && nth % 100 <= 13;
+					r->bad_col = C_ID;
 					snprintf(r->reason, sizeof(r->reason),
 						 "id '%s' is the id of an earlier row (the %d%s data row)",
 						 r->id, nth,
@@ -776,13 +817,19 @@ int tpp_cmd_validate(int argc, char **argv)
 			/* a required column left blank in the row: its blank
 			 * value (0) is no shape, GPU count or cluster */
 			for (k = 0; k < (int)TPP_ARRAY_LEN(required_cols) && !r->reason[0]; k++)
-				if (!*fv[col[required_cols[k]]])
+				if (!*fv[col[required_cols[k]]]) {
+					r->bad_col = required_cols[k];
 					snprintf(r->reason, sizeof(r->reason),
 						 "column '%s' is blank (it may not be)",
 						 col_names[required_cols[k]]);
-			if (r->reason[0])
-				continue;
-			r->ok = predict_row(fv, col, dir, &co, attn_given, stack, r, &model, cluster, plan) == 0;
+				}
+			if (!r->reason[0])
+				r->ok = predict_row(fv, col, dir, &co, attn_given, stack, r, &model,
+						    cluster, plan) == 0;
+			/* the field the reason is about (a column of the
+			 * format that the header has) */
+			if (!r->ok && r->bad_col >= 0 && col[r->bad_col] >= 0)
+				r->byte_col = (int)(fv[col[r->bad_col]] - line) + 1;
 			if (r->ok)
 				abserr[nok++] = fabs(r->err);
 		}
@@ -832,7 +879,12 @@ int tpp_cmd_validate(int argc, char **argv)
 						printf(", \"measured_s\": null");
 					printf(", \"zero3_across_nodes\": null, \"zero3_nodes\": null, \"reason\": ");
 					tpp_json_str(stdout, r->reason);
+					if (r->byte_col > 0)
+						printf(", \"column\": %d", r->byte_col);
+					else
+						printf(", \"column\": null");
 				}
+				printf(", \"line\": %d", r->line);
 				printf("}%s\n", i + 1 < nrows ? "," : "");
 			}
 			/* no error statistics without a predicted row */
@@ -858,16 +910,22 @@ int tpp_cmd_validate(int argc, char **argv)
 					/* not "-0.0%" for an error that rounds to nothing */
 					double pe = fabs(r->err) < 5e-4 ? 0.0 : 100 * r->err;
 					tpp_layout_format(&r->e.layout, lb, sizeof(lb));
-					printf("%-*s %9.3fs %9.3fs %+7.1f%%  %-62s %s\n", idw, r->id,
-					       r->measured_s, r->predicted_s, pe, lb, r->source);
+					char ms[32], ps[32];
+					fmt_seconds(ms, sizeof(ms), r->measured_s);
+					fmt_seconds(ps, sizeof(ps), r->predicted_s);
+					printf("%-*s %10s %10s %+7.1f%%  %-62s %s\n", idw, r->id,
+					       ms, ps, pe, lb, r->source);
 				} else {
 					char ms[32] = "-";
 					if (r->measured_s > 0)
-						snprintf(ms, sizeof(ms), "%.3fs", r->measured_s);
+						fmt_seconds(ms, sizeof(ms), r->measured_s);
 					/* the reason quotes the row's values */
 					tpp_printable(r->reason, 0);
-					printf("%-*s %10s %10s %8s  cannot predict: %s\n", idw, r->id,
-					       ms, "-", "-", r->reason);
+					char at[32] = "";
+					if (r->byte_col > 0)
+						snprintf(at, sizeof(at), ":%d", r->byte_col);
+					printf("%-*s %10s %10s %8s  cannot predict: %s:%d%s: %s\n", idw, r->id,
+					       ms, "-", "-", file, r->line, at, r->reason);
 				}
 			}
 			/* where a blank zero was not answered with the search's

@@ -1364,15 +1364,30 @@ fi
 if expect validate-small 0 out "cannot predict" \
 	"$BIN" validate "$ROOT/tests/data/runs/one-good-one-bad.tsv"; then
 	grep -q '^T01 .*tp=1,pp=1,dp=32' "$OUT" || fail "validate-small: T01 not predicted"
-	grep -q "^T02 .*cannot predict: cluster: .*no-such-cluster" "$OUT" ||
-		fail "validate-small: T02 not listed with its reason"
+	grep -q "^T02 .*cannot predict: .*one-good-one-bad.tsv:5:64: cluster: .*no-such-cluster" "$OUT" ||
+		fail "validate-small: T02 not listed with its file:line:column and reason"
 	grep -q '^MAPE .* rows 1  (not predicted: 1 of 2)' "$OUT" ||
 		fail "validate-small: the unpredicted row is not counted"
+fi
+# a search that finds no layout names the row's line, not a column
+# (JSON column null); a measured step of microseconds is not shown as
+# 0.000s
+{ grep -v '^#' "$ROOT/tests/data/runs/one-good-one-bad.tsv" | head -n 2 |
+	sed 's/\t3\.528\t/\t0.0000125\t/'
+  grep -v '^#' "$ROOT/tests/data/runs/one-good-one-bad.tsv" | sed -n 2p |
+	sed 's/^T01/T03/; s/\t24\t2304\t24\t/\t2400\t2304\t24\t/'; } >"$TMP/nofit.tsv"
+if expect validate-no-fit-line 0 out "rows 1  (not predicted: 1 of 2)" \
+	"$BIN" validate "$TMP/nofit.tsv"; then
+	grep -q "^T01  *1.25e-05s " "$OUT" ||
+		fail "validate-no-fit-line: the microsecond step not printed as 1.25e-05s"
+	has validate-no-fit-line out "cannot predict: $TMP/nofit.tsv:3: "
+	run "$BIN" validate --json "$TMP/nofit.tsv"
+	jcheck validate-no-fit-line "$OUT" '.rows[1].line == 3 and .rows[1].column == null and .rows[0].line == 2 and (.rows[0] | has("column") | not)'
 fi
 # a repeated id is not predicted (it would count one run twice)
 { grep -v '^#' "$ROOT/tests/data/runs/one-good-one-bad.tsv" | head -n 2
   grep -v '^#' "$ROOT/tests/data/runs/one-good-one-bad.tsv" | sed -n 2p; } >"$TMP/dup.tsv"
-if expect validate-dup-id 0 out "cannot predict: id 'T01' is the id of an earlier row (the 1st data row)" \
+if expect validate-dup-id 0 out "cannot predict: $TMP/dup.tsv:3:1: id 'T01' is the id of an earlier row (the 1st data row)" \
 	"$BIN" validate "$TMP/dup.tsv"; then
 	has validate-dup-id out "rows 1  (not predicted: 1 of 2)"
 fi
@@ -1588,6 +1603,13 @@ if expect validate-bad-rows 1 out "not predicted: 8 of 8" \
 	grep -q "^R07 .*column 'heads' is blank" "$OUT" || fail "validate-bad-rows: R07 reason"
 	grep -q "^R08 .*column 'gpus' is blank" "$OUT" || fail "validate-bad-rows: R08 reason"
 	grep -q "^no row predicted: no error statistics" "$OUT" || fail "validate-bad-rows: a MAPE printed without a predicted row"
+	# each reason names the file, the row's line and the field's column
+	# (a blank field: where it would start)
+	has validate-bad-rows out "cannot predict: $ROOT/tests/data/runs/bad-rows.tsv:4:39: columns tp, pp, dp, cp"
+	has validate-bad-rows out "bad-rows.tsv:5:13: column 'heads': hidden 4096"
+	has validate-bad-rows out "bad-rows.tsv:8:63: bad step_time_s 'fast'"
+	has validate-bad-rows out "bad-rows.tsv:9:18: unknown mlp 'relu'"
+	has validate-bad-rows out "bad-rows.tsv:11:47: column 'gpus' is blank"
 fi
 # JSON: no statistics without a predicted row; an unpredicted row keeps
 # its measured time
@@ -1597,6 +1619,7 @@ if expect validate-bad-rows-json 1 out '"unpredicted": 8' \
 	# every row has every key: an unreadable step time is null, not absent
 	jcheck validate-bad-rows-json "$OUT" '[.rows[] | has("measured_s") and has("predicted_s") and has("zero3_across_nodes")] | all'
 	jcheck validate-bad-rows-json "$OUT" '(.rows[] | select(.id == "R05") | .measured_s) == null'
+	jcheck validate-bad-rows-json "$OUT" '[.rows[] | [.line, .column]] == [[4,39],[5,13],[6,47],[7,58],[8,63],[9,18],[10,13],[11,47]]'
 fi
 # ids that are not UTF-8, or that the 127-byte limit cuts mid-character:
 # the JSON stays UTF-8 (U+FFFD for a stray byte, no half character)
