@@ -37,7 +37,7 @@ static const struct tpp_optdoc opts[] = {
 	{{"calibration", required_argument, 0, O_CALIBRATION}, "FILE", "calibration of this machine for the predictions (`tpplan calibrate`; default: the plan's, with the plan's cluster)"},
 	{{"layout", required_argument, 0, O_LAYOUT}, "L", "tp=..,pp=..,dp=..,sp=..,mbs=.. (unset: 1; dp: the rest of the ranks); vp, zb-h1, tp_overlap, recompute and zero are run (and predicted) without, with a note; cp must be 1"},
 	{{"plan", required_argument, 0, O_PLAN}, "FILE", "take the layout (.layouts[0].layout_arg), the model and the cluster from `tpplan --json` output; --model, --cluster, --calibration win over the plan's"},
-	{{"layers", required_argument, 0, O_LAYERS}, "N", "transformer layers run in all (default 2; >= pp)"},
+	{{"layers", required_argument, 0, O_LAYERS}, "N", "transformer layers run in all (default 2, or pp when more: a layer per stage; >= pp)"},
 	{{"microbatches", required_argument, 0, O_MICRO}, "N", "micro-batches per DP replica per step (default 2)"},
 	{{"schedule", required_argument, 0, O_SCHEDULE}, "S", "pipeline schedule: 1f1b (default; Megatron-LM's) or gpipe (all forwards, then all backwards)"},
 	{{"scale-down", required_argument, 0, O_SCALE}, "F", "divide the model's (--model or the plan's) hidden, ffn and sequence by F (heads kept) to fit a small machine; a usage error without a model"},
@@ -87,6 +87,7 @@ struct plan_in {
 	int kv_heads;         /* .model.kv_heads (0: not given) */
 	int head_dim;         /* .model.head_dim (0: not given) */
 	int heads_line, heads_col; /* where .model.heads is (1-based) */
+	int layout_line, layout_col; /* where .layouts[0].layout_arg is */
 	char mlp[16];         /* .model.mlp ("": not given) */
 	char cluster[512];    /* .cluster.path when readable, else .name; "" none */
 	char calibration[512]; /* .cluster.calibration; "" null or none */
@@ -164,6 +165,8 @@ static int plan_read(const char *path, struct plan_in *p)
 		rc = tpp_y_str(&d, arg, p->layout, sizeof(p->layout), &err);
 	if (rc)
 		goto out;
+	p->layout_line = (int)arg->start_mark.line + 1;
+	p->layout_col = (int)arg->start_mark.column + 1;
 	{
 		/* checked here, to be reported at its place in the plan (not
 		 * as a --layout the user did not give) */
@@ -249,7 +252,7 @@ int tpp_cmd_exec(int argc, char **argv)
 	struct option lo[TPP_ARRAY_LEN(opts) + 1];
 	const char *model_arg = NULL, *cluster_arg = NULL, *cal_arg = NULL;
 	const char *layout_arg = NULL, *plan_arg = NULL, *backend = "cpu";
-	int layers = 2, micro = 2, hidden = 0, heads = 0, ffn = 0, seq = 0;
+	int layers = 0, micro = 2, hidden = 0, heads = 0, ffn = 0, seq = 0;
 	int prec = -1, iters = 5, warmup = 2, timeout = 120, json = 0, wrong = 0, wrong_copy = 0, barrier = 0;
 	int check = 1, seed = 1, sched = 0, scale_given = 0, ch, rc = TPP_OK;
 	double scale = 1;
@@ -390,6 +393,9 @@ int tpp_cmd_exec(int argc, char **argv)
 			s.vp = 1;
 			if (s.sched == TPP_SCHED_INTERLEAVED)
 				s.sched = TPP_SCHED_1F1B;
+		} else if (s.sched == TPP_SCHED_INTERLEAVED) {
+			tpp_appendf(off, sizeof(off), "%sschedule=interleaved", off[0] ? ", " : "");
+			s.sched = TPP_SCHED_1F1B;
 		}
 		if (s.tp_overlap == 1)
 			tpp_appendf(off, sizeof(off), "%stp_overlap=1", off[0] ? ", " : "");
@@ -514,12 +520,32 @@ int tpp_cmd_exec(int argc, char **argv)
 				fix);
 			return TPP_E_USAGE;
 		}
+		/* tp must divide the heads and the MLP width run.  With the
+		 * plan's own layout and sizes (a plan edited by hand: the
+		 * planner never picks such a tp) that is the plan's error, at
+		 * its "layout_arg"; with flags involved check_opts' usage
+		 * error names the sizes */
+		if (plan_arg && plan.has_model && !model_arg && s.tp != TPP_FREE) {
+			int bad_h = o.shape.heads % s.tp, bad_f = o.shape.ffn % s.tp;
+			if ((bad_h || bad_f) && (!bad_h || !heads) &&
+			    (!bad_f || (!ffn && !scale_given))) {
+				tpp_err_set(&err, TPP_E_INPUT, plan_arg, plan.layout_line,
+					    plan.layout_col,
+					    "--plan: \"layout_arg\" tp=%d does not divide the model's %s%s%s (\"heads\" = %d, \"ffn\" = %d)",
+					    s.tp, bad_h ? "heads" : "", bad_h && bad_f ? " and " : "",
+					    bad_f ? "MLP width" : "", plan.heads, plan.ffn);
+				tpp_err_print(stderr, &err);
+				return TPP_E_INPUT;
+			}
+		}
 		o.backend = backend;
 		o.prec = (enum tpp_prec)prec;
 		o.tp = s.tp == TPP_FREE ? 1 : s.tp;
 		o.pp = s.pp == TPP_FREE ? 1 : s.pp;
 		o.sp = s.sp == TPP_FREE ? 0 : s.sp;
-		o.layers = layers;
+		/* at least a layer per stage unless --layers says otherwise
+		 * (check_opts refuses fewer, naming the flag) */
+		o.layers = layers ? layers : o.pp > 2 ? o.pp : 2;
 		o.microbatches = micro;
 		o.sched = sched ? TPP_EXEC_SCHED_GPIPE : TPP_EXEC_SCHED_1F1B;
 		o.iters = iters;

@@ -155,6 +155,9 @@ int tpp_exec_run(const struct tpp_exec_opts *o, struct tpp_exec_result *res,
 
 /* Relative tolerance of the check for GEMM arithmetic `prec`. */
 double tpp_exec_tolerance(enum tpp_prec prec);
+/* With the numerics check on, the smallest hidden size run (and seq >= 2):
+ * below it the check cannot judge the result (exec/run.c check_opts). */
+#define TPP_EXEC_CHECK_MIN_HIDDEN 8
 
 /*
  * The cost model's time for each phase per step on the busiest rank, for

@@ -187,6 +187,59 @@ plan_error badlayout '{"schema": "tpplan.plan/v1",
 plan_error cpplan '{"schema": "tpplan.plan/v1",
  "layouts": [{"layout_arg": "tp=1,pp=1,dp=1,cp=2"}]}' 'cpplan.json:2:29: error: --plan: "layout_arg": cp=2: context parallelism is not run by exec'
 
+# ---- shapes the numerics check cannot judge; ranks given different options ------------
+# LayerNorm over 1-4 elements (hidden 1: constant, so a wrong shard
+# passed; hidden 2-4: correct runs failed on fp32 rounding) and seq 1 (q
+# and k get no gradient): a usage error unless --no-check
+# shellcheck disable=SC2086
+for shape in "--hidden 4 --heads 1 --ffn 4 --seq 2" "--hidden 1 --heads 1 --ffn 4 --seq 4" \
+	"--hidden 8 --heads 1 --ffn 4 --seq 1"; do
+	timeout 60 mpiexec $mpiflags -np 1 "$tpplan" exec $shape --iters 1 --warmup 0 --wrong-shard \
+		>"$dir/tiny.txt" 2>&1
+	rc=$?
+	if [ "$rc" -eq 2 ] && grep -q "error: hidden [0-9]*, seq [0-9]*: the numerics check needs hidden >= 8 .* and seq >= 2" "$dir/tiny.txt"; then
+		ok "$shape: refused with the check on (exit 2)"
+	else
+		bad "$shape: exit $rc ($(grep -i 'error\|pass' "$dir/tiny.txt" | head -n 2 | tr '\n' ' '))"
+	fi
+done
+timeout 60 mpiexec $mpiflags -np 1 "$tpplan" exec --hidden 4 --heads 1 --ffn 4 --seq 2 --iters 1 \
+	--warmup 0 --no-check >"$dir/tinync.txt" 2>&1
+rc=$?
+[ "$rc" -eq 0 ] && ok "a tiny shape runs with --no-check" || bad "tiny shape with --no-check: exit $rc"
+# the smallest shape the check takes, deep: correct runs pass on every
+# seed tried (hidden 4 failed 4 of 30 at 64 layers)
+fails=0
+for seed in 1 2 3 4 5 6; do
+	timeout 60 mpiexec $mpiflags -np 2 "$tpplan" exec --layout tp=1,pp=2 --hidden 8 --heads 1 --ffn 8 \
+		--seq 4 --layers 64 --microbatches 1 --iters 1 --warmup 0 --seed "$seed" >"$dir/h8.txt" 2>&1 ||
+		fails=$((fails + 1))
+done
+[ "$fails" -eq 0 ] && ok "hidden 8, 64 layers: the check passes on 6 seeds" ||
+	bad "hidden 8, 64 layers: $fails of 6 seeds failed ($(grep error "$dir/h8.txt" | head -n 1))"
+# ranks started with different options (MPMD) waited on each other
+# forever with --timeout 0; now a usage error before any collective
+timeout 60 mpiexec $mpiflags -np 1 "$tpplan" exec $small --layout tp=2 --timeout 0 : \
+	-np 1 "$tpplan" exec $small --layout tp=2 --timeout 0 --iters 3 >"$dir/mpmd.txt" 2>&1
+rc=$?
+if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && grep -q "error: the ranks were given different options" "$dir/mpmd.txt"; then
+	ok "ranks with different options: refused (exit $rc)"
+else
+	bad "ranks with different options: exit $rc ($(grep -i error "$dir/mpmd.txt" | head -n 1))"
+fi
+# pp above 2 without --layers runs a layer per stage (it was "--layers 2:
+# need pp (4) <= layers", a flag never given); interleaving without vp
+# is named in the note as run without
+timeout 60 mpiexec $mpiflags -np 4 "$tpplan" exec --hidden 64 --heads 4 --ffn 256 --seq 32 \
+	--iters 1 --warmup 0 --layout pp=4,schedule=interleaved >"$dir/pp4def.txt" 2>&1
+rc=$?
+if [ "$rc" -eq 0 ] && grep -q "numerics vs fp64 reference.*: pass" "$dir/pp4def.txt" &&
+	grep -q "note: schedule=interleaved not run by exec" "$dir/pp4def.txt"; then
+	ok "pp=4 without --layers: 4 layers; schedule=interleaved noted"
+else
+	bad "pp=4 without --layers: exit $rc ($(grep -i 'error\|note: sch' "$dir/pp4def.txt" | head -n 2 | tr '\n' ' '))"
+fi
+
 # ---- the plan's model and cluster ------------------------------------------------------
 # plan_exec NAME ARGS...: exec on 2 ranks without the small-shape flags
 plan_exec() {
@@ -206,6 +259,19 @@ make_plan() {
 	bad "tpplan --json for plan $name failed ($(head -n 2 "$dir/$name.err" | tr '\n' ' '))"
 	return 1
 }
+# a hand-edited plan whose tp does not divide its model's heads: the
+# plan's error at its layout_arg (it was a usage error naming no file)
+# (run without the small-shape flags, which would stand in for its sizes)
+printf '%s\n' '{"schema": "tpplan.plan/v1",
+ "model": {"name": "m", "hidden": 48, "heads": 3, "ffn": 96, "seq": 32},
+ "layouts": [{"layout_arg": "tp=2"}]}' >"$dir/tpheads.json"
+plan_exec tpheads --plan "$dir/tpheads.json"
+if [ "$rc" -eq 3 ] && grep -q 'tpheads.json:3:29: error: --plan: "layout_arg" tp=2 does not divide the model.s heads ("heads" = 3, "ffn" = 96)' "$dir/tpheads.txt"; then
+	ok "--plan tp=2 with 3 heads: the plan's error at its layout_arg (exit 3)"
+else
+	bad "--plan tp=2 with 3 heads: exit $rc ($(grep error "$dir/tpheads.txt" | head -n 1))"
+fi
+
 if make_plan p4 --model llama3-8b --cluster dgx-h100 --gpus 2 --layout tp=2,sp=1,tp_overlap=0; then
 	# full size it does not fit (the memory check names the factor that
 	# does, here on a node of 2e9 bytes)
@@ -345,7 +411,7 @@ fi
 # step's --timeout a layer
 # shellcheck disable=SC2086
 timeout 120 mpiexec $mpiflags -np 2 "$tpplan" exec --layout pp=2 --hidden 512 --heads 4 --ffn 2048 \
-	--seq 1 --layers 64 --microbatches 1 --iters 1 --warmup 0 --timeout 3 >"$dir/slowsetup.txt" 2>&1
+	--seq 2 --layers 64 --microbatches 1 --iters 1 --warmup 0 --timeout 3 >"$dir/slowsetup.txt" 2>&1
 rc=$?
 if [ "$rc" -eq 0 ] && grep -q "numerics vs fp64 reference.*: pass" "$dir/slowsetup.txt"; then
 	ok "64 layers with --timeout 3: set-up and check are not stalls"
