@@ -2423,9 +2423,13 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 		e.t.optimizer_s = mem_time(g, 58.0 * shard);
 	}
 	/* the simulator adds ZeRO-3 traffic and the exposed parameter gather
-	 * as they are here, then the optimizer */
+	 * as they are here, then the optimizer; ZeRO-2/3 under pipelining
+	 * reduce-scatter after each rank's last operation (tpp_sim_eval), so
+	 * at least one whole reduction follows the pipeline's end */
 	e.bound_s += e.t.optimizer_s + (tpp_zero_per_microbatch(l) ? e.t.dp_comm_s
 						      : e.dp_param_exposed_s + e.dp_accum_exposed_s);
+	if (tpp_zero_pipelined(l))
+		e.bound_s += e.dp_grad_s;
 
 	e.step_s = 0;
 	for (j = 0; j < TPP_TIME_PARTS; j++)

@@ -204,15 +204,15 @@ static int past_limit(struct ctx *x)
 	return x->timed_out;
 }
 
+static void consider_fitted(struct ctx *x, const struct tpp_layout *l);
+
 /* Check, evaluate and file one layout. */
 static void consider(struct ctx *x, const struct tpp_layout *lin)
 {
 	struct tpp_plan *plan = x->plan;
-	struct tpp_eval e;
 	enum tpp_invalid why;
 	struct tpp_layout lb;
 	const struct tpp_layout *l = lin;
-	int rc;
 
 	if (x->timed_out)
 		return;
@@ -230,17 +230,43 @@ static void consider(struct ctx *x, const struct tpp_layout *lin)
 	 * Full recompute with the block size left to the search: recompute
 	 * the fewest layers per chunk that fit, since step time only grows
 	 * with each layer recomputed (Megatron --recompute-method block).
+	 * So it does analytically, and in every simulated schedule but
+	 * ZB-H1: its order is the best of three, one a greedy list schedule
+	 * (costmodel/sim.c), and a longer backward can give the greedy pass
+	 * a better order, so a few more layers recomputed -- or some where
+	 * the layout fits without -- can simulate up to ~5 % faster.  A
+	 * simulated ZB-H1 layout therefore has every block size that fits
+	 * considered (their lower bounds rise with each layer, so the
+	 * two-tier search simulates only those that can win).
 	 */
 	if (l->recompute == TPP_RECOMPUTE_FULL && x->s->recompute_layers == TPP_FREE) {
 		/* when the layout fits without recompute, that one (also
 		 * enumerated) beats every block size: no need to look */
 		struct tpp_mem_breakdown mem;
-		int fits_none = 0, n;
+		int fits_none = 0, n, k, whole;
 		lb = *l;
 		lb.recompute = TPP_RECOMPUTE_NONE;
 		if (tpp_layout_invalid(x->m, x->c, x->o, &lb) == TPP_INV_NONE)
 			(void)tpp_cost_memory(x->m, x->c, x->o, &lb, x->cache, &mem,
 					      &fits_none);
+		if (x->s->simulate && l->zb) {
+			n = fits_none ? 1 : tpp_recompute_layers_min(x->m, x->c, x->o, l, x->cache);
+			whole = tpp_max_chunk_layers(x->m, l);
+			lb = *l;
+			/* n < 0: not even every layer fits (rejected below,
+			 * as every layer); n = 0: only every layer fits */
+			for (k = n; k > 0 && k < whole && !x->timed_out; k++) {
+				lb.recompute_layers = k;
+				if (k > n)
+					plan->considered++;
+				consider_fitted(x, &lb);
+			}
+			/* every layer (recompute_layers 0), as enumerated */
+			if (n > 0 && n < whole)
+				plan->considered++;
+			consider_fitted(x, l);
+			return;
+		}
 		if (!fits_none &&
 		    (n = tpp_recompute_layers_min(x->m, x->c, x->o, l, x->cache)) > 0) {
 			lb = *l;
@@ -248,6 +274,16 @@ static void consider(struct ctx *x, const struct tpp_layout *lin)
 			l = &lb;
 		}
 	}
+	consider_fitted(x, l);
+}
+
+/* Memory-check, evaluate and file a valid layout. */
+static void consider_fitted(struct ctx *x, const struct tpp_layout *l)
+{
+	struct tpp_plan *plan = x->plan;
+	struct tpp_eval e;
+	int rc;
+
 	{
 		/* memory first: most invalid-by-size layouts stop here */
 		struct tpp_mem_breakdown mem;
@@ -379,12 +415,21 @@ static void enumerate_inner(struct ctx *x, struct tpp_layout *l)
 								continue;
 							if (zero > 0 && l->dp * l->cp == 1 && s->zero == TPP_FREE)
 								continue; /* nothing to shard */
-							/* ZeRO-2/3 under pipelining: ZeRO-1's
-							 * traffic and memory, the gradient
-							 * reduction not overlapped
-							 * (tpp_zero_pipelined); never faster
-							 * nor smaller, searched only when asked */
-							if (zero >= 2 && l->pp > 1 && s->zero == TPP_FREE)
+							/* ZeRO-2/3 under pipelining
+							 * (tpp_zero_pipelined, FSDP2 that
+							 * keeps parameters gathered between
+							 * micro-batches): ZeRO-1's traffic and
+							 * memory with the gradient reduction
+							 * after the last backward, not beside
+							 * it -- slower analytically, but where
+							 * DP buckets and pipeline transfers
+							 * share a NIC the simulated step can be
+							 * faster (no contention), so stage 2 is
+							 * searched when simulating; stage 3 is
+							 * priced exactly as 2 there, a tie,
+							 * searched only when asked */
+							if (zero >= 2 && l->pp > 1 && s->zero == TPP_FREE &&
+							    (zero == 3 || !s->simulate))
 								continue;
 							l->recompute = (enum tpp_recompute)rc;
 							/* a block size with another mode is

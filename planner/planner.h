@@ -65,7 +65,9 @@ struct tpp_search {
 	int tp, pp, dp, cp, mbs, vp, sp, recompute, zero;
 	int recompute_layers; /* with recompute full: a fixed block size (0 =
 				 every layer), or TPP_FREE: the fewest layers
-				 per chunk that fit (tpp_recompute_layers_min) */
+				 per chunk that fit (tpp_recompute_layers_min);
+				 simulated ZB-H1 layouts: every count that fits
+				 (planner.c consider) */
 	int sched;          /* enum tpp_sched, or TPP_FREE */
 	int tp_overlap;     /* 0, 1 or TPP_FREE */
 	int zb;             /* zero-bubble schedule allowed: 0, 1 or TPP_FREE */
