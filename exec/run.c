@@ -956,20 +956,31 @@ out:
 }
 
 /* Move n floats of rank q's backend buffer dev to rank 0's K->host;
- * spoil: the --wrong-copy test hook, rank q's copy is off. */
+ * spoil: the --wrong-copy test hook, rank q's copy is off.  MPI counts
+ * are ints: a tensor of 2^31 floats or more (8 GiB, a node with the
+ * memory for its fp64 reference) goes in pieces. */
 static int xfer(struct ex *E, int q, const float *dev, size_t n, float *host, int spoil)
 {
+	const size_t piece = (size_t)1 << 30;
+	size_t off, k;
 	int rc;
 	if (E->wrank == q) {
 		if ((rc = tpp_backend_download(E->b, host, dev, n * sizeof(float), E->err)))
 			return rc;
 		if (spoil && n)
 			host[n - 1] += 1.0f;
-		if (q != 0 && (rc = MPI_Send(host, (int)n, MPI_FLOAT, 0, 77, MPI_COMM_WORLD)))
-			return tpp_bk_mpi_err(E->err, rc, "MPI_Send");
+		for (off = 0; q != 0 && off < n; off += k) {
+			k = n - off < piece ? n - off : piece;
+			if ((rc = MPI_Send(host + off, (int)k, MPI_FLOAT, 0, 77, MPI_COMM_WORLD)))
+				return tpp_bk_mpi_err(E->err, rc, "MPI_Send");
+		}
 	} else if (E->wrank == 0) {
-		if ((rc = MPI_Recv(host, (int)n, MPI_FLOAT, q, 77, MPI_COMM_WORLD, MPI_STATUS_IGNORE)))
-			return tpp_bk_mpi_err(E->err, rc, "MPI_Recv");
+		for (off = 0; off < n; off += k) {
+			k = n - off < piece ? n - off : piece;
+			if ((rc = MPI_Recv(host + off, (int)k, MPI_FLOAT, q, 77, MPI_COMM_WORLD,
+					   MPI_STATUS_IGNORE)))
+				return tpp_bk_mpi_err(E->err, rc, "MPI_Recv");
+		}
 	}
 	return TPP_OK;
 }
