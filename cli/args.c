@@ -31,9 +31,15 @@ void tpp_cli_print_opts(FILE *f, const struct tpp_optdoc *d, size_t n,
 	}
 }
 
+/* the command's documented options (tpp_cli_long_opts), to name them */
+static const struct tpp_optdoc *cli_docs;
+static size_t cli_ndocs;
+
 void tpp_cli_long_opts(const struct tpp_optdoc *d, size_t n, struct option *lo)
 {
 	size_t i;
+	cli_docs = d;
+	cli_ndocs = n;
 	for (i = 0; i < n; i++)
 		lo[i] = d[i].opt;
 	memset(&lo[n], 0, sizeof(lo[n]));
@@ -44,12 +50,49 @@ void tpp_cli_long_opts(const struct tpp_optdoc *d, size_t n, struct option *lo)
  * after its last letter, so afterwards argv[optind - 1] may be the word
  * before it). */
 static int getopt_word = 1;
+/* and the long options it was reading them with */
+static const struct option *getopt_long_opts;
 
 int tpp_cli_getopt(int argc, char *const *argv, const char *shortopts,
 		   const struct option *longopts)
 {
 	getopt_word = optind > 0 ? optind : 1;
+	getopt_long_opts = longopts;
 	return getopt_long(argc, argv, shortopts, longopts, NULL);
+}
+
+/* "--na" or "--na=v" that abbreviates two or more long options and is
+ * none of them: print those of them the help documents (getopt_long
+ * takes a unique prefix, and refuses an ambiguous one as if it were
+ * unknown; test hooks are not named).  Returns 1 if so. */
+static int ambiguous_option(const char *w, const char *cmd)
+{
+	const struct option *o;
+	size_t n, i;
+	int hits = 0, shown = 0;
+	char list[512] = "";
+	if (strncmp(w, "--", 2) || !getopt_long_opts)
+		return 0;
+	w += 2;
+	n = strcspn(w, "=");
+	if (!n)
+		return 0;
+	for (o = getopt_long_opts, i = 0; o->name; o++, i++) {
+		/* tpp_cli_long_opts copies the docs in order */
+		int documented = !cli_docs || (i < cli_ndocs && cli_docs[i].help);
+		if (strncmp(o->name, w, n))
+			continue;
+		if (strlen(o->name) == n)
+			return 0; /* exact */
+		hits++;
+		if (documented)
+			tpp_appendf(list, sizeof(list), "%s--%s", shown++ ? ", " : "", o->name);
+	}
+	if (hits < 2 || !shown)
+		return 0;
+	fprintf(stderr, "tpplan: ambiguous option '--%.*s': %s (try `tpplan %s --help`)\n",
+		(int)n, w, list, cmd);
+	return 1;
 }
 
 int tpp_cli_bad_option(int ch, char *const *argv, const char *cmd)
@@ -64,6 +107,8 @@ int tpp_cli_bad_option(int ch, char *const *argv, const char *cmd)
 	}
 	/* in a cluster of short options, the letter getopt did not know
 	 * (optopt); a long option ("--frob", "--help=1") as written */
+	if (ambiguous_option(w, cmd))
+		return TPP_E_USAGE;
 	if (w[0] == '-' && w[1] != '-' && optopt > 0 && optopt < 128 &&
 	    isgraph(optopt))
 		fprintf(stderr, "tpplan: unknown option '-%c' (try `tpplan %s --help`)\n",

@@ -76,6 +76,13 @@ has help out "3  input or configuration error"
 expect no-args 2 err "usage: tpplan" "$BIN"
 expect unknown-option 2 err "unknown option '--frobnicate'" \
 	"$BIN" --frobnicate --model 175b --cluster dgx-a100
+# an abbreviation of several options names them (getopt_long refused it
+# as "unknown"); a unique one is taken, as getopt_long does
+expect ambiguous-option 2 err "ambiguous option '--m': --model, --mem-reserve-gib, --max-mbs, --max-cp" \
+	"$BIN" --m 175b --cluster dgx-a100
+expect ambiguous-option-exec 2 err "ambiguous option '--la': --layout, --layers (try \`tpplan exec --help\`)" \
+	"$BIN" exec --la 2
+expect unique-prefix 0 out "175b (GPT-3 175B) on dgx-a100" "$BIN" --mod 175b --cluster dgx-a100 --gpus 64 --analytic
 # an unknown letter inside a word names the letter, not the word before it;
 # a long option given a value it does not take is named as written, even
 # when a later cluster holds its short letter; a non-ASCII letter by its word
@@ -169,7 +176,8 @@ grep -q '^    tp=16 .* TP group on ib-hdr  *tp_comm +4.59 s$' "$OUT" ||
 for q in "bridge-25.11:MAPE 6.2% median 4.8% worst 19.2% rows 8" \
 	"mosaic-mpt-a100:MAPE 11.3% median 13.0% worst 17.1% rows 6" \
 	"torchtitan-a100:MAPE 15.8% median 13.5% worst 20.3% rows 3" \
-	"sc21-table1-scripts:MAPE 3.9% median 3.3% worst 6.1% rows 10"; do
+	"sc21-table1-scripts:MAPE 3.9% median 3.3% worst 6.1% rows 10" \
+	"nemo-perf:MAPE 13.7% median 14.5% worst 34.7% rows 40"; do
 	readme_quote "readme-quote-validate-${q%%:*}" 0 "${q#*:}" \
 		"$BIN" validate "$ROOT/tests/data/runs/${q%%:*}.tsv"
 done
@@ -1668,6 +1676,13 @@ if expect validate-torchtitan 0 out '"rows"' \
 	jcheck validate-torchtitan "$OUT" '.summary.predicted == 3'
 	jcheck validate-torchtitan "$OUT" '[.rows[] | .stack] | unique == ["modern"]'
 	jcheck validate-torchtitan "$OUT" '[.rows[] | .layout | test("^tp=1,pp=1,dp=64,.*zero=3")] | all'
+fi
+# a fifth (NVIDIA's published NeMo / Megatron-Bridge FP8 runs of earlier
+# releases): every row predicts, under the modern stack (fp8)
+if expect validate-nemo 0 out '"rows"' \
+	"$BIN" validate "$ROOT/tests/data/runs/nemo-perf.tsv" --json; then
+	jcheck validate-nemo "$OUT" '.summary.predicted == 40 and .summary.unpredicted == 0'
+	jcheck validate-nemo "$OUT" '[.rows[] | .stack] | unique == ["modern"]'
 fi
 # a fourth (SC21 Table 1 with the layouts of the authors' run_table_1.sh):
 # every field stated, every row predicts with the legacy stack
