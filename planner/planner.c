@@ -640,6 +640,23 @@ int tpp_plan_search(const struct tpp_model *m, const struct tpp_cluster *c,
 				goto timeout;
 			if (simulate(&x, &x.cands[k].l, 0, &e))
 				goto fail;
+			/*
+			 * ZeRO-2 under pipelining, which the search adds where
+			 * zero is free: listed only where it beats the same
+			 * layout with ZeRO-1 -- the same memory, a lower bound
+			 * no higher (so that twin came first, and is listed if
+			 * it qualifies) -- not as a near-copy a row below it,
+			 * of another software stack (FSDP2).
+			 */
+			if (s->zero == TPP_FREE && tpp_zero_pipelined(&e.layout)) {
+				struct tpp_eval te;
+				struct tpp_layout tw = e.layout;
+				tw.zero = 1;
+				if (simulate(&x, &tw, 0, &te))
+					goto fail;
+				if (te.step_s <= e.step_s)
+					continue;
+			}
 			keep_top(plan, s->top_k, &e);
 			/* every finalist counts for its degrees' best */
 			keep_best(plan->best_tp, &plan->n_best_tp, e.layout.tp, &e);
