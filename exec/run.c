@@ -1323,20 +1323,24 @@ int tpp_exec_run(const struct tpp_exec_opts *o, struct tpp_exec_result *res,
 	 * Every rank must run the same thing: ranks started with different
 	 * flags (an MPMD command line) or reading --plan / --model files that
 	 * differ between nodes would wait on each other in collectives of
-	 * other sizes or counts until --timeout, or forever with 0.
+	 * other sizes or counts until --timeout, or forever with 0.  The
+	 * check is a collective too: under this rank's --timeout.
 	 */
+	wd_arm(&E, "set-up", WD_STALLED);
 	{
 		unsigned long long h = opts_hash(o), lo, hi;
 		MPI_Allreduce(&h, &lo, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
 		MPI_Allreduce(&h, &hi, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
 		if (lo != hi)
-			return tpp_err_set(err, TPP_E_USAGE, NULL, 0, 0,
-					   "the ranks were given different options (or read --plan / --model files that differ between nodes): every rank must run the same command");
+			rc = tpp_err_set(err, TPP_E_USAGE, NULL, 0, 0,
+					 "the ranks were given different options (or read --plan / --model files that differ between nodes): every rank must run the same command");
+		else
+			rc = check_opts(o, E.wsize, err);
 	}
-	rc = check_opts(o, E.wsize, err);
-	if (rc)
+	if (rc) {
+		wd_disarm(&E);
 		return rc; /* same on every rank */
-	wd_arm(&E, "set-up", WD_STALLED);
+	}
 	rc = tpp_backend_new(o->backend, &world, &E.b, err);
 	rc = agree(&E, rc);
 	if (rc)

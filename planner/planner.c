@@ -164,6 +164,14 @@ struct ctx {
 	struct tpp_err *err;
 	int oom;
 	int timed_out;     /* the search ran past s->time_limit_s */
+	unsigned long long next_tick; /* plan->considered at the next clock check */
+	/* the simulated ZeRO-1 finalists under pipelining, for their ZeRO-2
+	 * twins (tpp_plan_search) */
+	struct fin1 {
+		struct tpp_layout l;
+		double step_s;
+	} *fin1;
+	size_t n_fin1, cap_fin1;
 	double t0;         /* monotonic start time */
 	/* analytic best per TP / PP degree, simulated at the end */
 	int n_tp, n_pp;
@@ -206,6 +214,16 @@ static int past_limit(struct ctx *x)
 
 static void consider_fitted(struct ctx *x, const struct tpp_layout *l);
 
+/* Every 2^20 layouts counted, whether the search is past its time
+ * limit (a clock read per layout would cost more than pricing it). */
+static int tick(struct ctx *x)
+{
+	if (x->plan->considered < x->next_tick)
+		return x->timed_out;
+	x->next_tick = x->plan->considered + 0x100000;
+	return past_limit(x);
+}
+
 /* Check, evaluate and file one layout. */
 static void consider(struct ctx *x, const struct tpp_layout *lin)
 {
@@ -219,7 +237,7 @@ static void consider(struct ctx *x, const struct tpp_layout *lin)
 	if (x->s->sched != TPP_FREE && (int)tpp_layout_sched(l) != x->s->sched)
 		return; /* another schedule than the one asked for */
 	plan->considered++;
-	if (!(plan->considered & 0xFFFFF) && past_limit(x))
+	if (tick(x))
 		return;
 	why = tpp_layout_invalid(x->m, x->c, x->o, l);
 	if (why != TPP_INV_NONE) {
@@ -260,6 +278,7 @@ static void consider(struct ctx *x, const struct tpp_layout *lin)
 				if (k > n)
 					plan->considered++;
 				consider_fitted(x, &lb);
+				tick(x);
 			}
 			/* every layer (recompute_layers 0), as enumerated */
 			if (n > 0 && n < whole)
@@ -444,8 +463,7 @@ static void enumerate_inner(struct ctx *x, struct tpp_layout *l)
 								    (int)tpp_layout_sched(l) == s->sched)) {
 								x->plan->considered++;
 								x->plan->rejected[outer]++;
-								if (!(x->plan->considered & 0xFFFFF))
-									past_limit(x);
+								tick(x);
 							}
 						}
 					}
@@ -477,6 +495,42 @@ static int simulate(struct ctx *x, const struct tpp_layout *l, int pick,
 	else
 		x->plan->simulated++;
 	return 0;
+}
+
+/* Layouts equal but for their ZeRO stage. */
+static int same_but_zero(const struct tpp_layout *a, const struct tpp_layout *b)
+{
+	return a->tp == b->tp && a->pp == b->pp && a->dp == b->dp && a->cp == b->cp &&
+	       a->mbs == b->mbs && a->vp == b->vp && a->sp == b->sp && a->gbs == b->gbs &&
+	       a->recompute == b->recompute && a->recompute_layers == b->recompute_layers &&
+	       a->zb == b->zb && a->tp_overlap == b->tp_overlap;
+}
+
+/* Remember a simulated ZeRO-1 finalist under pipelining; 1 when out of
+ * memory. */
+static int note_fin1(struct ctx *x, const struct tpp_eval *e)
+{
+	if (x->n_fin1 == x->cap_fin1) {
+		size_t cap = x->cap_fin1 ? 2 * x->cap_fin1 : 64;
+		struct fin1 *nf = realloc(x->fin1, cap * sizeof(*nf));
+		if (!nf)
+			return 1;
+		x->fin1 = nf;
+		x->cap_fin1 = cap;
+	}
+	x->fin1[x->n_fin1].l = e->layout;
+	x->fin1[x->n_fin1++].step_s = e->step_s;
+	return 0;
+}
+
+/* The simulated step of l's ZeRO-1 twin among the finalists, or -1. */
+static double twin_step(const struct ctx *x, const struct tpp_layout *l)
+{
+	size_t i;
+	for (i = x->n_fin1; i-- > 0;)
+		if (same_but_zero(&x->fin1[i].l, l))
+			return x->fin1[i].step_s;
+	return -1;
 }
 
 /*
@@ -649,13 +703,26 @@ int tpp_plan_search(const struct tpp_model *m, const struct tpp_cluster *c,
 			 * of another software stack (FSDP2).
 			 */
 			if (s->zero == TPP_FREE && tpp_zero_pipelined(&e.layout)) {
-				struct tpp_eval te;
-				struct tpp_layout tw = e.layout;
-				tw.zero = 1;
-				if (simulate(&x, &tw, 0, &te))
-					goto fail;
-				if (te.step_s <= e.step_s)
+				double tw = twin_step(&x, &e.layout);
+				if (tw < 0) {
+					/* not met (cannot be: its bound is lower);
+					 * played here, not counted as a finalist */
+					struct tpp_eval te;
+					struct tpp_layout l1 = e.layout;
+					int r;
+					l1.zero = 1;
+					r = tpp_sim_eval(m, c, o, &l1, &te, err);
+					if (r == TPP_E_INFEASIBLE) /* too long to play */
+						r = tpp_cost_eval_cached(m, c, o, &l1, x.cache, &te, err);
+					if (r)
+						goto fail;
+					tw = te.step_s;
+				}
+				if (tw <= e.step_s)
 					continue;
+			} else if (s->zero == TPP_FREE && e.layout.zero == 1 && e.layout.pp > 1 &&
+				   (long long)e.layout.dp * e.layout.cp > 1 && note_fin1(&x, &e)) {
+				goto oom;
 			}
 			keep_top(plan, s->top_k, &e);
 			/* every finalist counts for its degrees' best */
@@ -695,6 +762,7 @@ int tpp_plan_search(const struct tpp_model *m, const struct tpp_cluster *c,
 	free(x.cands);
 	free(x.sim_at);
 	free(x.sim_e);
+	free(x.fin1);
 	tpp_cost_cache_free(x.cache);
 	plan->elapsed_s = mono_now() - x.t0;
 	if (!plan->n_top)
@@ -706,12 +774,14 @@ oom:
 	free(x.cands);
 	free(x.sim_at);
 	free(x.sim_e);
+	free(x.fin1);
 	tpp_cost_cache_free(x.cache);
 	return tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0, "out of memory");
 timeout:
 	free(x.cands);
 	free(x.sim_at);
 	free(x.sim_e);
+	free(x.fin1);
 	tpp_cost_cache_free(x.cache);
 	/* an unfinished search ranks nothing: what it had found so far is
 	 * not the best */
@@ -728,6 +798,7 @@ fail:
 	free(x.cands);
 	free(x.sim_at);
 	free(x.sim_e);
+	free(x.fin1);
 	tpp_cost_cache_free(x.cache);
 	return TPP_E_SYSTEM; /* err set by the simulator */
 }

@@ -80,6 +80,8 @@ expect unknown-option 2 err "unknown option '--frobnicate'" \
 # as "unknown"); a unique one is taken, as getopt_long does
 expect ambiguous-option 2 err "ambiguous option '--m': --model, --mem-reserve-gib, --max-mbs, --max-cp" \
 	"$BIN" --m 175b --cluster dgx-a100
+# one documented option and test hooks: not a list of one
+expect ambiguous-option-hooks 2 err "ambiguous option '--w': write it in full (--warmup)" "$BIN" exec --w
 expect ambiguous-option-exec 2 err "ambiguous option '--la': --layout, --layers (try \`tpplan exec --help\`)" \
 	"$BIN" exec --la 2
 expect unique-prefix 0 out "175b (GPT-3 175B) on dgx-a100" "$BIN" --mod 175b --cluster dgx-a100 --gpus 64 --analytic
@@ -490,6 +492,13 @@ if expect counts 0 out '"simulated_best_per_degree"' \
 	# gcd(1024, 1536) = 512: no count down to 512 GPUs doubles it, so none
 	# is searched for a fewer-GPU plan
 	jcheck counts "$OUT" '.fewer_gpus == null and .fewer_gpus_searched == [] and .fewer_gpus_complete'
+fi
+# the same where ZeRO-2 under pipelining is searched and wins (its ZeRO-1
+# twins' steps are the finalists', not simulated and counted again)
+if expect counts-zero2 0 out '"simulated_best_per_degree"' \
+	"$BIN" --model 1.3b --cluster dgx-b200 --gpus 1024 --global-batch 32 --json; then
+	jcheck counts-zero2 "$OUT" '.feasible == .simulated + .too_long_to_simulate + .pruned_by_bound'
+	jcheck counts-zero2 "$OUT" '.layouts[0].layout.zero == 2 and .layouts[0].zero_pipelined == true'
 fi
 # ZeRO-3 across nodes: the plan says the model is optimistic there (the
 # SC21 DeepSpeed rows); not for the default 175B plan (ZeRO-1)
