@@ -32,7 +32,7 @@ enum {
 	TPP_O_FP8_RECIPE, TPP_O_TOP, TPP_O_CALIBRATION, TPP_O_TIME_LIMIT,
 	TPP_O_LAYOUT, TPP_O_RESERVE, TPP_O_ATTN, TPP_O_NO_DP_OVERLAP,
 	TPP_O_NO_P2P_OVERLAP, TPP_O_GPU_SIGMA, TPP_O_MAX_MBS, TPP_O_MAX_CP,
-	TPP_O_ANALYTIC, TPP_O_TRAIN_TOKENS, TPP_O_P2P_SCATTER_GATHER,
+	TPP_O_ANALYTIC, TPP_O_TRAIN_TOKENS, TPP_O_P2P_SCATTER_GATHER, TPP_O_GRADS16,
 	TPP_O__PROBLEM_END
 };
 #define TPP_CLI_PROBLEM_OPTDOCS \
@@ -53,6 +53,7 @@ enum {
 	{{"no-dp-overlap", no_argument, 0, TPP_O_NO_DP_OVERLAP}, NULL, "do not overlap gradient reduction with backward"}, \
 	{{"no-p2p-overlap", no_argument, 0, TPP_O_NO_P2P_OVERLAP}, NULL, "pipeline transfers block their sender in every schedule (Megatron's default)"}, \
 	{{"p2p-scatter-gather", no_argument, 0, TPP_O_P2P_SCATTER_GATHER}, NULL, "without sequence parallelism each TP rank sends 1/tp of a pipeline activation and the receiver all-gathers it over NVLink (Megatron-LM before Megatron-Core, Megatron-DeepSpeed; default: every TP rank sends the whole tensor, as Megatron-Core)"}, \
+	{{"grads-16bit", no_argument, 0, TPP_O_GRADS16}, NULL, "accumulate and reduce gradients in the 16-bit training type, 2 bytes a parameter (Megatron-Core grad_reduce_in_fp32=False, as NeMo's FP8 performance recipes; default: fp32 main gradients, 4 bytes, as Megatron-LM and Megatron-Bridge): less gradient memory, half the data-parallel reduction's bytes"}, \
 	{{"gpu-variation", required_argument, 0, TPP_O_GPU_SIGMA}, "S", "spread (sigma) of per-GPU speed, fraction of the median (default 0.02, Sinha et al. SC22; 0 = identical GPUs)"}, \
 	{{"max-mbs", required_argument, 0, TPP_O_MAX_MBS}, "N", "largest micro-batch to try (default 16)"}, \
 	{{"max-cp", required_argument, 0, TPP_O_MAX_CP}, "N", "largest context-parallel degree to try (default 16)"}, \

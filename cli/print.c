@@ -731,10 +731,12 @@ void tpp_print_plan_json(FILE *f, const struct tpp_plan_ctx *x,
 	fprintf(f, ",\n  \"attention\": \"%s\",\n", tpp_attn_names[x->opts->attn]);
 	/* what the flags set, so a plan read later says what it assumed
 	 * (--no-dp-overlap, --no-p2p-overlap, --p2p-scatter-gather,
-	 * --mem-reserve-gib, --max-mbs, --max-cp, --analytic, --time-limit) */
-	fprintf(f, "  \"options\": {\"dp_overlap\": %s, \"p2p_overlap\": %s, \"p2p_scatter_gather\": %s, \"mem_reserve_gib\": %.17g, \"max_mbs\": %d, \"max_cp\": %d, \"simulate\": %s, \"time_limit_s\": %.17g},\n",
+	 * --grads-16bit, --mem-reserve-gib, --max-mbs, --max-cp, --analytic,
+	 * --time-limit) */
+	fprintf(f, "  \"options\": {\"dp_overlap\": %s, \"p2p_overlap\": %s, \"p2p_scatter_gather\": %s, \"grads_16bit\": %s, \"mem_reserve_gib\": %.17g, \"max_mbs\": %d, \"max_cp\": %d, \"simulate\": %s, \"time_limit_s\": %.17g},\n",
 		x->opts->dp_overlap ? "true" : "false", x->opts->p2p_overlap ? "true" : "false",
 		x->opts->p2p_scatter_gather ? "true" : "false",
+		x->opts->grads16 ? "true" : "false",
 		x->opts->mem_reserve_bytes / TPP_GiB, x->search->max_mbs, x->search->max_cp,
 		x->search->simulate ? "true" : "false",
 		x->search->time_limit_s > 0 ? x->search->time_limit_s : 0);

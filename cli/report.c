@@ -1383,6 +1383,9 @@ static void write_doc(struct doc *d, const struct tpp_report *r,
 					    x->opts->p2p_scatter_gather
 						    ? "scattered over the TP ranks, gathered by the receiver (--p2p-scatter-gather)"
 						    : "sent whole by every TP rank (Megatron-Core)");
+	d_row(d), d_td(d, "gradients"), d_td(d, "%s", x->opts->grads16
+							? "16-bit, accumulated and reduced so (--grads-16bit)"
+							: "fp32 main gradients");
 	d_row(d), d_td(d, "memory reserve"), d_td(d, "%.2f GiB per GPU", x->opts->mem_reserve_bytes / GIB);
 	d_row(d), d_td(d, "layout constraints"), d_td(d, "%s%s", r->layout_arg ? "--layout " : "none",
 						       usr(d, r->layout_arg ? r->layout_arg : ""));

@@ -1392,6 +1392,13 @@ static double act_per_layer(const struct tpp_model *m,
 	return replicated * rep + (split + scores) / t;
 }
 
+/* Bytes of one gradient element: fp32 main gradients, or the 16-bit
+ * training type with o->grads16. */
+static double grad_elem_bytes(const struct tpp_cost_opts *o)
+{
+	return o->grads16 ? 2.0 : 4.0;
+}
+
 /* Bytes per parameter for mixed-precision Adam (costmodel.md 3.1,
  * Megatron: 16-bit param 2, fp32 main grad 4, fp32 master 4, Adam m and v
  * 8), by what ZeRO shards over d.  ZeRO-2/3 under pipelining
@@ -1402,11 +1409,11 @@ static double act_per_layer(const struct tpp_model *m,
  * the sharded fp32 gradient appears only when the reduce-scatter frees the
  * unsharded one (zero_grad sets it to None between steps): at the peak
  * 2 + 4 + 12/d, as ZeRO-1. */
-static void state_bytes(const struct tpp_layout *l, double d, double *w,
-			double *gr, double *opt)
+static void state_bytes(const struct tpp_cost_opts *o, const struct tpp_layout *l,
+			double d, double *w, double *gr, double *opt)
 {
 	*w = 2.0;
-	*gr = 4.0;
+	*gr = grad_elem_bytes(o);
 	*opt = 12.0;
 	if (l->zero >= 1)
 		*opt /= d;
@@ -1686,7 +1693,8 @@ static void work_get(const struct tpp_model *m, const struct tpp_cluster *c,
 		double pl = layer_params_gpu(m, l->tp);
 		double share = overlap_share(&c->tiers[tpp_cluster_tier_for(c, nd, l->tp)]);
 		double ag = tpp_coll_time(c, TPP_COLL_ALL_GATHER, pl * 2.0, nd, l->tp);
-		double rs = tpp_coll_time(c, TPP_COLL_REDUCE_SCATTER, pl * 4.0, nd, l->tp);
+		double rs = tpp_coll_time(c, TPP_COLL_REDUCE_SCATTER, pl * grad_elem_bytes(o), nd,
+					  l->tp);
 		lc->fwd_s += share * fmin(ag, lc->fwd_s);
 		if (l->recompute == TPP_RECOMPUTE_FULL)
 			lc->recomp_s += share * fmin(ag, lc->recomp_s);
@@ -1994,7 +2002,7 @@ static void mem_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 
 	rank_param_ctx_init(m, l, &rpx);
 	params_layer_gpu = rpx.layer_gpu;
-	state_bytes(l, d * l->cp, &wb, &gb, &ob);
+	state_bytes(o, l, d * l->cp, &wb, &gb, &ob);
 	/* block recompute: of each of the rank's chunks the first
 	 * recompute_layers keep only their input, the others everything */
 	if (l->recompute == TPP_RECOMPUTE_FULL && l->recompute_layers > 0) {
@@ -2303,7 +2311,7 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 		int nd = l->dp * l->cp;
 		/* fp32 main gradients (Megatron's default, the 4 B of the 18
 		 * bytes per parameter counted in memory) */
-		double grad_bytes = P_max * 4.0;
+		double grad_bytes = P_max * grad_elem_bytes(o);
 		double param_bytes = P_max * 2.0;
 		double t_grad, t_param;
 		e.dp_tier = tpp_cluster_tier_for(c, nd, stride);
@@ -2416,11 +2424,14 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 	 *   Adam: read grad, master, m, v; write master, m, v  16 + 12
 	 *   copy master to the 16-bit model weight          read 4, write 2
 	 *   zero the gradient buffer                        write 4
-	 * = 58 bytes per parameter.
+	 * = 58 bytes per parameter.  With 16-bit gradients (o->grads16) the
+	 * optimizer first copies its shard into an fp32 main gradient
+	 * (Megatron's _copy_model_grads_to_main_grads: read 2, write 4) and
+	 * zeroes a 16-bit buffer (write 2): 62.
 	 */
 	{
 		double shard = l->zero >= 1 ? P_max / (d * l->cp) : P_max;
-		e.t.optimizer_s = mem_time(g, 58.0 * shard);
+		e.t.optimizer_s = mem_time(g, (o->grads16 ? 62.0 : 58.0) * shard);
 	}
 	/* the simulator adds ZeRO-3 traffic and the exposed parameter gather
 	 * as they are here, then the optimizer; ZeRO-2/3 under pipelining

@@ -123,6 +123,14 @@ struct tpp_cost_opts {
 				     (Megatron-LM before Megatron-Core, SC21
 				     sec. 4.1); 0: Megatron-Core, every TP
 				     rank sends the whole tensor */
+	int grads16;              /* gradients accumulated and reduced in the
+				     16-bit training type, 2 bytes a
+				     parameter (Megatron-Core DDP
+				     grad_reduce_in_fp32 = False, as NeMo's
+				     FP8 performance recipes set it); 0: fp32
+				     main gradients, 4 bytes (Megatron-LM
+				     forces them for bf16; Megatron-Bridge's
+				     default) */
 };
 /* Defaults (what the planner recommends): bf16, flash attention, fp8
  * current scaling, 3 GiB

@@ -1796,6 +1796,41 @@ static void test_p2p_scatter_gather(void)
 	CHECK_REL(st.p2p_s, tpp_coll_time(&f->c, TPP_COLL_SEND_RECV, whole, 4, 1), 1e-12);
 }
 
+/* --grads-16bit (Megatron-Core grad_reduce_in_fp32 = False): 2 gradient
+ * bytes a parameter instead of 4, the DP reduction of half the bytes,
+ * the optimizer's pass 62 bytes a parameter instead of 58 (the copy into
+ * an fp32 main gradient); weights and optimizer states unchanged.  Also
+ * for ZeRO-2 (sharded gradients) and ZeRO-3 without pipelining. */
+static void test_grads16(void)
+{
+	struct fixture *f = fixture("sc21-1.7b", "dgx-a100", 16, tpp_cost_opts_default);
+	int z;
+	for (z = 0; z <= 3; z++) {
+		struct tpp_eval e32, e16;
+		f->l = layout(2, 1, 8, 1, 1, 1, TPP_RECOMPUTE_SELECTIVE, 0, 64);
+		f->l.zero = z;
+		f->o.grads16 = 0;
+		if (fixture_eval(f, &e32))
+			return;
+		f->o.grads16 = 1;
+		if (fixture_eval(f, &e16))
+			return;
+		CHECK_REL(e16.mem.grads_bytes, 0.5 * e32.mem.grads_bytes, 1e-12);
+		CHECK_REL(e16.mem.weights_bytes, e32.mem.weights_bytes, 1e-12);
+		CHECK_REL(e16.mem.optim_bytes, e32.mem.optim_bytes, 1e-12);
+		CHECK_REL(e16.t.optimizer_s, e32.t.optimizer_s * 62.0 / 58.0, 1e-9);
+		if (z < 3) {
+			CHECK(e16.dp_grad_s > 0 && e16.dp_grad_s < e32.dp_grad_s);
+			/* half the bytes: at most half the bandwidth time plus
+			 * the same latency */
+			CHECK(e16.dp_grad_s > 0.5 * e32.dp_grad_s * (1 - 1e-9));
+		} else {
+			CHECK(e16.t.dp_comm_s <= e32.t.dp_comm_s);
+		}
+	}
+	f->o.grads16 = 0;
+}
+
 /* Interleaved 1F1B in-flight activations per rank (costmodel.md 3.4):
  * rank r holds 2 (p - r - 1) + (v - 1) p + 1 model chunks at its peak.
  * With a large vocabulary the last rank (logits) is the most loaded: its
@@ -1954,6 +1989,7 @@ int main(int argc, char **argv)
 	test_zero3_overlap_share();
 	test_zero3_cp_faster_gemm();
 	test_p2p_scatter_gather();
+	test_grads16();
 	test_interleaved_inflight();
 	test_interleaved_uneven();
 	test_hbm_time();
