@@ -136,13 +136,10 @@ static void add_host_to(char *hosts, size_t size, struct host_set *set, const ch
 {
 	static const char more[] = ",...";
 	size_t len = strlen(h), used = strlen(hosts);
-	uint64_t x = 14695981039346656037u; /* FNV-1a 64 */
-	const unsigned char *u;
+	uint64_t x = tpp_fnv1a(TPP_FNV1A_INIT, h, len);
 	int i;
 	if (!len || set->n < 0)
 		return;
-	for (u = (const unsigned char *)h; *u; u++)
-		x = (x ^ *u) * 1099511628211u;
 	for (i = 0; i < set->n; i++)
 		if (set->hash[i] == x)
 			return;

@@ -67,6 +67,14 @@ void tpp_printable(char *s, int keep_lines)
 	}
 }
 
+unsigned long long tpp_fnv1a(unsigned long long h, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+	while (n--)
+		h = (h ^ *c++) * 0x100000001b3ULL;
+	return h;
+}
+
 void tpp_appendf(char *buf, size_t size, const char *fmt, ...)
 {
 	size_t used = strnlen(buf, size);

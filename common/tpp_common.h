@@ -86,6 +86,10 @@ int tpp_utf8_len(const char *s);
 /* Drop a UTF-8 sequence that a byte limit cut short at the end of s (a
  * string copied into a fixed buffer must not end in half a character). */
 void tpp_utf8_trim(char *s);
+/* 64-bit FNV-1a of n bytes at p, continuing from h (TPP_FNV1A_INIT to
+ * start): a hash for telling strings or records apart, not a checksum. */
+#define TPP_FNV1A_INIT 0xcbf29ce484222325ULL
+unsigned long long tpp_fnv1a(unsigned long long h, const void *p, size_t n);
 /* Append printf-formatted text to the NUL-terminated string in buf (of
  * size bytes in all), cut short where buf ends. */
 void tpp_appendf(char *buf, size_t size, const char *fmt, ...)

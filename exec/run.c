@@ -1269,15 +1269,6 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* 64-bit FNV-1a of n bytes, continuing from h. */
-static unsigned long long fnv1a(unsigned long long h, const void *p, size_t n)
-{
-	const unsigned char *c = p;
-	while (n--)
-		h = (h ^ *c++) * 0x100000001b3ULL;
-	return h;
-}
-
 /* A hash of everything that decides what a rank runs, field by field (no
  * struct padding). */
 static unsigned long long opts_hash(const struct tpp_exec_opts *o)
@@ -1287,17 +1278,17 @@ static unsigned long long opts_hash(const struct tpp_exec_opts *o)
 			 o->microbatches, (int)o->sched, o->iters, o->warmup,
 			 o->timeout_s, o->check, o->wrong_shard, o->wrong_copy,
 			 o->barrier};
-	unsigned long long h = 0xcbf29ce484222325ULL;
+	unsigned long long h = TPP_FNV1A_INIT;
 	int i;
-	h = fnv1a(h, o->backend, strlen(o->backend) + 1);
-	h = fnv1a(h, v, sizeof(v));
+	h = tpp_fnv1a(h, o->backend, strlen(o->backend) + 1);
+	h = tpp_fnv1a(h, v, sizeof(v));
 	for (i = 0; i < 3; i++) {
 		const int d[5] = {sh[i]->hidden, sh[i]->heads, sh[i]->ffn, sh[i]->seq,
 				  sh[i]->mbs};
-		h = fnv1a(h, d, sizeof(d));
+		h = tpp_fnv1a(h, d, sizeof(d));
 	}
-	h = fnv1a(h, &o->seed, sizeof(o->seed));
-	return fnv1a(h, &o->scale, sizeof(o->scale));
+	h = tpp_fnv1a(h, &o->seed, sizeof(o->seed));
+	return tpp_fnv1a(h, &o->scale, sizeof(o->scale));
 }
 
 int tpp_exec_run(const struct tpp_exec_opts *o, struct tpp_exec_result *res,

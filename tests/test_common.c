@@ -344,12 +344,24 @@ static void test_cgroup_mem(void)
 	CHECK(system(text) == 0);
 }
 
+/* FNV-1a 64: the published test vectors (offset basis for "", "a",
+ * "foobar"), and continuing a hash equals hashing the concatenation. */
+static void test_fnv1a(void)
+{
+	CHECK(tpp_fnv1a(TPP_FNV1A_INIT, "", 0) == 0xcbf29ce484222325ULL);
+	CHECK(tpp_fnv1a(TPP_FNV1A_INIT, "a", 1) == 0xaf63dc4c8601ec8cULL);
+	CHECK(tpp_fnv1a(TPP_FNV1A_INIT, "foobar", 6) == 0x85944171f73967e8ULL);
+	CHECK(tpp_fnv1a(tpp_fnv1a(TPP_FNV1A_INIT, "foo", 3), "bar", 3) ==
+	      tpp_fnv1a(TPP_FNV1A_INIT, "foobar", 6));
+}
+
 int main(void)
 {
 	struct thing t;
 	struct tpp_err err;
 
 	test_cgroup_mem();
+	test_fnv1a();
 
 	memset(&t, 0, sizeof(t));
 	CHECK(parse("n: 7\nx: 2.5\nname: abc\nflag: yes\ncolor: green\n", &t, &err) == TPP_OK);
