@@ -50,43 +50,39 @@ void tpp_cli_long_opts(const struct tpp_optdoc *d, size_t n, struct option *lo)
  * after its last letter, so afterwards argv[optind - 1] may be the word
  * before it). */
 static int getopt_word = 1;
-/* and the long options it was reading them with */
-static const struct option *getopt_long_opts;
 
 int tpp_cli_getopt(int argc, char *const *argv, const char *shortopts,
 		   const struct option *longopts)
 {
 	getopt_word = optind > 0 ? optind : 1;
-	getopt_long_opts = longopts;
 	return getopt_long(argc, argv, shortopts, longopts, NULL);
 }
 
-/* "--na" or "--na=v" that abbreviates two or more long options and is
- * none of them: print those of them the help documents (getopt_long
- * takes a unique prefix, and refuses an ambiguous one as if it were
- * unknown; test hooks are not named).  Returns 1 if so. */
+/* "--na" or "--na=v" that abbreviates two or more long options of the
+ * command (the ones tpp_cli_long_opts gave getopt) and is none of them:
+ * print those of them the help documents (getopt_long takes a unique
+ * prefix, and refuses an ambiguous one as if it were unknown; test hooks
+ * are not named).  Returns 1 if so. */
 static int ambiguous_option(const char *w, const char *cmd)
 {
-	const struct option *o;
 	size_t n, i;
 	int hits = 0, shown = 0;
 	char list[512] = "";
-	if (strncmp(w, "--", 2) || !getopt_long_opts)
+	if (strncmp(w, "--", 2) || !cli_docs)
 		return 0;
 	w += 2;
 	n = strcspn(w, "=");
 	if (!n)
 		return 0;
-	for (o = getopt_long_opts, i = 0; o->name; o++, i++) {
-		/* tpp_cli_long_opts copies the docs in order */
-		int documented = !cli_docs || (i < cli_ndocs && cli_docs[i].help);
-		if (strncmp(o->name, w, n))
+	for (i = 0; i < cli_ndocs; i++) {
+		const char *name = cli_docs[i].opt.name;
+		if (strncmp(name, w, n))
 			continue;
-		if (strlen(o->name) == n)
+		if (strlen(name) == n)
 			return 0; /* exact */
 		hits++;
-		if (documented)
-			tpp_appendf(list, sizeof(list), "%s--%s", shown++ ? ", " : "", o->name);
+		if (cli_docs[i].help)
+			tpp_appendf(list, sizeof(list), "%s--%s", shown++ ? ", " : "", name);
 	}
 	if (hits < 2 || !shown)
 		return 0;
