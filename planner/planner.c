@@ -698,27 +698,14 @@ int tpp_plan_search(const struct tpp_model *m, const struct tpp_cluster *c,
 			 * ZeRO-2 under pipelining, which the search adds where
 			 * zero is free: listed only where it beats the same
 			 * layout with ZeRO-1 -- the same memory, a lower bound
-			 * no higher (so that twin came first, and is listed if
-			 * it qualifies) -- not as a near-copy a row below it,
-			 * of another software stack (FSDP2).
+			 * lower by the whole reduction (so that twin was played
+			 * first, and is listed if it qualifies) -- not as a
+			 * near-copy a row below it, of another software stack
+			 * (FSDP2).  A twin not met (none is) leaves it listed.
 			 */
 			if (s->zero == TPP_FREE && tpp_zero_pipelined(&e.layout)) {
 				double tw = twin_step(&x, &e.layout);
-				if (tw < 0) {
-					/* not met (cannot be: its bound is lower);
-					 * played here, not counted as a finalist */
-					struct tpp_eval te;
-					struct tpp_layout l1 = e.layout;
-					int r;
-					l1.zero = 1;
-					r = tpp_sim_eval(m, c, o, &l1, &te, err);
-					if (r == TPP_E_INFEASIBLE) /* too long to play */
-						r = tpp_cost_eval_cached(m, c, o, &l1, x.cache, &te, err);
-					if (r)
-						goto fail;
-					tw = te.step_s;
-				}
-				if (tw <= e.step_s)
+				if (tw >= 0 && tw <= e.step_s)
 					continue;
 			} else if (s->zero == TPP_FREE && e.layout.zero == 1 && e.layout.pp > 1 &&
 				   (long long)e.layout.dp * e.layout.cp > 1 && note_fin1(&x, &e)) {
