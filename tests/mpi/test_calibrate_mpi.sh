@@ -327,16 +327,23 @@ if [ "$rc" -eq 2 ] && grep -q "nothing was measured" "$dir/keep.txt" &&
 else
 	bad "nothing measured: exit $rc ($(tail -n 2 "$dir/keep.txt" | tr '\n' ' '))"
 fi
+# out_refused NAME RC PATTERN NP OUT ARGS...: `calibrate --quick ARGS
+# --out OUT` on NP ranks exits RC saying PATTERN, before it measures
+out_refused() {
+	name=$1 want=$2 pat=$3 np=$4 out=$5
+	shift 5
+	mpirun "$np" calibrate --quick "$@" --out "$out" >"$dir/refused.txt" 2>&1
+	rc=$?
+	if [ "$rc" -eq "$want" ] && grep -q "$pat" "$dir/refused.txt" &&
+		! grep -q "all_reduce" "$dir/refused.txt"; then
+		ok "$name: exit $want before measuring"
+	else
+		bad "$name: exit $rc ($(head -n 2 "$dir/refused.txt" | tr '\n' ' '))"
+	fi
+}
 # an --out that is a directory is refused before the sweep, not after it
 mkdir -p "$dir/outdir.yaml"
-mpirun 2 calibrate --backend cpu --quick --out "$dir/outdir.yaml" >"$dir/outdir.txt" 2>&1
-rc=$?
-if [ "$rc" -eq 2 ] && grep -q "not a regular file" "$dir/outdir.txt" &&
-	! grep -q "all_reduce" "$dir/outdir.txt"; then
-	ok "--out a directory: exit 2 before measuring"
-else
-	bad "--out a directory: exit $rc ($(tail -n 2 "$dir/outdir.txt" | tr '\n' ' '))"
-fi
+out_refused "--out a directory" 2 "not a regular file" 2 "$dir/outdir.yaml" --backend cpu
 
 # a measurement whose --out cannot be written at the end (a full disk;
 # here RLIMIT_FSIZE below the file's size, SIGXFSZ ignored so the write
@@ -421,16 +428,7 @@ fi
 # an --out whose directory is a file: said so (not "permission denied"),
 # before the sweep, a system error (4) as when the write itself fails
 : >"$dir/afile"
-# shellcheck disable=SC2086
-timeout 60 mpiexec $mpiflags -np 1 "$tpplan" calibrate --quick \
-	--out "$dir/afile/x.yaml" >"$dir/outfile.txt" 2>&1
-rc=$?
-if [ "$rc" -eq 4 ] && grep -q "afile/x.yaml: .*afile is not a directory" "$dir/outfile.txt" &&
-	! grep -q "all_reduce" "$dir/outfile.txt"; then
-	ok "--out in a file: exit 4, not a directory, before the sweep"
-else
-	bad "--out in a file: exit $rc ($(head -n 2 "$dir/outfile.txt" | tr '\n' ' '))"
-fi
+out_refused "--out in a file" 4 "afile/x.yaml: .*afile is not a directory" 1 "$dir/afile/x.yaml"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
