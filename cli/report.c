@@ -179,6 +179,14 @@ void tpp_report_megatron_args(const struct tpp_model *m,
 		    o->fp8_recipe == TPP_FP8_CURRENT ? "tensorwise" : "delayed");
 	else
 		APP(args, args_size, n, " --bf16");
+	/* the gradient type priced (o->grads16): with --bf16 Megatron-LM
+	 * forces fp32 main gradients unless --grad-reduce-in-bf16; with
+	 * --fp16 its default is 16-bit and fp32 is asked for
+	 * (megatron/training/arguments.py, accumulate_allreduce_grads_in_fp32) */
+	if (p == TPP_PREC_FP16 && !o->grads16)
+		APP(args, args_size, n, " --accumulate-allreduce-grads-in-fp32");
+	else if (p != TPP_PREC_FP16 && o->grads16)
+		APP(args, args_size, n, " --grad-reduce-in-bf16");
 	APP(args, args_size, n, " --num-layers %d --hidden-size %d --num-attention-heads %d",
 	    m->layers, m->hidden, m->heads);
 	if (m->kv_heads != m->heads)

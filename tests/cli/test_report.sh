@@ -518,7 +518,7 @@ same_as_plan() {
 # the search was "unknown option" to report
 same_as_plan attn-dp --attention unfused --no-dp-overlap
 same_as_plan all --attention unfused --no-dp-overlap --no-p2p-overlap --p2p-scatter-gather --mem-reserve-gib 4.5 \
-	--gpu-variation 0.05 --max-mbs 4 --max-cp 2 --layout pp=4
+	--gpu-variation 0.05 --max-mbs 4 --max-cp 2 --layout pp=4 --grads-16bit
 same_as_plan analytic --analytic --gpu-variation 0
 D=$TMP/opt-all
 grep -q "^| overlap | gradient reduction with the backward: no (--no-dp-overlap); pipeline transfers beside compute: no (--no-p2p-overlap); without SP, pipeline activations scattered over the TP ranks, gathered by the receiver (--p2p-scatter-gather) |" "$D/report.md" &&
@@ -540,6 +540,16 @@ grep -q -- "--use-distributed-optimizer[a-z_ -]* --overlap-grad-reduce --overlap
 	grep -q -- "--overlap-p2p-communication" "$TMP/opt-attn-dp/report.md" &&
 	! grep -q -- "--overlap-p2p-communication" "$TMP/opt-all/report.md" ||
 	fail "options: the Megatron-LM arguments do not follow --no-dp-overlap / --no-p2p-overlap"
+# and the gradient type priced: Megatron-LM keeps fp32 main gradients
+# under --bf16 unless told, and 16-bit ones under --fp16 unless told
+# (a --grads-16bit plan run without the flag needs 2 B a parameter more)
+"$BIN" report $PROBLEM --precision fp16 --no-plots -o "$TMP/opt-fp16" >/dev/null 2>&1 &&
+	"$BIN" report $PROBLEM --precision fp16 --grads-16bit --no-plots -o "$TMP/opt-fp16-g16" >/dev/null 2>&1 &&
+	grep -q -- " --bf16 --grad-reduce-in-bf16" "$TMP/opt-all/report.md" &&
+	! grep -q -- "--grad-reduce-in-bf16\|--accumulate-allreduce-grads-in-fp32" "$TMP/no-plots/report.md" &&
+	grep -q -- " --fp16 --accumulate-allreduce-grads-in-fp32" "$TMP/opt-fp16/report.md" &&
+	grep -q -- " --fp16 --num-layers" "$TMP/opt-fp16-g16/report.md" ||
+	fail "options: the Megatron-LM arguments do not give the gradient type priced (--grads-16bit)"
 # and the attention kernel priced
 grep -q -- "--attention-backend unfused" "$TMP/opt-attn-dp/report.md" &&
 	! grep -q -- "--attention-backend" "$TMP/no-plots/report.md" ||
