@@ -1115,17 +1115,26 @@ void tpp_cli_follow_ups(const struct tpp_model *m, const struct tpp_cluster *c,
 	x->fewer = fw;
 }
 
+void tpp_cli_nodes_hint(char *buf, size_t size, int n, const struct tpp_cluster *c)
+{
+	if (n >= c->gpus_per_node && n % c->gpus_per_node == 0)
+		snprintf(buf, size, " (--nodes %d)", n / c->gpus_per_node);
+	else
+		buf[0] = '\0';
+}
+
 size_t tpp_cli_fewer_text(char *buf, size_t size, const struct tpp_search *s,
 			  const struct tpp_cluster *c, const struct tpp_cli_fewer *fw,
 			  const struct tpp_eval *best)
 {
-	char lb[200], why[200];
+	char lb[200], why[200], nodes[40];
 	const struct tpp_eval *e = &fw->best;
 	int n = fw->gpus, w;
 	buf[0] = 0;
 	if (n <= 0)
 		return 0;
 	tpp_layout_format(&e->layout, lb, sizeof(lb));
+	tpp_cli_nodes_hint(nodes, sizeof(nodes), n, c);
 	snprintf(why, sizeof(why), "dp divides the global batch %d and the GPU count, so tp*pp*cp "
 		 "is a multiple of %d on %d GPUs, of %d on %d", s->gbs,
 		 s->gpus / (int)tpp_gcd(s->gbs, s->gpus), s->gpus, n / (int)tpp_gcd(s->gbs, n), n);
@@ -1133,20 +1142,20 @@ size_t tpp_cli_fewer_text(char *buf, size_t size, const struct tpp_search *s,
 	if (best && fw->tie)
 		w = snprintf(buf, size, "Fewer GPUs: %d of the %d plan a step within the %.0f%% a "
 			     "measurement varies (%.3f s against %.3f s, %.1f%% %s%s) and free %d GPUs "
-			     "(%s).  Plan it with --gpus %d (--nodes %d) --layout %s",
+			     "(%s).  Plan it with --gpus %d%s --layout %s",
 			     n, s->gpus, 100 * TPP_MEASURED_SPREAD, e->step_s, best->step_s,
 			     100 * fabs(e->step_s / best->step_s - 1),
 			     e->step_s > best->step_s ? "longer" : "shorter", opt, s->gpus - n, why,
-			     n, n / c->gpus_per_node, lb);
+			     n, nodes, lb);
 	else if (best)
 		w = snprintf(buf, size, "Fewer GPUs: %d of the %d plan a %.1f%% shorter step "
-			     "(%.3f s against %.3f s)%s: %s.  Plan it with --gpus %d (--nodes %d) --layout %s",
+			     "(%.3f s against %.3f s)%s: %s.  Plan it with --gpus %d%s --layout %s",
 			     n, s->gpus, 100 * (1 - e->step_s / best->step_s), e->step_s, best->step_s,
-			     opt, why, n, n / c->gpus_per_node, lb);
+			     opt, why, n, nodes, lb);
 	else
 		w = snprintf(buf, size, "with %d of the %d GPUs a layout fits, %.3f s per step%s (%s): "
-			     "--gpus %d (--nodes %d) --layout %s",
-			     n, s->gpus, e->step_s, opt, why, n, n / c->gpus_per_node, lb);
+			     "--gpus %d%s --layout %s",
+			     n, s->gpus, e->step_s, opt, why, n, nodes, lb);
 	return w > 0 ? (size_t)w : 0;
 }
 
@@ -1158,14 +1167,19 @@ void tpp_cli_print_fewer(FILE *f, const struct tpp_search *s, const struct tpp_c
 		fprintf(f, "  %s\n", buf);
 }
 
-void tpp_cli_print_first_fit(FILE *f, const struct tpp_search *s, int n,
+void tpp_cli_print_first_fit(FILE *f, const struct tpp_search *s,
+			     const struct tpp_cluster *c, int n,
 			     const struct tpp_eval *e)
 {
 	if (n > 0) {
-		char lb[200];
+		/* the whole layout, so that the hint plans as it says even
+		 * when --layout pinned a dp (or a product) that this count
+		 * changes */
+		char lb[200], nodes[40];
 		tpp_layout_format(&e->layout, lb, sizeof(lb));
-		fprintf(f, "  with %d GPUs (%dx) a layout fits: %s, %.3f s per step (--gpus %d)\n",
-			n, n / s->gpus, lb, e->step_s, n);
+		tpp_cli_nodes_hint(nodes, sizeof(nodes), n, c);
+		fprintf(f, "  with %d GPUs (%dx) a layout fits, %.3f s per step: --gpus %d%s --layout %s\n",
+			n, n / s->gpus, e->step_s, n, nodes, lb);
 	} else if (n == 0) {
 		int k = tpp_cli_first_fit_steps(s);
 		fprintf(f, "  nor does any with more GPUs, up to %d (%dx)\n", s->gpus << k, 1 << k);

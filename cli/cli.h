@@ -416,9 +416,14 @@ size_t tpp_cli_fewer_text(char *buf, size_t size, const struct tpp_search *s,
 			  const struct tpp_eval *best);
 void tpp_cli_print_fewer(FILE *f, const struct tpp_search *s, const struct tpp_cluster *c,
 			 const struct tpp_cli_fewer *fw, const struct tpp_eval *best);
-/* Its result n (and layout e) for the problem of s as "  with N GPUs (kx)
- * a layout fits: ..." on f, or that none does; nothing for n < 0. */
-void tpp_cli_print_first_fit(FILE *f, const struct tpp_search *s, int n,
+/* " (--nodes M)" into buf when n GPUs are M whole nodes of c (--nodes
+ * is the other way to ask for them), "" otherwise */
+void tpp_cli_nodes_hint(char *buf, size_t size, int n, const struct tpp_cluster *c);
+/* Its result n (and layout e) for the problem of s on c as "  with N
+ * GPUs (kx) a layout fits: ... --gpus N (--nodes M) --layout <e's whole
+ * layout>" on f, or that none does; nothing for n < 0. */
+void tpp_cli_print_first_fit(FILE *f, const struct tpp_search *s,
+			     const struct tpp_cluster *c, int n,
 			     const struct tpp_eval *e);
 /* The warnings (one per line) that applying the last calibration file
  * printed, e.g. measured on another device; "" when none. */

@@ -206,7 +206,7 @@ int tpp_cmd_plan(int argc, char **argv)
 		/* how many GPUs it would take: more, and fewer (a batch that
 		 * the count divides badly) */
 		if (!plan->timed_out && plan->considered && !json) {
-			tpp_cli_print_first_fit(stderr, &s, more_n, &more.best);
+			tpp_cli_print_first_fit(stderr, &s, cluster, more_n, &more.best);
 			if (x.fewer)
 				tpp_cli_print_fewer(stderr, &s, cluster, x.fewer, NULL);
 		}

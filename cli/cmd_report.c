@@ -243,7 +243,7 @@ int tpp_cmd_report(int argc, char **argv)
 		tpp_print_infeasible(stderr, plan, &s, cluster);
 		r->first_fit_gpus = tpp_cli_first_fit(&model, cluster, &co, &s, spent,
 							alt, tmp, &r->first_fit);
-		tpp_cli_print_first_fit(stderr, &s, r->first_fit_gpus, &r->first_fit);
+		tpp_cli_print_first_fit(stderr, &s, cluster, r->first_fit_gpus, &r->first_fit);
 		tpp_cli_print_fewer(stderr, &s, cluster, &r->fewer, NULL);
 		r->nscale = infeasible_scale_counts(gpus, r->first_fit_gpus, cluster->gpus_per_node,
 						    cluster->tiers[cluster->ntiers - 1].span_gpus, counts);

@@ -1158,11 +1158,13 @@ static void write_infeasible(struct doc *d, const struct tpp_report *r)
 		d_end_table(d);
 	}
 	if (r->first_fit_gpus > 0) {
+		char nodes[40];
 		tpp_layout_format(&r->first_fit.layout, lb, sizeof(lb));
-		d_p(d, "With %d GPUs (%dx) a layout fits: %s, %.3f s per step, %.0f tokens/s, %.1f%% MFU (--gpus %d)%s; the scaling table below goes up to it.",
-		    r->first_fit_gpus, r->first_fit_gpus / x->search->gpus, lb, r->first_fit.step_s,
-		    r->first_fit.tokens_per_s, 100 * r->first_fit.mfu, r->first_fit_gpus,
-		    tpp_eval_optimistic(&r->first_fit) ? OPTIMISTIC_MARK : "");
+		tpp_cli_nodes_hint(nodes, sizeof(nodes), r->first_fit_gpus, x->cluster);
+		d_p(d, "With %d GPUs (%dx) a layout fits, %.3f s per step, %.0f tokens/s, %.1f%% MFU%s: --gpus %d%s --layout %s; the scaling table below goes up to it.",
+		    r->first_fit_gpus, r->first_fit_gpus / x->search->gpus, r->first_fit.step_s,
+		    r->first_fit.tokens_per_s, 100 * r->first_fit.mfu,
+		    tpp_eval_optimistic(&r->first_fit) ? OPTIMISTIC_MARK : "", r->first_fit_gpus, nodes, lb);
 	} else if (r->first_fit_gpus == 0) {
 		d_p(d, "No layout fits with more GPUs either, up to %d (%dx).",
 		    x->search->gpus << tpp_cli_first_fit_steps(x->search),

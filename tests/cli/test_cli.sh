@@ -382,8 +382,9 @@ roundtrip roundtrip-fp16 --model 22b --cluster dgx-a100 --gpus 64 --precision fp
 expect infeasible 1 err "closest to fitting" "$BIN" --model 175b --cluster dgx-a100 --gpus 1
 has infeasible err "does not fit in GPU memory"
 # and from how many GPUs up something fits (2x ... 64x, searched)
-has infeasible err "with 64 GPUs (64x) a layout fits: tp="
-expect infeasible-report 1 err "with 256 GPUs (16x) a layout fits: tp=" \
+has infeasible err "with 64 GPUs (64x) a layout fits, "
+has infeasible err " s per step: --gpus 64 (--nodes 8) --layout tp="
+expect infeasible-report 1 err " s per step: --gpus 256 (--nodes 32) --layout tp=" \
 	"$BIN" report --model 1t --cluster dgx-a100 --gpus 16 --no-plots -o "$TMP/rep-infeasible"
 has infeasible-report err "closest to fitting: "
 # the report itself explains it: rejections, the closest miss and its
@@ -394,7 +395,7 @@ if [ -s "$R" ] && [ -s "$TMP/rep-infeasible/index.html" ]; then
 	grep -q "^## No feasible layout" "$R" &&
 		grep -q "^| does not fit in GPU memory | [0-9]" "$R" &&
 		grep -q "^| closest | " "$R" &&
-		grep -q "With 256 GPUs (16x) a layout fits: tp=" "$R" &&
+		grep -q "With 256 GPUs (16x) a layout fits, .*: --gpus 256 (--nodes 32) --layout tp=[^ ]*tp_overlap=[01]; the scaling" "$R" &&
 		grep -q "^| 16 (requested) | - |" "$R" && grep -q "^| 512 | [0-9]" "$R" &&
 		! grep -q "^## Best layouts\|^## Sensitivity" "$R" &&
 		grep -q "No feasible layout" "$TMP/rep-infeasible/index.html" ||
@@ -413,7 +414,7 @@ if expect infeasible-json-more 1 out '"more_gpus"' \
 	la=$(jq -r '.more_gpus.best.layout_arg' "$OUT")
 	st=$(jq -r '.more_gpus.best.step_s * 1000 | round' "$OUT")
 	run "$BIN" --model llama2-70b --cluster dgx-a100-40gb --gpus 24 --global-batch 16
-	grep -q "with 48 GPUs (2x) a layout fits: $la, " "$ERR" ||
+	grep -q "with 48 GPUs (2x) a layout fits, [0-9.]* s per step: --gpus 48 (--nodes 6) --layout $la$" "$ERR" ||
 		fail "infeasible-json-more: the text's hint is not JSON's $la"
 	run "$BIN" --model llama2-70b --cluster dgx-a100-40gb --gpus 48 --global-batch 16 --layout "$la" --json
 	jcheck infeasible-json-more "$OUT" "(.layouts[0].step_s * 1000 | round) == $st"
@@ -453,9 +454,22 @@ expect calibrate-out-twice 2 err "calibrate: --out is given twice" \
 	--out "$TMP/c1.yaml" --out "$TMP/c2.yaml"
 # More GPUs for a problem that does not fit: past one node only whole
 # nodes, the counts --gpus takes (5 GPUs named 20, which --gpus refuses)
-if expect first-fit-whole-nodes 1 err "with 40 GPUs (8x) a layout fits: " \
+if expect first-fit-whole-nodes 1 err " s per step: --gpus 40 (--nodes 5) --layout tp=" \
 	"$BIN" --model llama2-70b --cluster dgx-h100 --gpus 5; then
-	grep -q -e "--gpus 10)" -e "--gpus 20)" "$ERR" && fail "first-fit-whole-nodes: a part-node count named"
+	grep -q -e "--gpus 10 " -e "--gpus 20 " "$ERR" && fail "first-fit-whole-nodes: a part-node count named"
+fi
+# The hint plans as it says when followed, though --layout pinned a dp
+# that the larger count changes or --nodes asked (it named --gpus N
+# alone: "--layout dp=2" then refused the count's layout, and --nodes
+# with --gpus is a usage error)
+if expect first-fit-follow 1 err " s per step: --gpus 32 (--nodes 4) --layout " \
+	"$BIN" --model llama2-70b --cluster dgx-a100-40gb --nodes 2 --global-batch 16 --layout dp=2; then
+	hint=$(sed -n 's/.* s per step: \(--gpus [0-9]*\) (\(--nodes [0-9]*\)) \(--layout [^ ]*\)$/\1 \3|\2 \3/p' "$ERR")
+	for h in "${hint%%|*}" "${hint#*|}"; do
+		# shellcheck disable=SC2086
+		expect "first-fit-follow $h" 0 out "tokens/s" "$BIN" --model llama2-70b --cluster dgx-a100-40gb \
+			--global-batch 16 $h
+	done
 fi
 # A search stopped before it considered a layout said as well that no
 # layout matches the constraints (none were given)
