@@ -115,8 +115,10 @@ void tpp_print_eval_text(FILE *f, const struct tpp_plan_ctx *x,
 		100 * e->hfu);
 }
 
+/* gpus: the count the layouts run on (tp*pp*dp*cp, the --gpus asked;
+ * the cluster is whole nodes and may hold more) */
 static void print_sources(FILE *f, const struct tpp_cluster *c,
-			  const struct tpp_cost_opts *o)
+			  const struct tpp_cost_opts *o, int gpus)
 {
 	const struct tpp_gpu *g = &c->gpu;
 	int i;
@@ -173,12 +175,15 @@ static void print_sources(FILE *f, const struct tpp_cluster *c,
 			fprintf(f, "; no measurement: %.0f%% of datasheet assumed\n",
 				100 * tpp_tier_default_eff(t));
 	}
-	if (o->gpu_speed_sigma > 0)
+	if (o->gpu_speed_sigma > 0 && gpus > 1)
 		fprintf(f, "  GPU speed spread sigma %.1f%% of the median GPU (%s): the slowest of %d GPUs paces each step, compute x%.3f\n",
 			100 * o->gpu_speed_sigma,
 			o->gpu_speed_sigma == TPP_GPU_SPEED_SIGMA_DEFAULT ? "Sinha et al. SC22" : "--gpu-variation",
-			tpp_cluster_gpus(c),
-			tpp_straggler_factor(o, tpp_cluster_gpus(c)));
+			gpus, tpp_straggler_factor(o, gpus));
+	else if (o->gpu_speed_sigma > 0)
+		fprintf(f, "  GPU speed spread sigma %.1f%% of the median GPU (%s): one GPU, no slower one to wait for, compute x1.000\n",
+			100 * o->gpu_speed_sigma,
+			o->gpu_speed_sigma == TPP_GPU_SPEED_SIGMA_DEFAULT ? "Sinha et al. SC22" : "--gpu-variation");
 	if (c->calibration[0])
 		fprintf(f, "  calibration file: %s\n", c->calibration);
 	else
@@ -521,7 +526,7 @@ void tpp_print_plan_text(FILE *f, const struct tpp_plan_ctx *x,
 		x->opts->prec == TPP_PREC_FP8 ? tpp_fp8_recipe_names[x->opts->fp8_recipe] : "",
 		x->opts->prec == TPP_PREC_FP8 ? " scaling)" : "",
 		tpp_attn_names[x->opts->attn]);
-	print_sources(f, c, x->opts);
+	print_sources(f, c, x->opts, x->search->gpus);
 	fprintf(f, "\nbest layouts (step time %s; m = micro-batches per step):\n",
 		p->n_top && p->top[0].simulated ? "simulated event by event" : "from the analytic model");
 	print_header(f);
@@ -742,7 +747,7 @@ void tpp_print_plan_json(FILE *f, const struct tpp_plan_ctx *x,
 		x->search->time_limit_s > 0 ? x->search->time_limit_s : 0);
 	fprintf(f, "  \"gpu_speed_sigma\": %.17g,\n  \"straggler_factor\": %.17g,\n",
 		x->opts->gpu_speed_sigma,
-		tpp_straggler_factor(x->opts, tpp_cluster_gpus(x->cluster)));
+		tpp_straggler_factor(x->opts, x->search->gpus));
 	fprintf(f, "  \"flops_convention\": ");
 	tpp_json_str(f, tpp_cost_flops_doc);
 	fprintf(f, ",\n  \"measured_spread\": %.17g", TPP_MEASURED_SPREAD);

@@ -1457,9 +1457,9 @@ static void write_doc(struct doc *d, const struct tpp_report *r,
 	d_row(d), d_td(d, "HBM"), d_td(d, "%.0f GB at %.2f TB/s", g->hbm_bytes / 1e9, g->hbm_Bps / 1e12),
 		d_td(d, "datasheet");
 	if (x->opts->gpu_speed_sigma > 0)
-		d_row(d), d_td(d, "GPU speed spread (slowest of %d GPUs paces a step)", tpp_cluster_gpus(c)),
+		d_row(d), d_td(d, "GPU speed spread (slowest of %d GPUs paces a step)", x->search->gpus),
 			d_td(d, "sigma %.1f%%, compute x%.3f", 100 * x->opts->gpu_speed_sigma,
-			     tpp_straggler_factor(x->opts, tpp_cluster_gpus(c))),
+			     tpp_straggler_factor(x->opts, x->search->gpus)),
 			d_td(d, "%s", x->opts->gpu_speed_sigma == TPP_GPU_SPEED_SIGMA_DEFAULT
 					     ? "published: Sinha et al. SC22 (8% variation between identical GPUs)"
 					     : "given: --gpu-variation");

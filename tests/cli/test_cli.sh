@@ -840,6 +840,21 @@ if expect gpu-variation-0 0 out '"step_s"' "$BIN" --model 22b --cluster dgx-a100
 			fail "gpu-variation: default step $b s not above the ideal $a s"
 	fi
 fi
+# the factor stated is the one applied: of the GPUs the layout runs on (5),
+# not of the whole node the cluster rounds up to (8: it said x1.029 and
+# applied x1.024); one GPU waits for no other
+if expect gpu-variation-5 0 out '"step_s"' "$BIN" --model 125m --cluster mi300x --gpus 5 \
+	--global-batch 5 --layout dp=5,mbs=1 --json; then
+	cp "$OUT" "$TMP/gv5.json"
+	run "$BIN" --model 125m --cluster mi300x --gpus 5 --global-batch 5 --layout dp=5,mbs=1 --json --gpu-variation 0
+	jq -e --slurpfile v "$OUT" '(.time_s = .layouts[0].time_s.compute / $v[0].layouts[0].time_s.compute) |
+		(.time_s / .straggler_factor - 1 | fabs) < 1e-9 and .straggler_factor > 1.02 and .straggler_factor < 1.025' \
+		"$TMP/gv5.json" >/dev/null || fail "gpu-variation-5: the straggler factor stated is not the one applied"
+	run "$BIN" --model 125m --cluster mi300x --gpus 5 --global-batch 5 --layout dp=5,mbs=1
+	has gpu-variation-5 out "the slowest of 5 GPUs paces each step, compute x1.024"
+	run "$BIN" --model 125m --cluster mi300x --gpus 1 --global-batch 1
+	has gpu-variation-1 out "one GPU, no slower one to wait for, compute x1.000"
+fi
 # --gpus beyond an outermost tier that spans fewer GPUs
 sed 's/^nodes: 4$/nodes: 1/; s/^    span_gpus: 8$/    span_gpus: 16/' \
 	"$ROOT/tests/data/bad/cluster-outer-span-small.yaml" | grep -v '^# expect' >"$TMP/span16.yaml"
