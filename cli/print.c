@@ -157,8 +157,13 @@ static void print_sources(FILE *f, const struct tpp_cluster *c,
 	for (i = 0; i < c->ntiers; i++) {
 		const struct tpp_tier *t = &c->tiers[i];
 		int k, any = 0;
-		fprintf(f, "  tier %s (%s): %.1f GB/s per GPU datasheet",
-			t->name, tpp_tier_kind_names[t->kind], t->bw_Bps / 1e9);
+		if (t->unverified[0])
+			fprintf(f, "  tier %s (%s): %.1f GB/s per GPU UNVERIFIED (%s)",
+				t->name, tpp_tier_kind_names[t->kind], t->bw_Bps / 1e9,
+				t->unverified);
+		else
+			fprintf(f, "  tier %s (%s): %.1f GB/s per GPU datasheet",
+				t->name, tpp_tier_kind_names[t->kind], t->bw_Bps / 1e9);
 		for (k = 0; k < TPP_COLL__COUNT; k++)
 			if (t->busbw_Bps[k] > 0 || t->curve_n[k] > 1) {
 				double bw = t->busbw_Bps[k] > 0 ? t->busbw_Bps[k]
@@ -172,8 +177,8 @@ static void print_sources(FILE *f, const struct tpp_cluster *c,
 		if (any)
 			fprintf(f, "\n      from %s\n", t->measured_source);
 		else
-			fprintf(f, "; no measurement: %.0f%% of datasheet assumed\n",
-				100 * tpp_tier_default_eff(t));
+			fprintf(f, "; no measurement: %.0f%% of %s assumed\n",
+				100 * tpp_tier_default_eff(t), t->unverified[0] ? "it" : "datasheet");
 	}
 	if (o->gpu_speed_sigma > 0 && gpus > 1)
 		fprintf(f, "  GPU speed spread sigma %.1f%% of the median GPU (%s): the slowest of %d GPUs paces each step, compute x%.3f\n",

@@ -1466,7 +1466,11 @@ static void write_doc(struct doc *d, const struct tpp_report *r,
 	for (i = 0; i < c->ntiers; i++) {
 		const struct tpp_tier *t = &c->tiers[i];
 		d_row(d), d_td(d, "tier %s (%s), per GPU", usr(d, t->name), tpp_tier_kind_names[t->kind]),
-			d_td(d, "%.1f GB/s", t->bw_Bps / 1e9), d_td(d, "datasheet");
+			d_td(d, "%.1f GB/s", t->bw_Bps / 1e9);
+		if (t->unverified[0])
+			d_td(d, "UNVERIFIED: %s", usr(d, t->unverified));
+		else
+			d_td(d, "datasheet");
 		for (k = 0; k < TPP_COLL__COUNT; k++)
 			if (t->busbw_Bps[k] > 0 || t->curve_n[k] > 1) {
 				double bw = t->busbw_Bps[k] > 0 ? t->busbw_Bps[k]

@@ -540,6 +540,8 @@ static const struct tpp_yfield tier_fields[] = {
 	{.key = "nic_gbps", .type = TPP_YF_DOUBLE,
 	 .offset = offsetof(struct tier_in, t.nic_bps), .scale = 1e9,
 	 .min = 1e-3 * 1e9, .max = 1e5 * 1e9},
+	{.key = "unverified", .type = TPP_YF_STR,
+	 .offset = offsetof(struct tier_in, t.unverified), .size = TPP_SOURCE_LEN},
 	{.key = "features", .type = TPP_YF_CUSTOM,
 	 .offset = offsetof(struct tier_in, features), .handler = tpp_y_keep_node},
 	{.key = "measured", .type = TPP_YF_CUSTOM,
@@ -772,6 +774,14 @@ static int parse_tier(struct tpp_ydoc *d, yaml_node_t *node, int i,
 		if ((rc = check_name(d, tpp_y_map_get(d, node, "name"), nwhat,
 				     t->name, err)))
 			return rc;
+	}
+	{
+		/* an empty reason would read as "not unverified" */
+		yaml_node_t *u = tpp_y_map_get(d, node, "unverified");
+		if (u && !t->unverified[0])
+			return tpp_y_err(d, u, err, "%s.unverified: expected why the "
+					 "bandwidth figures are unverified, got an empty string",
+					 what);
 	}
 	kind = tpp_tier_kind_names[t->kind];
 	nics = tpp_y_map_get(d, node, "nics_per_node");

@@ -80,6 +80,10 @@ struct tpp_tier {
 	double latency_s;    /* per-message (alpha) latency, s */
 	int nics_per_node;   /* scale-out tiers; 0 otherwise */
 	double nic_bps;      /* one NIC's line rate, bit/s; 0 if none */
+	/* non-empty: the file says its bandwidth figures (bw_GBps, or
+	 * nics_per_node and nic_gbps) are an unverified assumption, and
+	 * why (YAML `unverified`); output labels them so, not datasheet */
+	char unverified[TPP_SOURCE_LEN];
 	int nvls;            /* NVLink SHARP (in-switch all-reduce) */
 	int sharp;           /* in-network reduction (IB SHARP / CollNet) */
 	int mesh;            /* full mesh without switch (xGMI): a group of m

@@ -843,6 +843,16 @@ fi
 # the factor stated is the one applied: of the GPUs the layout runs on (5),
 # not of the whole node the cluster rounds up to (8: it said x1.029 and
 # applied x1.024); one GPU waits for no other
+# a figure the cluster file says is unverified is not called datasheet
+if expect tier-unverified 0 out "tier roce-200g (roce): 12.5 GB/s per GPU UNVERIFIED (an example node: " \
+	"$BIN" --model 125m --cluster l40s-ethernet --gpus 16; then
+	has tier-unverified out "tier pcie4 (pcie): 31.0 GB/s per GPU datasheet"
+	grep -q "roce-200g.*datasheet" "$OUT" && fail "tier-unverified: the example NICs called datasheet"
+	"$BIN" report --model 125m --cluster l40s-ethernet --gpus 16 --no-plots -o "$TMP/rep-unverified" >/dev/null 2>&1 &&
+		grep -q "^| tier roce-200g (roce), per GPU | 12.5 GB/s | UNVERIFIED: an example node: " "$TMP/rep-unverified/report.md" &&
+		grep -q "^| tier pcie4 (pcie), per GPU | 31.0 GB/s | datasheet |" "$TMP/rep-unverified/report.md" ||
+		fail "tier-unverified: the report's Inputs table does not label the tiers so"
+fi
 if expect gpu-variation-5 0 out '"step_s"' "$BIN" --model 125m --cluster mi300x --gpus 5 \
 	--global-batch 5 --layout dp=5,mbs=1 --json; then
 	cp "$OUT" "$TMP/gv5.json"
