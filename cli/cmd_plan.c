@@ -126,8 +126,38 @@ int tpp_cmd_plan(int argc, char **argv)
 		double mbs_max = s.mbs != TPP_FREE ? s.mbs : s.max_mbs;
 		double cells = (double)fix_pp * fix_vp * ceil(s.gbs / fmax(1, dp_max * mbs_max));
 		if (cells > TPP_SIM_MAX_CELLS) {
-			fprintf(stderr, "tpplan: --timeline: every layout's pipeline has at least %.0f chunk x micro-batch cells, more than the %d the simulator plays out: no timeline can be written (a smaller --global-batch, or more GPUs)\n",
-				cells, TPP_SIM_MAX_CELLS);
+			/* what would bring the bound down: each term above the
+			 * user can change (a pinned degree, else its limit) */
+			const char *fix[8];
+			char advice[256];
+			size_t nf = 0, i, n = 0;
+			fix[nf++] = "a smaller --global-batch";
+			if (s.pp != TPP_FREE && s.pp > 1)
+				fix[nf++] = "a smaller pp in --layout";
+			if (s.vp != TPP_FREE && s.vp > 1)
+				fix[nf++] = "a smaller vp in --layout";
+			if (s.mbs != TPP_FREE)
+				fix[nf++] = "a larger mbs in --layout";
+			else
+				fix[nf++] = "a larger --max-mbs";
+			if (s.dp != TPP_FREE) {
+				fix[nf++] = "a larger dp in --layout (with the GPUs for it)";
+			} else {
+				if ((s.tp != TPP_FREE && s.tp > 1) || (s.cp != TPP_FREE && s.cp > 1))
+					fix[nf++] = "a smaller tp or cp in --layout";
+				fix[nf++] = "more GPUs";
+			}
+			advice[0] = '\0';
+			for (i = 0; i < nf; i++) {
+				int w = snprintf(advice + n, sizeof(advice) - n, "%s%s",
+						 i == 0 ? "" : i + 1 < nf ? ", " : ", or ", fix[i]);
+				if (w > 0 && (size_t)w < sizeof(advice) - n)
+					n += (size_t)w;
+			}
+			/* a bound over the layouts the constraints allow: there
+			 * may be none, which the search would say instead */
+			fprintf(stderr, "tpplan: --timeline: under these constraints any layout's pipeline has at least %.0f chunk x micro-batch cells, more than the %d the simulator plays out: no timeline can be written (%s)\n",
+				cells, TPP_SIM_MAX_CELLS, advice);
 			rc = TPP_E_USAGE;
 			goto out;
 		}

@@ -1155,10 +1155,14 @@ if expect timeline-empty 2 err "--timeline: the file name is empty" "$BIN" --mod
 fi
 # no layout the constraints allow is short enough to play out: a usage
 # error (not "no feasible layout") before the search, no plan printed
-if expect timeline-too-large 2 err "--timeline: every layout's pipeline has at least 1200000 chunk x micro-batch cells, more than the 1048576 the simulator plays out" "$BIN" --model 125m --cluster dgx-a100 \
+# (the advice names what the constraints pinned: pp, vp and mbs here,
+# not just the batch and more GPUs)
+if expect timeline-too-large 2 err "--timeline: under these constraints any layout's pipeline has at least 1200000 chunk x micro-batch cells, more than the 1048576 the simulator plays out: no timeline can be written (a smaller --global-batch, a smaller pp in --layout, a smaller vp in --layout, a larger mbs in --layout, or more GPUs)" "$BIN" --model 125m --cluster dgx-a100 \
 	--gpus 2 --global-batch 100000 --layout pp=2,vp=6,mbs=1 --timeline "$TMP/tl-big.tsv"; then
 	[ -s "$OUT" ] && fail "timeline-too-large: the plan was printed"
 fi
+expect timeline-too-large-dp 2 err "(a smaller --global-batch, a larger --max-mbs, or a larger dp in --layout (with the GPUs for it))" \
+	"$BIN" --model 125m --cluster dgx-a100 --gpus 8 --global-batch 40000000 --layout dp=2 --timeline "$TMP/tl-big.tsv"
 if [ -e "$TMP/tl-big.tsv" ]; then fail "timeline-too-large: a file was written"; fi
 # far too large: refused before a buffer is sized for it (it once asked
 # for 36 GiB, which AddressSanitizer aborts on)
