@@ -300,6 +300,11 @@ expect block-recompute-text 0 out "full:1" "$BIN" $BLK \
 	--layout tp=4,pp=16,dp=4,cp=1,mbs=1,vp=4,sp=1,zero=1,tp_overlap=1 --top 1
 expect block-recompute-selective 2 err "recompute_layers needs recompute=full" "$BIN" $BLK \
 	--layout tp=4,pp=16,dp=4,cp=1,mbs=1,vp=4,sp=1,recompute=selective,recompute_layers=1,zero=1,tp_overlap=1
+# recompute_layers alone implies recompute=full (as the README says)
+if expect block-recompute-implied 0 out '"recompute_layers": 2' "$BIN" $BLK \
+	--layout tp=4,pp=16,dp=4,cp=1,mbs=1,vp=4,sp=1,recompute_layers=2,zero=1,tp_overlap=1 --json; then
+	jcheck block-recompute-implied "$OUT" '[.layouts[].layout.recompute] | unique == ["full"]'
+fi
 # Fields of one --layout that contradict each other are a usage error that
 # names them, whatever the model and GPU count -- not a search that rejects
 # every layout and then tries more GPUs; a field left free is searched
