@@ -223,8 +223,10 @@ void tpp_report_megatron_args(const struct tpp_model *m,
 		APP(note, note_size, k, "%sThe ZB-H1 zero-bubble schedule has no Megatron-LM flag (the arguments give plain 1F1B).",
 		    k ? " " : "");
 	if (tpp_zero_pipelined(l))
-		APP(note, note_size, k, "%sZeRO-%d with pipelining is priced as PyTorch FSDP2 under torch.distributed.pipelining runs it (TorchTitan: parameters gathered at a stage's first micro-batch and kept, gradients reduce-scattered once after its last backward), which has no Megatron-LM flag; the arguments give the distributed optimizer (ZeRO-1): the same traffic, less memory, the gradient reduction overlapped with the last backward.",
-		    k ? " " : "", l->zero);
+		APP(note, note_size, k, "%sZeRO-%d with pipelining is priced as PyTorch FSDP2 under torch.distributed.pipelining runs it (TorchTitan: parameters gathered at a stage's first micro-batch and kept, gradients reduce-scattered once after its last backward), which has no Megatron-LM flag; the arguments give the distributed optimizer (ZeRO-1): the same traffic and the same peak memory (gradients unsharded until the stage's last backward in both)%s.",
+		    k ? " " : "", l->zero,
+		    o->dp_overlap ? ", with the gradient reduction overlapped with the backward (--overlap-grad-reduce), which FSDP2 under pipelining does not do: the step of the run these arguments give can be shorter than this one's"
+				  : ", the gradient reduction after the backward in both (--no-dp-overlap)");
 	else if (l->zero >= 2)
 		APP(note, note_size, k, "%sZeRO-%d (sharded gradients%s) runs as Megatron-FSDP (Megatron-Core; older releases spell --use-megatron-fsdp as --use-custom-fsdp); --use-distributed-optimizer alone shards the optimizer states only (ZeRO-1).",
 		    k ? " " : "", l->zero, l->zero >= 3 ? " and parameters" : "");

@@ -411,6 +411,7 @@ D=$TMP/zero-pp
 if "$BIN" report --model 22b --cluster dgx-a100 --gpus 16 --layout tp=2,pp=2,dp=4,zero=3 --top 1 \
 	--no-plots -o "$D" >/dev/null 2>"$TMP/err"; then
 	grep -q "ZeRO-3 with pipelining is priced as PyTorch FSDP2 under torch.distributed.pipelining" "$D/report.md" &&
+		grep -q "the same traffic and the same peak memory (gradients unsharded until the stage's last backward in both), with the gradient reduction overlapped" "$D/report.md" &&
 		grep -q -- "--use-distributed-optimizer" "$D/report.md" &&
 		! grep -q -- "--use-megatron-fsdp" "$D/report.md" ||
 		fail "zero-pp: the report lacks the FSDP2 note or gives Megatron-FSDP's arguments"
