@@ -104,11 +104,12 @@ void tpp_print_eval_text(FILE *f, const struct tpp_plan_ctx *x,
 	fprintf(f, "  groups: TP on %s, CP on %s, DP on %s, PP on %s\n",
 		tier_name(c, e->tp_tier), tier_name(c, e->cp_tier),
 		tier_name(c, e->dp_tier), tier_name(c, e->pp_tier));
-	fprintf(f, "  memory per GPU (GiB, most-loaded stage): weights %.2f, grads %.2f, optimizer %.2f, activations %.2f, other %.2f, reserve %.2f = %.2f of %.2f\n",
+	fprintf(f, "  memory per GPU (GiB, most-loaded stage): weights %.2f, grads %.2f, optimizer %.2f, activations %.2f, other %.2f, reserve %.2f = %.2f of %.2f%s\n",
 		e->mem.weights_bytes / GIB, e->mem.grads_bytes / GIB,
 		e->mem.optim_bytes / GIB, e->mem.act_bytes / GIB,
 		e->mem.other_bytes / GIB, e->mem.reserve_bytes / GIB,
-		e->mem.total_bytes / GIB, c->gpu.hbm_bytes / GIB);
+		e->mem.total_bytes / GIB, c->gpu.hbm_bytes / GIB,
+		e->mem.at_optimizer_step ? "; the peak is the optimizer step (the 16-bit gradients' fp32 copy in optimizer, activations freed)" : "");
 	fprintf(f, "  FLOPs: model %.4g, hardware %.4g per step; %.1f model / %.1f hardware TFLOP/s per GPU; MFU %.1f%%, HFU %.1f%%\n",
 		e->model_flops_per_step, e->hw_flops_per_step,
 		e->model_tflops_per_gpu, e->hw_tflops_per_gpu, 100 * e->mfu,
@@ -671,6 +672,8 @@ static void json_eval(FILE *f, const struct tpp_eval *e, const char *ind,
 		ind, e->mem.weights_bytes, e->mem.grads_bytes, e->mem.optim_bytes,
 		e->mem.act_bytes, e->mem.other_bytes, e->mem.reserve_bytes,
 		e->mem.total_bytes);
+	fprintf(f, "%s \"memory_peak_at\": \"%s\",\n", ind,
+		e->mem.at_optimizer_step ? "optimizer_step" : "pipeline");
 	fprintf(f, "%s \"fits\": %s, \"simulated\": %s, \"bound_s\": %.17g, \"tiers\": {\"tp\": %d, \"dp\": %d, \"pp\": %d, \"cp\": %d}, \"zero_pipelined\": %s",
 		ind, e->fits ? "true" : "false", e->simulated ? "true" : "false",
 		e->bound_s, e->tp_tier, e->dp_tier, e->pp_tier, e->cp_tier,

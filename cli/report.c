@@ -1116,7 +1116,10 @@ static const char *const mem_heads[] = {"#", "weights (GiB)", "grads (GiB)", "op
 static void mem_row(struct doc *d, const char *what, const struct tpp_mem_breakdown *mb,
 		    const struct tpp_gpu *g)
 {
-	d_row(d), d_td(d, "%s", what), d_td(d, "%.2f", mb->weights_bytes / GIB),
+	/* a peak at the optimizer step (16-bit gradients' fp32 copy, the
+	 * activations freed: tpp_mem_breakdown) is said where it is shown */
+	d_row(d), d_td(d, "%s%s", what, mb->at_optimizer_step ? " (peak at the optimizer step: the fp32 copy of the 16-bit gradients in optimizer, activations freed)" : ""),
+		d_td(d, "%.2f", mb->weights_bytes / GIB),
 		d_td(d, "%.2f", mb->grads_bytes / GIB), d_td(d, "%.2f", mb->optim_bytes / GIB),
 		d_td(d, "%.2f", mb->act_bytes / GIB), d_td(d, "%.2f", mb->other_bytes / GIB),
 		d_td(d, "%.2f", mb->reserve_bytes / GIB), d_td(d, "%.2f", mb->total_bytes / GIB),

@@ -2084,6 +2084,33 @@ static void mem_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 			mem->optim_bytes = P * ob;
 			mem->act_bytes = act;
 			mem->other_bytes = other + act * (o->act_temp_factor - 1.0);
+			mem->at_optimizer_step = 0;
+		}
+		/*
+		 * With 16-bit gradients the optimizer step casts its shard
+		 * of them to fp32 before Adam (Megatron's
+		 * _copy_model_grads_to_main_grads: main_param.grad =
+		 * main_grad.float(), the whole rank's parameters without the
+		 * distributed optimizer, its 1/(d cp) shard with it): 4 bytes
+		 * a shard parameter beside the states, after the activations
+		 * are freed.  That is the rank's peak when it exceeds the
+		 * one above (ZeRO-0 with few activations: 20 B a parameter
+		 * against 16).  FSDP2 under pipelining (tpp_zero_pipelined)
+		 * casts the sharded gradient as its reduce-scatter frees the
+		 * unsharded one (state_bytes): no extra.
+		 */
+		if (o->grads16 && !tpp_zero_pipelined(l)) {
+			double shard = l->zero >= 1 ? P / (d * l->cp) : P;
+			double at_step = P * (wb + gb + ob) + 4.0 * shard;
+			if (at_step > best) {
+				best = at_step;
+				mem->weights_bytes = P * wb;
+				mem->grads_bytes = P * gb;
+				mem->optim_bytes = P * ob + 4.0 * shard;
+				mem->act_bytes = 0;
+				mem->other_bytes = 0;
+				mem->at_optimizer_step = 1;
+			}
 		}
 		if (r == 0) {
 			mem->layer_states_bytes = layers_r * params_layer_gpu * (wb + gb + ob);

@@ -177,6 +177,10 @@ struct tpp_mem_breakdown {
 	double other_bytes;     /* logits, embedding activations, temporaries */
 	double reserve_bytes;   /* stated reserve */
 	double total_bytes;
+	/* 1: the peak is the optimizer step (16-bit gradients cast to an
+	 * fp32 copy while the activations are freed: optim_bytes holds the
+	 * copy, act_bytes and other_bytes are 0); 0: during the pipeline */
+	int at_optimizer_step;
 	/* Components for tests against Korthikanti et al. (transformer layers
 	 * of the first stage only, before temporaries): */
 	double layer_states_bytes; /* weights+grads+optimizer of the layers */

@@ -848,6 +848,23 @@ fi
 # the factor stated is the one applied: of the GPUs the layout runs on (5),
 # not of the whole node the cluster rounds up to (8: it said x1.029 and
 # applied x1.024); one GPU waits for no other
+# --grads-16bit with ZeRO-0: the optimizer step's fp32 copy of the
+# gradients (4 B a parameter, activations freed) is the peak, 89.47 GB of
+# the H100's 85.5: the layout does not fit (it was priced at 84.03 GB, the
+# pipeline's peak, and called fitting); with the distributed optimizer the
+# copy is a quarter and the pipeline's peak is the peak
+G16="--model llama2-70b --cluster dgx-h100 --gpus 64 --global-batch 256 --layout tp=8,pp=2,dp=4,mbs=1,vp=1,sp=1,recompute=none,zero=0,schedule=1f1b,tp_overlap=0"
+# shellcheck disable=SC2086
+if expect grads16-optimizer-peak 1 out '"memory_peak_at": "optimizer_step"' "$BIN" $G16 --grads-16bit --json; then
+	jcheck grads16-optimizer-peak "$OUT" '.closest_miss.memory_bytes.activations == 0 and
+		(.closest_miss.memory_bytes.total | . > 89.4e9 and . < 89.5e9)'
+	# shellcheck disable=SC2086
+	run "$BIN" $G16 --grads-16bit
+	has grads16-optimizer-peak out "; the peak is the optimizer step (the 16-bit gradients' fp32 copy in optimizer, activations freed)"
+	# shellcheck disable=SC2086
+	expect grads16-optimizer-peak-zero1 0 out '"memory_peak_at": "pipeline"' "$BIN" $(echo "$G16" | sed 's/zero=0/zero=1/') \
+		--grads-16bit --json
+fi
 # a figure the cluster file says is unverified is not called datasheet
 if expect tier-unverified 0 out "tier roce-200g (roce): 12.5 GB/s per GPU UNVERIFIED (an example node: " \
 	"$BIN" --model 125m --cluster l40s-ethernet --gpus 16; then
