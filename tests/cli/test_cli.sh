@@ -145,7 +145,7 @@ fi
 # its command, so that a change to the model that moves a number fails
 # here until the README says the new one (four had gone stale).
 # readme_quote NAME RC QUOTE CMD...
-tr -s ' \n' '  ' <"$ROOT/README.md" >"$TMP/readme-flat"
+cat "$ROOT/README.md" "$ROOT/costmodel/README.md" | tr -s ' \n' '  ' >"$TMP/readme-flat"
 readme_quote() {
 	name=$1 want=$2 quote=$3
 	shift 3
@@ -161,6 +161,12 @@ readme_quote() {
 		echo "ok: $name"
 	fi
 }
+# costmodel/README.md, TP overlap: Megatron's GPT-3 175B H100 strong scaling
+for q in 96:1:47.3 4608:1:39.9 96:0:47.0 4608:0:39.8; do
+	g=${q%%:*} ov=${q#*:} ov=${ov%%:*} mfu=${q##*:}
+	readme_quote "readme-quote-tp-overlap-$g-$ov" 0 "MFU $mfu%" "$BIN" --model 175b --cluster dgx-h100 --gpus "$g" \
+		--global-batch 1152 --layout "tp=8,pp=12,sp=1,mbs=1,schedule=interleaved,tp_overlap=$ov" --top 1
+done
 readme_quote readme-quote-fewer 0 "Fewer GPUs: 512 of the 576 plan a 31.6% shorter step (0.305 s against 0.446 s):" \
 	"$BIN" --model llama3-8b --cluster gb200-nvl72 --gpus 576
 has readme-quote-fewer out "Plan it with --gpus 512 (--nodes 128) --layout tp=1,"
