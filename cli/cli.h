@@ -283,7 +283,7 @@ size_t tpp_print_caution(char *buf, size_t size, const struct tpp_plan *p,
  * so a change to the model updates them here.
  */
 #define TPP_ACC_RUNS 42
-#define TPP_ACC_ERR_MIN (-0.1924)
+#define TPP_ACC_ERR_MIN (-0.1915)
 #define TPP_ACC_ERR_MEDIAN (-0.0520)
 #define TPP_ACC_ERR_MAX 0.0360
 /*

@@ -2454,11 +2454,19 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 	 * = 58 bytes per parameter.  With 16-bit gradients (o->grads16) the
 	 * optimizer first copies its shard into an fp32 main gradient
 	 * (Megatron's _copy_model_grads_to_main_grads: read 2, write 4) and
-	 * zeroes a 16-bit buffer (write 2): 62.
+	 * zeroes a 16-bit buffer (write 2): 62.  All but the zeroing are
+	 * over the optimizer's shard; the zeroing is over the gradient
+	 * buffer the rank holds: all its parameters under ZeRO-0/1 (the
+	 * distributed optimizer shards the states, not the buffer) and
+	 * under FSDP2 with pipelining (it holds them unsharded until the
+	 * reduce-scatter: tpp_zero_pipelined), the shard under ZeRO-2/3.
 	 */
 	{
 		double shard = l->zero >= 1 ? P_max / (d * l->cp) : P_max;
-		e.t.optimizer_s = mem_time(g, (o->grads16 ? 62.0 : 58.0) * shard);
+		double zero_b = o->grads16 ? 2.0 : 4.0;
+		double buf = l->zero >= 2 && !tpp_zero_pipelined(l) ? shard : P_max;
+		e.t.optimizer_s = mem_time(g, (o->grads16 ? 62.0 : 58.0) * shard - zero_b * shard +
+					      zero_b * buf);
 	}
 	/* the simulator adds ZeRO-3 traffic and the exposed parameter gather
 	 * as they are here, then the optimizer; ZeRO-2/3 under pipelining
