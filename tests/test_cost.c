@@ -1800,6 +1800,20 @@ static void test_p2p_scatter_gather(void)
 	CHECK_REL(st.p2p_s, tpp_coll_time(&f->c, TPP_COLL_SEND_RECV, whole, 4, 1), 1e-12);
 }
 
+/* f's layout with fp32 gradients into *e32 and with --grads-16bit into
+ * *e16, the option left off; nonzero (a test failure) when either fails */
+static int eval_grads32_16(struct fixture *f, struct tpp_eval *e32, struct tpp_eval *e16)
+{
+	int rc;
+	f->o.grads16 = 0;
+	if ((rc = fixture_eval(f, e32)))
+		return rc;
+	f->o.grads16 = 1;
+	rc = fixture_eval(f, e16);
+	f->o.grads16 = 0;
+	return rc;
+}
+
 /* --grads-16bit (Megatron-Core grad_reduce_in_fp32 = False): 2 gradient
  * bytes a parameter instead of 4, the DP reduction of half the bytes,
  * the optimizer's pass 62 bytes a parameter instead of 58 (the copy into
@@ -1813,11 +1827,7 @@ static void test_grads16(void)
 		struct tpp_eval e32, e16;
 		f->l = layout(2, 1, 8, 1, 1, 1, TPP_RECOMPUTE_SELECTIVE, 0, 64);
 		f->l.zero = z;
-		f->o.grads16 = 0;
-		if (fixture_eval(f, &e32))
-			return;
-		f->o.grads16 = 1;
-		if (fixture_eval(f, &e16))
+		if (eval_grads32_16(f, &e32, &e16))
 			return;
 		CHECK_REL(e16.mem.grads_bytes, 0.5 * e32.mem.grads_bytes, 1e-12);
 		CHECK_REL(e16.mem.weights_bytes, e32.mem.weights_bytes, 1e-12);
@@ -1847,7 +1857,6 @@ static void test_grads16(void)
 			CHECK(e16.t.dp_comm_s <= e32.t.dp_comm_s);
 		}
 	}
-	f->o.grads16 = 0;
 }
 
 /* --grads-16bit: the optimizer step casts its shard of the 16-bit
@@ -1866,11 +1875,7 @@ static void test_grads16_optimizer_peak(void)
 	int z;
 	for (z = 0; z <= 1; z++) {
 		f->l = layout(8, 2, 4, 1, 1, 1, TPP_RECOMPUTE_NONE, z, 256);
-		f->o.grads16 = 0;
-		if (fixture_eval(f, &e32))
-			return;
-		f->o.grads16 = 1;
-		if (fixture_eval(f, &e16))
+		if (eval_grads32_16(f, &e32, &e16))
 			return;
 		P = e32.mem.weights_bytes / 2.0; /* 2-byte weights */
 		CHECK(!e32.mem.at_optimizer_step);
@@ -1890,7 +1895,6 @@ static void test_grads16_optimizer_peak(void)
 			      P * (2 + 2 + 12.0 / 4) + 4.0 * P / 4);
 		}
 	}
-	f->o.grads16 = 0;
 }
 
 /* Interleaved 1F1B in-flight activations per rank (costmodel.md 3.4):
