@@ -331,6 +331,24 @@ static int check_name(struct tpp_ydoc *d, yaml_node_t *node, const char *what,
 	return TPP_OK;
 }
 
+/* A source citation as printed on one line of the figures list and the
+ * report: newlines, tabs and carriage returns (a YAML block scalar keeps
+ * them) become spaces, trailing ones are dropped, and any other control
+ * character is shown as '?' (tpp_printable: an escape sequence from a
+ * file must not act on the terminal). */
+static void one_line(char *s)
+{
+	size_t n;
+	char *p;
+	for (p = s; *p; p++)
+		if (*p == '\n' || *p == '\t' || *p == '\r')
+			*p = ' ';
+	n = strlen(s);
+	while (n > 0 && s[n - 1] == ' ')
+		s[--n] = '\0';
+	tpp_printable(s, 0);
+}
+
 /* The index of the mapping key k among names[0..n), or n when it is
  * none of them (or not a scalar). */
 static int key_index(const yaml_node_t *k, const char *const *names, int n)
@@ -492,6 +510,7 @@ static int parse_gpu(struct tpp_ydoc *d, yaml_node_t *node,
 		if (m.shape && (rc = parse_gemm_shape(d, m.shape, &in.g, err)))
 			return rc;
 		tpp_strlcpy(in.g.gemm_source, m.source, sizeof(in.g.gemm_source));
+		one_line(in.g.gemm_source);
 	}
 	*out = in.g;
 	return TPP_OK;
@@ -745,6 +764,7 @@ static int parse_tier_measured(struct tpp_ydoc *d, yaml_node_t *node, int i,
 		if (t->busbw_Bps[c] > 0 || t->curve_n[c] > 0)
 			t->busbw_src[c] = TPP_SRC_PUBLISHED;
 	tpp_strlcpy(t->measured_source, m.source, sizeof(t->measured_source));
+	one_line(t->measured_source);
 	return TPP_OK;
 }
 
@@ -776,11 +796,23 @@ static int parse_tier(struct tpp_ydoc *d, yaml_node_t *node, int i,
 			return rc;
 	}
 	{
-		/* an empty reason would read as "not unverified" */
+		/* a blank reason would read as "not unverified"; printed in
+		 * a line of the figures list, on one line as names are */
 		yaml_node_t *u = tpp_y_map_get(d, node, "unverified");
-		if (u && !t->unverified[0])
+		const char *q = t->unverified;
+		int null = u && u->type == YAML_SCALAR_NODE &&
+			   u->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+			   (!strcmp(t->unverified, "~") || !strcmp(t->unverified, "null") ||
+			    !strcmp(t->unverified, "Null") || !strcmp(t->unverified, "NULL"));
+		while (*q == ' ')
+			q++;
+		if (u && (!*q || null))
 			return tpp_y_err(d, u, err, "%s.unverified: expected why the "
-					 "bandwidth figures are unverified, got an empty string",
+					 "bandwidth figures are unverified, got %s", what,
+					 *q ? "null" : "a blank string");
+		if (u && tpp_has_control_char(t->unverified))
+			return tpp_y_err(d, u, err,
+					 "%s.unverified: must not contain control characters (newline, tab, line separators, bidi controls)",
 					 what);
 	}
 	kind = tpp_tier_kind_names[t->kind];
@@ -982,6 +1014,7 @@ static int parse_sources(struct tpp_ydoc *d, yaml_node_t *seq,
 			used += (size_t)w;
 		}
 	}
+	one_line(c->source);
 	return TPP_OK;
 }
 

@@ -395,7 +395,7 @@ static void test_full_schema(void)
 	      "  hbm_gb: 96\n"
 	      "  hbm_tbps: 3.5\n"
 	      "  sm_count: 100\n"
-	      "  measured: {gemm_tflops: {fp8: 500}, source: \"bench\"}\n"
+	      "  measured: {gemm_tflops: {fp8: 500}, source: \"bench\\e[1m\\n\"}\n"
 	      "gpus_per_node: 4\n"
 	      "nodes: 36\n"
 	      "calibration: cal/x.yaml\n"
@@ -409,14 +409,23 @@ static void test_full_schema(void)
 	      "    nics_per_node: 2\n"
 	      "    nic_gbps: 100\n"
 	      "    latency_us: 0\n"
+	      "    unverified: \"two NICs assumed\"\n"
 	      "    features: [sharp]\n"
 	      "    measured:\n"
 	      "      busbw_GBps: {all_to_all: 5, send_recv: 9.5}\n"
-	      "      source: \"here\"\n",
+	      "      source: |\n"
+	      "        here\tthere\n"
+	      "        and on\n",
 	      f);
 	fclose(f);
 	CHECK(tpp_cluster_load(file, NULL, &c, &err) == TPP_OK);
 	CHECK(!strcmp(c.source, "a; b"));
+	/* citations printed on one line: line breaks and tabs as spaces,
+	 * trailing ones dropped, an escape sequence shown, not acting */
+	CHECK(!strcmp(c.gpu.gemm_source, "bench?[1m"));
+	CHECK(!strcmp(c.tiers[2].measured_source, "here there and on"));
+	CHECK(!strcmp(c.tiers[2].unverified, "two NICs assumed"));
+	CHECK(!c.tiers[0].unverified[0]);
 	/* relative to the YAML file's directory, made absolute */
 	CHECK(realpath(dir, real) != NULL);
 	snprintf(want, sizeof(want), "%s/cal/x.yaml", real);
