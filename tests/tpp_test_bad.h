@@ -28,7 +28,7 @@ static int tpp_test_read_expect(const char *path, int *line, int *col,
 	if (!fgets(buf, sizeof(buf), f))
 		buf[0] = '\0';
 	fclose(f);
-	buf[strcspn(buf, "\n")] = '\0';
+	buf[strcspn(buf, "\r\n")] = '\0'; /* the line end, CR LF (CR CR LF) too */
 	if (sscanf(buf, "# expect: %d:%d: %n", line, col, &n) != 2 || !n)
 		return -1;
 	tpp_strlcpy(msg, buf + n, size);
