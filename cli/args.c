@@ -601,6 +601,23 @@ static int cli_tokens(const char *flag, const char *arg, double *out)
 		return TPP_E_USAGE;
 	}
 	v *= k;
+	/* digits alone: compared as the integer written, not its nearest
+	 * double (1000000000000000001 is past 1e18; 9007199254740993 has
+	 * no double and would be counted one token short) */
+	if (strspn(num, "0123456789") == n) {
+		unsigned long long exact;
+		errno = 0;
+		exact = strtoull(num, &end, 10);
+		if (errno == ERANGE || exact > 1000000000000000000ULL) {
+			fprintf(stderr, "tpplan: %s: %s is out of range [1, 1e18] tokens\n", flag, arg);
+			return TPP_E_USAGE;
+		}
+		if (k == 1 && exact != (unsigned long long)v) {
+			fprintf(stderr, "tpplan: %s: %s is above 2^53 and is not held exactly (the nearest is %.17g): give it rounded, e.g. %.6g\n",
+				flag, arg, v, v);
+			return TPP_E_USAGE;
+		}
+	}
 	if (!(v >= 1 && v <= 1e18)) {
 		fprintf(stderr, "tpplan: %s: %s is out of range [1, 1e18] tokens\n", flag, arg);
 		return TPP_E_USAGE;

@@ -1283,6 +1283,12 @@ if expect train-tokens-max 0 out "Training on 1000000T tokens (--train-tokens): 
 	fi
 fi
 expect train-tokens-over 2 err "1.1e18 is out of range" "$BIN" $TT --train-tokens 1.1e18
+# an integer is compared as written, not as its nearest double: one
+# token past 1e18 is out of range, and one past 2^53 is not rounded away
+expect train-tokens-over-int 2 err "1000000000000000001 is out of range" "$BIN" $TT \
+	--train-tokens 1000000000000000001
+expect train-tokens-inexact 2 err "9007199254740993 is above 2^53 and is not held exactly (the nearest is 9007199254740992)" \
+	"$BIN" $TT --train-tokens 9007199254740993
 # below a second in milliseconds, below a thousandth of a GPU-hour said so
 if expect train-tokens-small 0 out "1 step of 4.096K tokens, " \
 	"$BIN" --model 125m --cluster dgx-a100 --gpus 8 --global-batch 8 --seq 512 --train-tokens 4096; then
