@@ -370,8 +370,11 @@ static int parse_layout_keys(const char *arg, struct tpp_search *s,
 			s->recompute = r;
 			continue;
 		}
-		if (!strcmp(item, "sp") && (!strcmp(eq + 1, "yes") || !strcmp(eq + 1, "no"))) {
-			s->sp = !strcmp(eq + 1, "yes");
+		/* the switches: 0 / 1, or yes / no as validate's runs files
+		 * write sp */
+		if ((!strcmp(item, "sp") || !strcmp(item, "tp_overlap")) &&
+		    (!strcmp(eq + 1, "yes") || !strcmp(eq + 1, "no"))) {
+			*(item[0] == 's' ? &s->sp : &s->tp_overlap) = !strcmp(eq + 1, "yes");
 			continue;
 		}
 		if (!strcmp(item, "schedule")) {
@@ -399,9 +402,12 @@ static int parse_layout_keys(const char *arg, struct tpp_search *s,
 		if (!isdigit((unsigned char)eq[1]) ||
 		    end == eq + 1 || *end || errno == ERANGE || v < keys[i].lo ||
 		    v > keys[i].hi)
-			return tpp_err_set(err, TPP_E_USAGE, NULL, 0, 0,
-					   "--layout: %s=%s: expected an integer in [%d, %d]",
-					   item, eq + 1, keys[i].lo, keys[i].hi);
+			return !strcmp(item, "sp") || !strcmp(item, "tp_overlap")
+				? tpp_err_set(err, TPP_E_USAGE, NULL, 0, 0,
+					      "--layout: %s=%s: expected 0, 1, yes or no", item, eq + 1)
+				: tpp_err_set(err, TPP_E_USAGE, NULL, 0, 0,
+					      "--layout: %s=%s: expected an integer in [%d, %d]",
+					      item, eq + 1, keys[i].lo, keys[i].hi);
 		*(int *)((char *)s + keys[i].off) = (int)v;
 	}
 	return TPP_OK;

@@ -331,6 +331,13 @@ for c in "pp=1,vp=2|vp > 1 (the interleaved schedule) needs pp >= 2" \
 		grep -q "more GPUs" "$ERR" && fail "layout-contradiction $l: searched for more GPUs"
 	fi
 done
+# the switches take 0 / 1 or no / yes, and say so when given anything else
+if expect layout-switch-words 0 out '"layouts"' "$BIN" --model 125m --cluster dgx-a100 --gpus 8 \
+	--layout sp=yes,tp_overlap=yes --json --top 1; then
+	jcheck layout-switch-words "$OUT" '.layouts[0].layout | .sp and .tp_overlap'
+fi
+expect layout-switch-bad 2 err "--layout: sp=true: expected 0, 1, yes or no" "$BIN" --model 125m \
+	--cluster dgx-a100 --gpus 8 --layout sp=true
 expect layout-contradiction-free-field 0 out "interleaved" "$BIN" \
 	--model 175b --cluster dgx-a100 --gpus 1024 --layout pp=8,schedule=interleaved --analytic --top 1
 expect fp8-recipe-without-fp8 2 err "--fp8-recipe applies to --precision fp8" "$BIN" \
