@@ -54,8 +54,6 @@
 #include "tpp_afile.h"
 #include "tpp_yaml.h"
 
-#define TPP_CAL_SCHEMA "tpplan.calibration/v1"
-
 /* ---- writer ---------------------------------------------------------------- */
 
 struct writer {

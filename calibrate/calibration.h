@@ -20,6 +20,7 @@
 #define TPP_CAL_MAX_COLL 96     /* collective tables */
 #define TPP_CAL_MAX_GEMM 256    /* GEMM shapes per precision */
 #define TPP_CAL_STR 256
+#define TPP_CAL_SCHEMA "tpplan.calibration/v1" /* the file's schema line */
 /* Bounds every measured point must meet (import.c, calfile.c): a time in
  * (0, TPP_CAL_MAX_TIME_S], and bytes / time at most TPP_CAL_MAX_ALGBW_Bps
  * (100 TB/s, beyond any interconnect: a faster point is a misread or

@@ -231,6 +231,43 @@ bad:
 	return TPP_E_USAGE;
 }
 
+/*
+ * --out names a file that holds something else than a calibration (the
+ * --model file, a cluster file, notes): refused before anything is
+ * measured.  A calibration there is kept beside the new one
+ * (tpp_cal_write_keep), which suits a measurement, not another file moved
+ * aside under a name that calls it a calibration.  A calibration is told
+ * by its schema line among the first lines that are not comments or
+ * blank (a damaged or truncated one still has it).
+ */
+static int not_a_calibration(const char *out)
+{
+	struct stat st;
+	char line[512];
+	FILE *f;
+	int cal = 0, n = 0;
+	if (stat(out, &st) || !S_ISREG(st.st_mode) || st.st_size == 0)
+		return TPP_OK; /* nothing there, or what check_out_dir refuses */
+	f = fopen(out, "r");
+	if (!f)
+		return TPP_OK; /* the write says why it cannot */
+	while (!cal && n < 16 && fgets(line, sizeof(line), f)) {
+		const char *p = line + strspn(line, " \t");
+		if (*p == '#' || *p == '\n' || *p == '\r' || !*p)
+			continue;
+		n++;
+		cal = !strncmp(p, "schema:", 7) &&
+		      strstr(p, TPP_CAL_SCHEMA) != NULL;
+	}
+	fclose(f);
+	if (cal)
+		return TPP_OK;
+	fprintf(stderr, "tpplan: calibrate: --out %s holds a file that is not a tpplan calibration "
+			"(no 'schema: %s' line); it is not replaced: name another file\n",
+		out, TPP_CAL_SCHEMA);
+	return TPP_E_USAGE;
+}
+
 #ifdef TPP_HAVE_BENCH
 /* The file's directory must exist and be writable before hours of
  * measurement are spent: tpp_afile_check, which the write runs too, now
@@ -485,6 +522,8 @@ int tpp_cmd_calibrate(int argc, char **argv)
 				out);
 			goto out;
 		}
+		if (not_a_calibration(out))
+			goto out;
 		if (measure_flag) {
 			fprintf(stderr, "tpplan: calibrate: --import takes only --op, --group, --tier and --out\n");
 			goto out;
@@ -500,6 +539,8 @@ int tpp_cmd_calibrate(int argc, char **argv)
 		fprintf(stderr, "tpplan: calibrate: --op, --group and --tier go with --import\n");
 		goto out;
 	}
+	if (not_a_calibration(out))
+		goto out;
 	if (min_bytes && max_bytes && min_bytes > max_bytes) {
 		fprintf(stderr, "tpplan: calibrate: --min-bytes is larger than --max-bytes\n");
 		goto out;

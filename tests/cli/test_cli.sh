@@ -932,6 +932,22 @@ if expect calibrate-out-is-import 2 err "is the --import file" "$BIN" calibrate 
 	cmp -s "$ROOT/tests/data/nccl-tests/all_reduce_perf.txt" "$TMP/raw.txt" ||
 		fail "calibrate-out-is-import: the measurement was changed"
 fi
+# an --out that holds another kind of file (a model, as --model names it)
+# is refused, not moved aside as "the calibration that was there"; one
+# that holds a calibration is kept beside the new one
+cp "$ROOT/tests/data/models/minimal.yaml" "$TMP/model-out.yaml"
+if expect calibrate-out-not-calibration 2 err "--out $TMP/model-out.yaml holds a file that is not a tpplan calibration" \
+	"$BIN" calibrate --import "$ROOT/tests/data/nccl-tests/all_reduce_perf.txt" --group 8 --out "$TMP/model-out.yaml"; then
+	cmp -s "$ROOT/tests/data/models/minimal.yaml" "$TMP/model-out.yaml" && ! ls "$TMP"/model-out.yaml.*.bak >/dev/null 2>&1 ||
+		fail "calibrate-out-not-calibration: the model file was changed or moved"
+fi
+rm -f "$TMP"/cal-twice.yaml*
+if "$BIN" calibrate --import "$ROOT/tests/data/nccl-tests/all_reduce_perf.txt" --group 8 --out "$TMP/cal-twice.yaml" >/dev/null 2>&1; then
+	expect calibrate-out-calibration-kept 0 out "the calibration that was at $TMP/cal-twice.yaml is kept as" \
+		"$BIN" calibrate --import "$ROOT/tests/data/nccl-tests/all_reduce_perf.txt" --group 8 --out "$TMP/cal-twice.yaml"
+else
+	fail "calibrate-out-calibration-kept: the first import failed"
+fi
 # results nccl-tests itself marked wrong are refused: the in-place #wrong
 # column, the "Out of bounds values ... FAILED" verdict, and their JSON forms
 NT=$ROOT/tests/data/nccl-tests

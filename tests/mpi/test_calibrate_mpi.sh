@@ -317,12 +317,12 @@ usage_error calibrate "bad --gemm-settle" --out "$dir/x.yaml" --gemm-settle -1
 
 # a run that measures nothing (the cpu backend has no bf16 GEMM) must not
 # replace a measured calibration with an empty one
-printf 'measured before\n' >"$dir/keep.yaml"
+printf 'schema: tpplan.calibration/v1\n# measured before\n' >"$dir/keep.yaml"
 mpirun 2 calibrate --backend cpu --quick --collectives none --gemm-precisions bf16 \
 	--out "$dir/keep.yaml" >"$dir/keep.txt" 2>&1
 rc=$?
 if [ "$rc" -eq 2 ] && grep -q "nothing was measured" "$dir/keep.txt" &&
-	[ "$(cat "$dir/keep.yaml")" = "measured before" ] && [ ! -e "$dir/keep.yaml.bak" ]; then
+	[ "$(tail -n 1 "$dir/keep.yaml")" = "# measured before" ] && [ ! -e "$dir/keep.yaml.bak" ]; then
 	ok "nothing measured: exit 2, the calibration there untouched"
 else
 	bad "nothing measured: exit $rc ($(tail -n 2 "$dir/keep.txt" | tr '\n' ' '))"
