@@ -11,7 +11,10 @@
  *
  *   schema: tpplan.calibration/v1
  *   meta: {created_utc, tpplan_version, backend, hosts, device, ranks,
- *          ranks_per_node, software: {mpi, blas, cuda, nccl, driver}, source}
+ *          ranks_per_node, software: {mpi, blas, cuda, nccl, driver}, source,
+ *          tables: {collectives, collective_points, joint_fits, gemm,
+ *                   gemm_points}}   # tables optional (files before it);
+ *                                   # when given, the file must hold them
  *   collectives:
  *     - op: all_reduce            # tpp_coll_names
  *       tier: 0
@@ -168,10 +171,36 @@ static void put_knum(struct writer *w, const char *key, double x,
 	put_num(w, x, what);
 }
 
+/* What a calibration holds, as meta.tables states it (enum
+ * tpp_cal_count): the tables and points the writer writes, the valid
+ * joint fits and GEMM tables. */
+static void count_tables(const struct tpp_calibration *c, int n[5])
+{
+	int i;
+	memset(n, 0, 5 * sizeof(*n));
+	n[TPP_CAL_N_COLL] = c->ncoll;
+	for (i = 0; i < c->ncoll; i++)
+		n[TPP_CAL_N_COLL_POINTS] += c->coll[i].npoints;
+	for (i = 0; i < c->njoint; i++)
+		n[TPP_CAL_N_JOINT] += c->joint[i].valid;
+	for (i = 0; i < TPP_PREC__COUNT; i++)
+		if (c->gemm[i].valid) {
+			n[TPP_CAL_N_GEMM]++;
+			n[TPP_CAL_N_GEMM_POINTS] += c->gemm[i].npoints;
+		}
+}
+
 static void write_meta(struct writer *w, const struct tpp_calibration *c)
 {
 	FILE *f = w->f;
-	fputs("meta:", f);
+	int n[5];
+	/* the counts first: a file cut anywhere after them is told by them
+	 * (check_complete), one cut before them has no meta mapping or no
+	 * measurement, which the reader refuses too */
+	count_tables(c, n);
+	fprintf(f, "meta:\n  tables: {collectives: %d, collective_points: %d, joint_fits: %d, "
+		"gemm: %d, gemm_points: %d}", n[TPP_CAL_N_COLL], n[TPP_CAL_N_COLL_POINTS],
+		n[TPP_CAL_N_JOINT], n[TPP_CAL_N_GEMM], n[TPP_CAL_N_GEMM_POINTS]);
 	put_kstr(w, "\n  created_utc: ", c->created_utc);
 	put_kstr(w, "\n  tpplan_version: ", c->tpplan_version);
 	put_kstr(w, "\n  backend: ", c->backend);
@@ -478,6 +507,30 @@ static int parse_software(struct tpp_ydoc *d, yaml_node_t *node, void *field,
 			      "meta.software", err);
 }
 
+#define TABLES_INT(k, i)                                                       \
+	{.key = k, .type = TPP_YF_INT,                                         \
+	 .offset = offsetof(struct tpp_calibration, tables_n) + (i) * sizeof(int), \
+	 .min = 0, .max = 100000000, .required = 1}
+static const struct tpp_yfield tables_fields[] = {
+	TABLES_INT("collectives", TPP_CAL_N_COLL),
+	TABLES_INT("collective_points", TPP_CAL_N_COLL_POINTS),
+	TABLES_INT("joint_fits", TPP_CAL_N_JOINT),
+	TABLES_INT("gemm", TPP_CAL_N_GEMM),
+	TABLES_INT("gemm_points", TPP_CAL_N_GEMM_POINTS),
+};
+#undef TABLES_INT
+
+/* meta.tables: `field` is the whole struct tpp_calibration (offset 0). */
+static int parse_tables_meta(struct tpp_ydoc *d, yaml_node_t *node, void *field,
+			     struct tpp_err *err)
+{
+	struct tpp_calibration *c = field;
+	int rc = tpp_ymap_parse(d, node, tables_fields, TPP_ARRAY_LEN(tables_fields),
+				field, "meta.tables", err);
+	c->tables_given = !rc;
+	return rc;
+}
+
 static const struct tpp_yfield meta_fields[] = {
 	META_STR("created_utc", created_utc),
 	META_STR("tpplan_version", tpplan_version),
@@ -493,6 +546,8 @@ static const struct tpp_yfield meta_fields[] = {
 	{.key = "software", .type = TPP_YF_CUSTOM, .offset = 0,
 	 .handler = parse_software},
 	META_STR("source", source),
+	{.key = "tables", .type = TPP_YF_CUSTOM, .offset = 0,
+	 .handler = parse_tables_meta},
 };
 #undef META_STR
 
@@ -805,6 +860,7 @@ static int take_coll(struct tpp_ydoc *d, yaml_node_t *item, void *p,
 		return rc;
 	in->t.line = (int)item->start_mark.line + 1;
 	in->t.col = (int)item->start_mark.column + 1;
+	in->t.fit_given = in->fit != NULL;
 	c->coll[i] = in->t;
 	return TPP_OK;
 }
@@ -1109,6 +1165,46 @@ static int check_ranks(struct tpp_ydoc *d, yaml_node_t *root,
 	return TPP_OK;
 }
 
+/*
+ * A file that states meta.tables (every one tpplan writes) holds all of
+ * it: the four sections, a fit: key in every collective table (null when
+ * there is none) and the counts stated.  The writer puts meta first and
+ * the points, fits and sections after it, so a copy or a write cut short
+ * at a line boundary -- which YAML reads as a complete, smaller file --
+ * fails here instead of planning with part of a measurement.
+ */
+static int check_complete(struct tpp_ydoc *d, yaml_node_t *root,
+			  const struct tpp_calibration *c, struct tpp_err *err)
+{
+	static const char *const sections[] = {"collectives", "joint_fits", "gemm"};
+	yaml_node_t *tables;
+	int n[5], i;
+	if (!c->tables_given)
+		return TPP_OK;
+	tables = tpp_y_map_get(d, tpp_y_map_get(d, root, "meta"), "tables");
+	for (i = 0; i < (int)TPP_ARRAY_LEN(sections); i++)
+		if (!tpp_y_map_get(d, root, sections[i]))
+			return tpp_y_err(d, tables, err,
+					 "meta.tables: the file has no '%s:' section, which tpplan "
+					 "always writes: cut short? (measure again, or take its .bak)",
+					 sections[i]);
+	for (i = 0; i < c->ncoll; i++)
+		if (!c->coll[i].fit_given)
+			return tpp_err_set(err, TPP_E_INPUT, d->path, c->coll[i].line, c->coll[i].col,
+					   "collectives[%d]: no fit: key (tpplan writes one, null when "
+					   "there is no fit): cut short? (measure again, or take its .bak)",
+					   i);
+	count_tables(c, n);
+	if (memcmp(n, c->tables_n, sizeof(n)))
+		return tpp_y_err(d, tables, err,
+				 "meta.tables: %d collective tables of %d points, %d joint fits, "
+				 "%d GEMM tables of %d points stated, but the file holds %d, %d, %d, "
+				 "%d, %d: cut short or edited? (measure again, or take its .bak)",
+				 c->tables_n[0], c->tables_n[1], c->tables_n[2], c->tables_n[3],
+				 c->tables_n[4], n[0], n[1], n[2], n[3], n[4]);
+	return TPP_OK;
+}
+
 static int parse_cal(struct tpp_ydoc *d, struct tpp_calibration *c,
 		     struct tpp_err *err)
 {
@@ -1122,7 +1218,21 @@ static int parse_cal(struct tpp_ydoc *d, struct tpp_calibration *c,
 	if ((rc = tpp_ymap_parse(d, root, cal_fields, TPP_ARRAY_LEN(cal_fields), c,
 				 "calibration", err)))
 		return rc;
-	return check_ranks(d, root, c, err);
+	if ((rc = check_complete(d, root, c, err)))
+		return rc;
+	if ((rc = check_ranks(d, root, c, err)))
+		return rc;
+	/* the writer never writes an empty calibration (fit_write): one
+	 * that holds nothing is damaged, not a measurement */
+	{
+		int n[5];
+		count_tables(c, n);
+		if (!n[TPP_CAL_N_COLL] && !n[TPP_CAL_N_GEMM])
+			return tpp_y_err(d, root, err,
+					 "calibration: no collective or GEMM table: nothing measured "
+					 "(cut short?)");
+	}
+	return TPP_OK;
 }
 
 void tpp_cal_printable(struct tpp_calibration *c)

@@ -59,6 +59,7 @@ struct tpp_cal_coll {
 	struct tpp_cal_point pts[TPP_CAL_MAX_POINTS];
 	struct tpp_cal_fit fit;
 	int line, col;   /* where tpp_cal_load read the table (1-based); 0 otherwise */
+	int fit_given;   /* tpp_cal_load: the table had its fit: key (null or not) */
 };
 
 /* Joint fit across group sizes of one (op, tier):
@@ -107,6 +108,17 @@ struct tpp_calibration {
 	int njoint;
 	struct tpp_cal_joint joint[TPP_COLL__COUNT * TPP_MAX_TIERS];
 	struct tpp_cal_gemm gemm[TPP_PREC__COUNT];
+	/* meta.tables as tpp_cal_load read it: what the writer wrote, in
+	 * the order of enum tpp_cal_count, checked against what the file
+	 * holds (a file cut short at a line boundary loads otherwise);
+	 * tables_given 0: a file written before the key or by hand */
+	int tables_given;
+	int tables_n[5];
+};
+/* meta.tables' counts */
+enum tpp_cal_count {
+	TPP_CAL_N_COLL, TPP_CAL_N_COLL_POINTS, TPP_CAL_N_JOINT, TPP_CAL_N_GEMM,
+	TPP_CAL_N_GEMM_POINTS
 };
 
 /* The environment strings of a calibration (device, hosts, versions,
