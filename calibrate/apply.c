@@ -225,6 +225,11 @@ void tpp_cal_apply(const struct tpp_calibration *cal, const char *path,
 		 cal->hosts[0] ? cal->hosts : "?");
 	for (ti = 0; ti < c->ntiers; ti++) {
 		struct tpp_tier *t = &c->tiers[ti];
+		/* the tier as the cluster file gave it: the fall-back figures
+		 * come from it, not from a collective this loop replaced
+		 * already (all-reduce comes first, and stood in for the
+		 * others' figure with its calibrated one) */
+		const struct tpp_tier orig = *t;
 		char tsrc[sizeof(src) + 512 + TPP_SOURCE_LEN];
 		int any = 0;
 		tpp_strlcpy(tsrc, src, sizeof(tsrc));
@@ -246,9 +251,9 @@ void tpp_cal_apply(const struct tpp_calibration *cal, const char *path,
 			if (stride < 1)
 				stride = 1;
 			/* the figure beyond a measured curve without a fit that
-			 * did not reach the bandwidth-bound sizes: the tier's own,
-			 * read before this op's is replaced */
-			beyond_Bps = tier_figure(t, op, &beyond_src);
+			 * did not reach the bandwidth-bound sizes: the tier's own
+			 * from the cluster file */
+			beyond_Bps = tier_figure(&orig, op, &beyond_src);
 			{
 				double cb[TPP_CURVE_MAX], cw[TPP_CURVE_MAX];
 				int cn = 0;

@@ -1540,6 +1540,39 @@ static void test_apply_no_fit(void)
 		} else
 			CHECK_REL(c.tiers[0].busbw_Bps[TPP_COLL_ALL_REDUCE], 234.9e9, 1e-12);
 	}
+	/* The figure a collective without a measured bandwidth falls back to
+	 * is the cluster file's (dgx-a100's NVLink reduce-scatter: its
+	 * published all-reduce, 234.9 GB/s), not the all-reduce this
+	 * calibration measured (100 GB/s), whatever order the collectives
+	 * are applied in (review: the reduce-scatter took the calibrated
+	 * all-reduce's figure). */
+	{
+		struct tpp_cal_coll *ar = &cal.coll[0], *rs = &cal.coll[1];
+		int i;
+		memset(&cal, 0, sizeof(cal));
+		cal.ncoll = 2;
+		ar->op = TPP_COLL_ALL_REDUCE;
+		rs->op = TPP_COLL_REDUCE_SCATTER;
+		ar->group = rs->group = 8;
+		ar->concurrent = rs->concurrent = 1;
+		ar->npoints = rs->npoints = 3;
+		for (i = 0; i < 3; i++) {
+			double big = 268435456.0 * (1 << i), small = 1024.0 * (1 << i);
+			ar->pts[i].bytes = big;
+			ar->pts[i].median_s = 22.5e-6 + big * 1.75 / 100e9;
+			ar->pts[i].p10_s = ar->pts[i].p90_s = ar->pts[i].median_s;
+			rs->pts[i].bytes = small;
+			rs->pts[i].median_s = 20e-6;
+			rs->pts[i].p10_s = rs->pts[i].p90_s = rs->pts[i].median_s;
+		}
+		if (load_cluster("dgx-a100", &c))
+			return;
+		tpp_cal_apply(&cal, "test", &c);
+		CHECK(c.tiers[0].busbw_Bps[TPP_COLL_ALL_REDUCE] < 101e9);
+		CHECK_REL(c.tiers[0].busbw_Bps[TPP_COLL_REDUCE_SCATTER], 234.9e9, 1e-12);
+		CHECK_STR_CONTAINS(c.tiers[0].measured_source,
+				   "reduce_scatter: bandwidth not measured (no fit, sizes to 4096 B), above them the published 234.9 GB/s");
+	}
 }
 
 /*
