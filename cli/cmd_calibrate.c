@@ -270,8 +270,10 @@ static int not_a_calibration(const char *out)
 
 #ifdef TPP_HAVE_BENCH
 /* The file's directory must exist and be writable before hours of
- * measurement are spent: tpp_afile_check, which the write runs too, now
- * (a system error, 4, as when the write itself fails). */
+ * measurement are spent: tpp_afile_check, which the write runs too, now.
+ * Every refusal here is a usage error (2), as for --timeline: another
+ * --out is the remedy (a write that fails after the sweep is a system
+ * error, 4, and the measurement is rescued). */
 static int check_out_dir(const char *path)
 {
 	if (strlen(path) >= 1024) {
@@ -292,10 +294,11 @@ static int check_out_dir(const char *path)
 	 * into and is missing: also now */
 	{
 		struct tpp_err err;
-		int rc = tpp_afile_check(path, &err);
-		if (rc)
+		if (tpp_afile_check(path, &err)) {
 			fprintf(stderr, "tpplan: --out %s\n", err.msg);
-		return rc;
+			return TPP_E_USAGE;
+		}
+		return TPP_OK;
 	}
 }
 #endif

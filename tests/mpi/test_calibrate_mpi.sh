@@ -425,10 +425,13 @@ if [ "$rc" -ne 0 ] && [ "$n" -eq 1 ]; then
 else
 	bad "usage error under mpiexec -np 2: exit $rc, printed $n times"
 fi
-# an --out whose directory is a file: said so (not "permission denied"),
-# before the sweep, a system error (4) as when the write itself fails
+# an --out whose directory is a file, or missing: said so (not
+# "permission denied"), before the sweep, a usage error (2) as every
+# refused --out and --timeline (a write failing after it is 4)
 : >"$dir/afile"
-out_refused "--out in a file" 4 "afile/x.yaml: .*afile is not a directory" 1 "$dir/afile/x.yaml"
+out_refused "--out in a file" 2 "afile/x.yaml: .*afile is not a directory" 1 "$dir/afile/x.yaml"
+out_refused "--out in a missing directory" 2 "no/such/x.yaml: directory .*no/such: No such file or directory" 1 \
+	"$dir/no/such/x.yaml"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
