@@ -565,7 +565,7 @@ int tpp_cmd_exec(int argc, char **argv)
 		if ((rc = tpp_cluster_load(cluster_arg, NULL, cluster, &err))) {
 			tpp_err_print(stderr, &err);
 			if (cluster_from[0])
-				fprintf(stderr, "%s: note: the cluster is the plan's (--cluster names another)\n",
+				fprintf(stderr, "%s: note: the cluster is the one the plan names (--cluster NAME|FILE gives another)\n",
 					plan_arg);
 			free(cluster);
 			return rc;
@@ -575,7 +575,7 @@ int tpp_cmd_exec(int argc, char **argv)
 		 * and every rank would print them */
 		if ((rc = tpp_cli_calibrate_cluster(cluster, cal_arg, NULL, NULL))) {
 			if (cal_arg && cal_arg == plan.calibration)
-				fprintf(stderr, "%s: note: the calibration is the plan's (--calibration names another)\n",
+				fprintf(stderr, "%s: note: the calibration is the one the plan names (--calibration FILE gives another)\n",
 					plan_arg);
 			free(cluster);
 			return rc;
@@ -595,9 +595,6 @@ int tpp_cmd_exec(int argc, char **argv)
 			free(cluster);
 			return rc;
 		}
-		/* once, not once per rank */
-		if (rank == 0)
-			fputs(notes, stderr);
 		if (s.dp == TPP_FREE) {
 			/* the rest of the ranks; 1 when tp*pp does not divide
 			 * them (then the rank check names the mismatch) */
@@ -610,6 +607,11 @@ int tpp_cmd_exec(int argc, char **argv)
 			fprintf(stderr, "tpplan: exec: ");
 			tpp_err_print(stderr, &err);
 		}
+		/* the notes about what was run, once (not once per rank), and
+		 * only when it ran: not before a refusal they have nothing to
+		 * do with (a layout that needs more ranks) */
+		if (rank == 0 && (rc == TPP_OK || rc == TPP_E_INFEASIBLE))
+			fputs(notes, stderr);
 		if (rank == 0 && (rc == TPP_OK || rc == TPP_E_INFEASIBLE)) {
 			int p;
 			snprintf(lb, sizeof(lb), "tp=%d,pp=%d,dp=%d,sp=%d,mbs=%d", o.tp, o.pp,

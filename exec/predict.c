@@ -91,6 +91,13 @@ void tpp_exec_predict(const struct tpp_exec_opts *o, const struct tpp_cluster *c
 					 out_lin && out_attn ? " and " : "", attn);
 			}
 		}
+	} else if (c->calibration[0]) {
+		/* a calibration is in use: it was measured without this
+		 * precision's GEMMs (calibrate --no-gemm, or another
+		 * --gemm-precisions) */
+		snprintf(note, note_size,
+			 "the calibration %s has no %s GEMM table (run tpplan calibrate with the GEMM sweep in %s); compute phases are not predicted",
+			 c->calibration, tpp_prec_names[p], tpp_prec_names[p]);
 	} else {
 		snprintf(note, note_size,
 			 "%s has no %s GEMM figure (give a calibration of this machine, --calibration FILE); compute phases are not predicted",

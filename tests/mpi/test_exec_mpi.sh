@@ -476,6 +476,30 @@ if timeout 120 mpiexec $mpiflags -np 1 "$tpplan" calibrate --quick --collectives
 else
 	bad "calibrate --collectives none failed ($(tail -n 2 "$dir/calgemm.txt" | tr '\n' ' '))"
 fi
+# a calibration without the GEMM sweep: its note names the calibration and
+# what it lacks (it said "give a calibration of this machine" though one was)
+# shellcheck disable=SC2086
+if timeout 120 mpiexec $mpiflags -np 2 "$tpplan" calibrate --quick --no-gemm --collectives all_reduce \
+	--out "$dir/calnogemm.yaml" >"$dir/calnogemm.txt" 2>&1; then
+	run 2 prednogemm --layout tp=2 --calibration "$dir/calnogemm.yaml"
+	if [ "$rc" -eq 0 ] && grep -q "note: the calibration .*calnogemm.yaml has no fp32 GEMM table" "$dir/prednogemm.txt" &&
+		! grep -q "give a calibration of this machine" "$dir/prednogemm.txt"; then
+		ok "a calibration without GEMMs: the note names it, not 'give a calibration'"
+	else
+		bad "a calibration without GEMMs: exit $rc ($(grep note "$dir/prednogemm.txt" | tr '\n' ' '))"
+	fi
+else
+	bad "calibrate --no-gemm failed ($(tail -n 2 "$dir/calnogemm.txt" | tr '\n' ' '))"
+fi
+# the notes about a run are printed when it runs, not before a refusal
+# they have nothing to do with (a layout that needs more ranks)
+run 2 refusednotes --layout tp=4
+if [ "$rc" -eq 2 ] && grep -q "the job has 2" "$dir/refusednotes.txt" &&
+	! grep -q "note: no calibration" "$dir/refusednotes.txt"; then
+	ok "a refused layout: no note about predictions before the error"
+else
+	bad "a refused layout: exit $rc ($(head -n 2 "$dir/refusednotes.txt" | tr '\n' ' '))"
+fi
 
 # ---- usage errors (exit 2, before MPI) ------------------------------------------------------
 usage_error exec "--layout and --plan" --layout tp=2 --plan "$dir/plan.json"
