@@ -920,6 +920,8 @@ expect calibrate-collectives-empty-item 2 err "--collectives: expected a comma-s
 	"$BIN" calibrate --collectives all_reduce,,all_gather --out "$TMP/cal-list.yaml"
 expect calibrate-precisions-empty-item 2 err "--gemm-precisions: expected a comma-separated list, got 'bf16,'" \
 	"$BIN" calibrate --gemm-precisions bf16, --out "$TMP/cal-list.yaml"
+expect calibrate-precisions-fp8 2 err "--gemm-precisions: fp8 GEMMs are not measured by any backend" \
+	"$BIN" calibrate --gemm-precisions bf16,fp8 --out "$TMP/cal-list.yaml"
 # calibrate --import: empty names and an --out that is the --import file
 # are usage errors; the measurement is left as it was
 expect calibrate-out-empty 2 err "--out: the file name is empty" "$BIN" calibrate \
