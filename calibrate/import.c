@@ -32,6 +32,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #define MAX_FILE_BYTES (64L * 1024 * 1024)
@@ -196,6 +197,10 @@ static int read_file(const char *path, char **out, struct tpp_err *err)
 	FILE *f;
 	char *buf = NULL;
 	size_t n = 0, cap = 0;
+	struct stat st;
+	if (!stat(path, &st) && S_ISDIR(st.st_mode))
+		return tpp_err_set(err, TPP_E_INPUT, path, 0, 0,
+				   "is a directory, not nccl-tests output");
 	if (tpp_not_regular(path))
 		return tpp_err_set(err, TPP_E_INPUT, path, 0, 0,
 				   "not a regular file (a FIFO or device)");
@@ -232,7 +237,8 @@ static int read_file(const char *path, char **out, struct tpp_err *err)
 	if (ferror(f)) {
 		free(buf);
 		fclose(f);
-		return tpp_err_set(err, TPP_E_INPUT, path, 0, 0, "read error");
+		return tpp_err_set(err, TPP_E_INPUT, path, 0, 0, "read error: %s",
+				   strerror(errno));
 	}
 	fclose(f);
 	buf[n] = '\0';
@@ -251,6 +257,30 @@ static int read_file(const char *path, char **out, struct tpp_err *err)
 		free(buf);
 		return tpp_err_set(err, TPP_E_INPUT, path, line, col,
 				   "binary file (NUL byte): not nccl-tests output");
+	}
+	/* a carriage return that ends no line (CR LF and CR CR LF do):
+	 * lines ending in CR alone read as one line, whose rows are not
+	 * found -- said at the first, as the other readers say it */
+	{
+		size_t i;
+		int line = 1, col = 1;
+		for (i = 0; i < n; i++) {
+			if (buf[i] == '\r') {
+				size_t j = i;
+				while (j < n && buf[j] == '\r')
+					j++;
+				if (j < n && buf[j] != '\n') {
+					free(buf);
+					return tpp_err_set(err, TPP_E_INPUT, path, line, col,
+							   "a carriage return inside a line: lines that end "
+							   "with CR alone? (convert them to LF or CR LF)");
+				}
+			}
+			if (buf[i] == '\n')
+				line++, col = 1;
+			else if ((buf[i] & 0xc0) != 0x80)
+				col++;
+		}
 	}
 	*out = buf;
 	return TPP_OK;

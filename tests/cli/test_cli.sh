@@ -934,6 +934,13 @@ if expect calibrate-out-is-import 2 err "is the --import file" "$BIN" calibrate 
 	cmp -s "$ROOT/tests/data/nccl-tests/all_reduce_perf.txt" "$TMP/raw.txt" ||
 		fail "calibrate-out-is-import: the measurement was changed"
 fi
+# an --import that is a directory, or whose lines end in CR alone, is
+# said so (it was "read error" and "no result rows found")
+expect import-directory 3 err "is a directory, not nccl-tests output" "$BIN" calibrate \
+	--import "$TMP" --group 8 --out "$TMP/never.yaml"
+tr '\n' '\r' <"$ROOT/tests/data/nccl-tests/all_reduce_perf.txt" >"$TMP/cr-only.txt"
+expect import-cr-alone 3 err "cr-only.txt:1:73: error: a carriage return inside a line" "$BIN" calibrate \
+	--import "$TMP/cr-only.txt" --group 8 --out "$TMP/never.yaml"
 # an --out that holds another kind of file (a model, as --model names it)
 # is refused, not moved aside as "the calibration that was there"; one
 # that holds a calibration is kept beside the new one
