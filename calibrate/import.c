@@ -258,28 +258,14 @@ static int read_file(const char *path, char **out, struct tpp_err *err)
 		return tpp_err_set(err, TPP_E_INPUT, path, line, col,
 				   "binary file (NUL byte): not nccl-tests output");
 	}
-	/* a carriage return that ends no line (CR LF and CR CR LF do):
-	 * lines ending in CR alone read as one line, whose rows are not
-	 * found -- said at the first, as the other readers say it */
+	/* a carriage return that ends no line: lines ending in CR alone
+	 * read as one line, whose rows are not found -- said at the
+	 * first, as the other readers say it */
 	{
-		size_t i;
-		int line = 1, col = 1;
-		for (i = 0; i < n; i++) {
-			if (buf[i] == '\r') {
-				size_t j = i;
-				while (j < n && buf[j] == '\r')
-					j++;
-				if (j < n && buf[j] != '\n') {
-					free(buf);
-					return tpp_err_set(err, TPP_E_INPUT, path, line, col,
-							   "a carriage return inside a line: lines that end "
-							   "with CR alone? (convert them to LF or CR LF)");
-				}
-			}
-			if (buf[i] == '\n')
-				line++, col = 1;
-			else if ((buf[i] & 0xc0) != 0x80)
-				col++;
+		int line, col;
+		if (tpp_find_lone_cr(buf, n, &line, &col)) {
+			free(buf);
+			return tpp_err_set(err, TPP_E_INPUT, path, line, col, TPP_LONE_CR_MSG);
 		}
 	}
 	*out = buf;

@@ -252,6 +252,28 @@ void tpp_assert_fail(const char *expr, const char *file, int line)
 	abort();
 }
 
+int tpp_find_lone_cr(const char *text, size_t n, int *line, int *col)
+{
+	size_t i;
+	*line = 1;
+	*col = 1;
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)text[i];
+		if (c == '\r') {
+			size_t j = i;
+			while (j < n && text[j] == '\r')
+				j++;
+			if (j < n && text[j] != '\n')
+				return 1;
+		}
+		if (c == '\n')
+			++*line, *col = 1;
+		else if ((c & 0xc0) != 0x80)
+			++*col;
+	}
+	return 0;
+}
+
 int tpp_utf8_len(const char *s)
 {
 	const unsigned char *u = (const unsigned char *)s;

@@ -79,6 +79,14 @@ int tpp_has_control_char(const char *s);
  * text from files or other tools that is printed (a terminal escape
  * sequence would act, a bidi override reorder the line). */
 void tpp_printable(char *s, int keep_lines);
+/* Whether text[0..n) holds a carriage return that ends no line: one not
+ * followed (after any more CRs) by a line feed or the end, as in files
+ * whose lines end in CR alone (classic Mac); CR LF and CR CR LF do end
+ * lines.  *line and *col (1-based, columns in characters) locate the
+ * first such CR.  TPP_LONE_CR_MSG says it. */
+int tpp_find_lone_cr(const char *text, size_t n, int *line, int *col);
+#define TPP_LONE_CR_MSG "a carriage return inside a line: lines that end " \
+			"with CR alone? (convert them to LF or CR LF)"
 /* Length of the valid UTF-8 sequence at s (1-4 bytes: no overlong form,
  * surrogate or code point past U+10FFFF), 0 when s does not start one
  * (a stray continuation byte, a cut sequence, 0xC0, 0xFF, ...). */

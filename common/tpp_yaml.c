@@ -451,44 +451,29 @@ static int finish_load(struct tpp_ydoc *d, yaml_parser_t *p, const char *text,
 	return TPP_OK;
 }
 
-/* Parse the file `path` as `syntax` ("YAML" or "JSON", for messages). */
 /*
  * Line ends as libyaml and an editor both count them.  CR LF is one break
  * to both; but CR CR LF (a CR LF file saved again as CR LF) is two to
  * libyaml and one to an editor, grep -n and the error excerpt, and a CR
  * alone (classic Mac) is a break to libyaml and none to them: the error
- * locations were wrong and came without their line.  The CRs before a
- * line feed, or at the end of the file, are dropped (*n shrinks); a CR
- * anywhere else is an error at its line and column (in characters, as
- * libyaml counts them).
+ * locations were wrong and came without their line.  A CR alone is an
+ * error at its line and column (tpp_find_lone_cr); the CRs before a line
+ * feed, or at the end of the file, are dropped (*n shrinks).
  */
 static int line_ends(const char *path, char *text, size_t *n, struct tpp_err *err)
 {
 	size_t i, o = 0;
-	int line = 1, col = 1;
-	for (i = 0; i < *n; i++) {
-		unsigned char c = (unsigned char)text[i];
-		if (c == '\r') {
-			size_t j = i;
-			while (j < *n && text[j] == '\r')
-				j++;
-			if (j < *n && text[j] != '\n')
-				return tpp_err_set(err, TPP_E_INPUT, path, line, col,
-						   "a carriage return inside a line: lines that end "
-						   "with CR alone? (convert them to LF or CR LF)");
-			i = j - 1; /* the CRs before the LF (or the end) dropped */
-			continue;
-		}
-		text[o++] = (char)c;
-		if (c == '\n')
-			line++, col = 1;
-		else if ((c & 0xc0) != 0x80)
-			col++;
-	}
+	int line, col;
+	if (tpp_find_lone_cr(text, *n, &line, &col))
+		return tpp_err_set(err, TPP_E_INPUT, path, line, col, TPP_LONE_CR_MSG);
+	for (i = 0; i < *n; i++)
+		if (text[i] != '\r')
+			text[o++] = text[i];
 	*n = o;
 	return TPP_OK;
 }
 
+/* Parse the file `path` as `syntax` ("YAML" or "JSON", for messages). */
 static int load_file(struct tpp_ydoc *d, const char *path, const char *syntax,
 		     struct tpp_err *err)
 {

@@ -414,6 +414,16 @@ int main(void)
 		CHECK(!strcmp(t1, "a?[31m?b???\xc3\xa9"));
 		CHECK(!strcmp(t2, "a?[31m\tb?\n?\xc3\xa9"));
 	}
+	/* tpp_find_lone_cr: CR LF, CR CR LF and CRs at the end end lines; a
+	 * CR before anything else is found, its column in characters */
+	{
+		static const char ok[] = "a: 1\r\nb: 2\r\r\nc: 3\r\r";
+		static const char bad[] = "a: 1\r\n\xc3\xa9x: 2\ry: 3\n";
+		int line = 0, col = 0;
+		CHECK(!tpp_find_lone_cr(ok, sizeof(ok) - 1, &line, &col));
+		CHECK(tpp_find_lone_cr(bad, sizeof(bad) - 1, &line, &col));
+		CHECK(line == 2 && col == 6);
+	}
 	/* and what tpp_has_control_char refuses beyond ASCII, byte by byte
 	 * (the length stays); an en dash and a cut sequence at the end stay */
 	{
