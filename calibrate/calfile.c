@@ -1174,11 +1174,12 @@ static int check_ranks(struct tpp_ydoc *d, yaml_node_t *root,
  * fails here instead of planning with part of a measurement.
  */
 static int check_complete(struct tpp_ydoc *d, yaml_node_t *root,
-			  const struct tpp_calibration *c, struct tpp_err *err)
+			  const struct tpp_calibration *c, const int n[5],
+			  struct tpp_err *err)
 {
 	static const char *const sections[] = {"collectives", "joint_fits", "gemm"};
 	yaml_node_t *tables;
-	int n[5], i;
+	int i;
 	if (!c->tables_given)
 		return TPP_OK;
 	tables = tpp_y_map_get(d, tpp_y_map_get(d, root, "meta"), "tables");
@@ -1194,8 +1195,7 @@ static int check_complete(struct tpp_ydoc *d, yaml_node_t *root,
 					   "collectives[%d]: no fit: key (tpplan writes one, null when "
 					   "there is no fit): cut short? (measure again, or take its .bak)",
 					   i);
-	count_tables(c, n);
-	if (memcmp(n, c->tables_n, sizeof(n)))
+	if (memcmp(n, c->tables_n, sizeof(c->tables_n)))
 		return tpp_y_err(d, tables, err,
 				 "meta.tables: %d collective tables of %d points, %d joint fits, "
 				 "%d GEMM tables of %d points stated, but the file holds %d, %d, %d, "
@@ -1209,7 +1209,7 @@ static int parse_cal(struct tpp_ydoc *d, struct tpp_calibration *c,
 		     struct tpp_err *err)
 {
 	yaml_node_t *root = tpp_ydoc_root(d);
-	int rc;
+	int rc, n[5];
 
 	/* The schema first: another tpplan file given here should say so,
 	 * not list unknown keys. */
@@ -1218,20 +1218,17 @@ static int parse_cal(struct tpp_ydoc *d, struct tpp_calibration *c,
 	if ((rc = tpp_ymap_parse(d, root, cal_fields, TPP_ARRAY_LEN(cal_fields), c,
 				 "calibration", err)))
 		return rc;
-	if ((rc = check_complete(d, root, c, err)))
+	count_tables(c, n);
+	if ((rc = check_complete(d, root, c, n, err)))
 		return rc;
 	if ((rc = check_ranks(d, root, c, err)))
 		return rc;
 	/* the writer never writes an empty calibration (fit_write): one
 	 * that holds nothing is damaged, not a measurement */
-	{
-		int n[5];
-		count_tables(c, n);
-		if (!n[TPP_CAL_N_COLL] && !n[TPP_CAL_N_GEMM])
-			return tpp_y_err(d, root, err,
-					 "calibration: no collective or GEMM table: nothing measured "
-					 "(cut short?)");
-	}
+	if (!n[TPP_CAL_N_COLL] && !n[TPP_CAL_N_GEMM])
+		return tpp_y_err(d, root, err,
+				 "calibration: no collective or GEMM table: nothing measured "
+				 "(cut short?)");
 	return TPP_OK;
 }
 

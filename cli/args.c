@@ -344,6 +344,7 @@ static int parse_layout_keys(const char *arg, struct tpp_search *s,
 		char *eq = strchr(item, '=');
 		char *end;
 		long v;
+		int is_switch;
 		if (!eq)
 			return tpp_err_set(err, TPP_E_USAGE, NULL, 0, 0,
 					   "--layout: '%s' is not key=value", item);
@@ -372,8 +373,8 @@ static int parse_layout_keys(const char *arg, struct tpp_search *s,
 		}
 		/* the switches: 0 / 1, or yes / no as validate's runs files
 		 * write sp */
-		if ((!strcmp(item, "sp") || !strcmp(item, "tp_overlap")) &&
-		    (!strcmp(eq + 1, "yes") || !strcmp(eq + 1, "no"))) {
+		is_switch = !strcmp(item, "sp") || !strcmp(item, "tp_overlap");
+		if (is_switch && (!strcmp(eq + 1, "yes") || !strcmp(eq + 1, "no"))) {
 			*(item[0] == 's' ? &s->sp : &s->tp_overlap) = !strcmp(eq + 1, "yes");
 			continue;
 		}
@@ -402,7 +403,7 @@ static int parse_layout_keys(const char *arg, struct tpp_search *s,
 		if (!isdigit((unsigned char)eq[1]) ||
 		    end == eq + 1 || *end || errno == ERANGE || v < keys[i].lo ||
 		    v > keys[i].hi)
-			return !strcmp(item, "sp") || !strcmp(item, "tp_overlap")
+			return is_switch
 				? tpp_err_set(err, TPP_E_USAGE, NULL, 0, 0,
 					      "--layout: %s=%s: expected 0, 1, yes or no", item, eq + 1)
 				: tpp_err_set(err, TPP_E_USAGE, NULL, 0, 0,

@@ -181,15 +181,16 @@ static void print_sources(FILE *f, const struct tpp_cluster *c,
 			fprintf(f, "; no measurement: %.0f%% of %s assumed\n",
 				100 * tpp_tier_default_eff(t), t->unverified[0] ? "it" : "datasheet");
 	}
-	if (o->gpu_speed_sigma > 0 && gpus > 1)
-		fprintf(f, "  GPU speed spread sigma %.1f%% of the median GPU (%s): the slowest of %d GPUs paces each step, compute x%.3f\n",
-			100 * o->gpu_speed_sigma,
-			o->gpu_speed_sigma == TPP_GPU_SPEED_SIGMA_DEFAULT ? "Sinha et al. SC22" : "--gpu-variation",
-			gpus, tpp_straggler_factor(o, gpus));
-	else if (o->gpu_speed_sigma > 0)
-		fprintf(f, "  GPU speed spread sigma %.1f%% of the median GPU (%s): one GPU, no slower one to wait for, compute x1.000\n",
+	if (o->gpu_speed_sigma > 0) {
+		fprintf(f, "  GPU speed spread sigma %.1f%% of the median GPU (%s): ",
 			100 * o->gpu_speed_sigma,
 			o->gpu_speed_sigma == TPP_GPU_SPEED_SIGMA_DEFAULT ? "Sinha et al. SC22" : "--gpu-variation");
+		if (gpus > 1)
+			fprintf(f, "the slowest of %d GPUs paces each step, compute x%.3f\n", gpus,
+				tpp_straggler_factor(o, gpus));
+		else
+			fputs("one GPU, no slower one to wait for, compute x1.000\n", f);
+	}
 	if (c->calibration[0])
 		fprintf(f, "  calibration file: %s\n", c->calibration);
 	else

@@ -2463,10 +2463,9 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 	 */
 	{
 		double shard = l->zero >= 1 ? P_max / (d * l->cp) : P_max;
-		double zero_b = o->grads16 ? 2.0 : 4.0;
 		double buf = l->zero >= 2 && !tpp_zero_pipelined(l) ? shard : P_max;
-		e.t.optimizer_s = mem_time(g, (o->grads16 ? 62.0 : 58.0) * shard - zero_b * shard +
-					      zero_b * buf);
+		e.t.optimizer_s = mem_time(g, (o->grads16 ? 60.0 : 54.0) * shard +
+					      (o->grads16 ? 2.0 : 4.0) * buf);
 	}
 	/* the simulator adds ZeRO-3 traffic and the exposed parameter gather
 	 * as they are here, then the optimizer; ZeRO-2/3 under pipelining

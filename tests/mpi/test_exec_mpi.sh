@@ -37,6 +37,19 @@ run() {
 	rc=$?
 }
 
+# calibrated NP NAME ARGS...: `calibrate --quick ARGS` on NP ranks into
+# $dir/NAME.yaml (output in $dir/NAME.txt); a failure is a failed case
+calibrated() {
+	np=$1
+	name=$2
+	shift 2
+	# shellcheck disable=SC2086
+	timeout 120 mpiexec $mpiflags -np "$np" "$tpplan" calibrate --quick "$@" \
+		--out "$dir/$name.yaml" >"$dir/$name.txt" 2>&1 && return 0
+	bad "calibrate $* failed ($(tail -n 2 "$dir/$name.txt" | tr '\n' ' '))"
+	return 1
+}
+
 # ---- numerics pass on 1, 2 and 4 ranks ----------------------------------------------
 numerics() {
 	np=$1
@@ -420,10 +433,7 @@ else
 fi
 
 # ---- predictions with a cpu calibration; --json ------------------------------------------
-# shellcheck disable=SC2086
-if timeout 120 mpiexec $mpiflags -np 2 "$tpplan" calibrate --quick \
-	--collectives all_reduce,all_gather,reduce_scatter,send_recv \
-	--out "$dir/cal.yaml" >"$dir/cal.txt" 2>&1; then
+if calibrated 2 cal --collectives all_reduce,all_gather,reduce_scatter,send_recv; then
 	run 2 pred --layout tp=2 --calibration "$dir/cal.yaml"
 	if [ "$rc" -eq 0 ] && grep -Eq "^step +1 .*[-+][0-9.]+%" "$dir/pred.txt" &&
 		grep -Eq "^tp all_reduce .*[-+][0-9.]+%" "$dir/pred.txt" &&
@@ -456,15 +466,11 @@ if timeout 120 mpiexec $mpiflags -np 2 "$tpplan" calibrate --quick \
 	else
 		bad "--barrier: exit $rc, all-reduces '$nar', barriers '$nw', without --barrier '$nw0'"
 	fi
-else
-	bad "calibrate for the predictions failed ($(tail -n 2 "$dir/cal.txt" | tr '\n' ' '))"
 fi
 # a calibration without the TP all-reduce (GEMMs only, one rank): its
 # prediction is the cluster file's NVLink figure, another machine's, and
 # the note says so (it was silent: the no-calibration note is not printed)
-# shellcheck disable=SC2086
-if timeout 120 mpiexec $mpiflags -np 1 "$tpplan" calibrate --quick --collectives none \
-	--out "$dir/calgemm.yaml" >"$dir/calgemm.txt" 2>&1; then
+if calibrated 1 calgemm --collectives none; then
 	run 2 predgemm --layout tp=2 --calibration "$dir/calgemm.yaml"
 	if [ "$rc" -eq 0 ] &&
 		grep -q "the calibration measured no tp all_reduce on nvlink3: predicted from dgx-a100's figures, not this machine's" "$dir/predgemm.txt" &&
@@ -473,14 +479,10 @@ if timeout 120 mpiexec $mpiflags -np 1 "$tpplan" calibrate --quick --collectives
 	else
 		bad "a calibration without the TP all-reduce: exit $rc ($(grep note "$dir/predgemm.txt" | tr '\n' ' '))"
 	fi
-else
-	bad "calibrate --collectives none failed ($(tail -n 2 "$dir/calgemm.txt" | tr '\n' ' '))"
 fi
 # a calibration without the GEMM sweep: its note names the calibration and
 # what it lacks (it said "give a calibration of this machine" though one was)
-# shellcheck disable=SC2086
-if timeout 120 mpiexec $mpiflags -np 2 "$tpplan" calibrate --quick --no-gemm --collectives all_reduce \
-	--out "$dir/calnogemm.yaml" >"$dir/calnogemm.txt" 2>&1; then
+if calibrated 2 calnogemm --no-gemm --collectives all_reduce; then
 	run 2 prednogemm --layout tp=2 --calibration "$dir/calnogemm.yaml"
 	if [ "$rc" -eq 0 ] && grep -q "note: the calibration .*calnogemm.yaml has no fp32 GEMM table" "$dir/prednogemm.txt" &&
 		! grep -q "give a calibration of this machine" "$dir/prednogemm.txt"; then
@@ -488,8 +490,6 @@ if timeout 120 mpiexec $mpiflags -np 2 "$tpplan" calibrate --quick --no-gemm --c
 	else
 		bad "a calibration without GEMMs: exit $rc ($(grep note "$dir/prednogemm.txt" | tr '\n' ' '))"
 	fi
-else
-	bad "calibrate --no-gemm failed ($(tail -n 2 "$dir/calnogemm.txt" | tr '\n' ' '))"
 fi
 # the notes about a run are printed when it runs, not before a refusal
 # they have nothing to do with (a layout that needs more ranks)
