@@ -48,6 +48,9 @@ struct tpp_sim_input {
 	int zb;                      /* ZB-H1 (vp must be 1) */
 	int dp_overlap;              /* buckets start as gradients finish */
 	int share_nic;               /* transfers and buckets share the NICs */
+	int share_passes;            /* 0: the two-pass sharing (below); n > 1:
+					iterate to a fixed point, at most n
+					passes (a reference for tests) */
 	double dp_grad_s;            /* a rank's whole gradient reduction, s */
 	double dp_tail_s;            /* exposed time added after the reduction */
 	double optimizer_s;
@@ -56,7 +59,8 @@ int tpp_sim_stages(const struct tpp_sim_input *in, struct tpp_sim_result *out,
 		   struct tpp_sim_event *events, size_t cap, struct tpp_err *err);
 
 /* Largest pipeline (chunks x micro-batches) played out: 1M cells, about
- * 25 MB of state and a fraction of a second; beyond it the steady state
+ * 70 MB of state (100 MB where transfers share the NICs with the gradient
+ * reduction) and a fraction of a second; beyond it the steady state
  * dominates and the caller keeps the analytic result.  A caller that
  * stores the events sizes its buffer only below it (3 events per cell). */
 #define TPP_SIM_MAX_CELLS (1 << 20)

@@ -4,6 +4,8 @@
  */
 #include "tpp_test.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "sim.h"
@@ -27,6 +29,8 @@ static void uniform(int p, int v, int m, double f, double b, double w)
 	}
 }
 
+static int share_passes; /* 0: the two-pass sharing; n: a fixed point */
+
 static double run(int zb, double dp_grad, int overlap, int share,
 		  struct tpp_sim_result *r)
 {
@@ -39,6 +43,7 @@ static double run(int zb, double dp_grad, int overlap, int share,
 	in.dp_grad_s = dp_grad;
 	in.dp_overlap = overlap;
 	in.share_nic = share;
+	in.share_passes = share_passes;
 	if (!r)
 		r = &tmp;
 	if (tpp_sim_stages(&in, r, NULL, 0, &err)) {
@@ -173,6 +178,78 @@ static void test_nic_sharing(void)
 	CHECK_REL(b.pipeline_s - a.pipeline_s, 0.05, 1e-9);
 	/* the bucket loses what the transfer took of the link */
 	CHECK(b.step_s > a.step_s);
+
+	/*
+	 * A blocking send shares the link with its own op's bucket: the
+	 * bucket is launched as the layer's gradient is done, before the
+	 * output is sent.  p = 2, m = 1, F = 1, B + W = 2, transfer 0.5, one
+	 * layer a rank, 1 s of reduction:
+	 *   r0 F [0,1.5] (send); r1 F [1.5,2.5], BW [2.5,4.5], its bucket from
+	 *   4.5; alone the send would end at 5 and r0's BW run [5,7], its
+	 *   bucket [7,8]: step 8.  Shared, the 0.5 s send runs at half rate
+	 *   inside r1's bucket [4.5,5.5]: ends 5.5, r0 BW [5.5,7.5], bucket
+	 *   [7.5,8.5]; r1's bucket loses 0.5 s (ends 6): step 8.5.
+	 */
+	uniform(2, 1, 1, 1.0, 1.5, 0.5);
+	st.p2p_s = 0.5;
+	st.p2p_blocking = 1;
+	run(0, 1.0, 1, 0, &a);
+	run(0, 1.0, 1, 1, &b);
+	CHECK_REL(a.step_s, 8.0, 1e-12);
+	CHECK_REL(b.step_s, 8.5, 1e-12);
+	CHECK_REL(b.pipeline_s, 7.5, 1e-12);
+	/* overlap off: r1's bucket waits for the send, nothing shares */
+	CHECK_REL(run(0, 1.0, 0, 1, NULL), run(0, 1.0, 0, 0, NULL), 1e-12);
+	st.p2p_blocking = 0;
+}
+
+/*
+ * The two-pass sharing against the self-consistent one (passes repeated
+ * until the step stops changing): the second pass prices each transfer at
+ * its first-pass departure against the first pass's buckets, since a
+ * rank's buckets move with its own delay.  Large transfers (a third of a
+ * forward), uneven first and last chunks, every schedule, overlap and
+ * blocking on and off.  Pricing at
+ * the second pass's own departure (as before 2026-12-07) was up to 10 %
+ * short of the fixed point on interleaved layouts.
+ */
+static void test_nic_fixed_point(void)
+{
+	static const int ps[] = {2, 4, 8};
+	size_t i;
+	int v, zb, ov, blk, m, k;
+	double worst = 0;
+	for (i = 0; i < TPP_ARRAY_LEN(ps); i++)
+		for (v = 1; v <= 3; v++)
+			for (m = ps[i]; m <= 4 * ps[i]; m *= 2)
+				for (zb = 0; zb <= (v == 1); zb++)
+					for (ov = 0; ov <= 1; ov++)
+						for (blk = 0; blk <= 1; blk++) {
+							double two, fix, plain;
+							uniform(ps[i], v, m, 1.0 / v, 1.3 / v, 0.7 / v);
+							for (k = 0; k < st.nchunks; k++)
+								st.layers[k] = 4;
+							/* the embedding and the LM head */
+							st.f_s[0] += 0.1;
+							st.f_s[st.nchunks - 1] += 0.3;
+							st.b_s[st.nchunks - 1] += 0.5;
+							st.p2p_s = 0.3 / v;
+							st.p2p_blocking = blk;
+							plain = run(zb, 1.5, ov, 0, NULL);
+							share_passes = 0;
+							two = run(zb, 1.5, ov, 1, NULL);
+							share_passes = 50;
+							fix = run(zb, 1.5, ov, 1, NULL);
+							share_passes = 0;
+							/* sharing never speeds a step up */
+							CHECK(two >= plain * (1 - 1e-12));
+							CHECK(fix >= plain * (1 - 1e-12));
+							if (fabs(two - fix) / fix > worst)
+								worst = fabs(two - fix) / fix;
+						}
+	st.p2p_blocking = 0;
+	printf("two-pass NIC sharing vs fixed point: worst %.2f %%\n", 100 * worst);
+	CHECK(worst < 0.01);
 }
 
 /*
@@ -313,6 +390,7 @@ int main(void)
 	test_uneven();
 	test_dp_overlap();
 	test_nic_sharing();
+	test_nic_fixed_point();
 	test_blocking_p2p();
 	test_zb_with_reduction();
 	return tpp_test_done("test_sim");

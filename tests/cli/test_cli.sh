@@ -162,7 +162,7 @@ readme_quote() {
 	fi
 }
 # costmodel/README.md, TP overlap: Megatron's GPT-3 175B H100 strong scaling
-for q in 96:1:47.3 4608:1:39.9 96:0:47.0 4608:0:39.8; do
+for q in 96:1:47.3 4608:1:39.6 96:0:47.0 4608:0:39.5; do
 	g=${q%%:*} ov=${q#*:} ov=${ov%%:*} mfu=${q##*:}
 	readme_quote "readme-quote-tp-overlap-$g-$ov" 0 "MFU $mfu%" "$BIN" --model 175b --cluster dgx-h100 --gpus "$g" \
 		--global-batch 1152 --layout "tp=8,pp=12,sp=1,mbs=1,schedule=interleaved,tp_overlap=$ov" --top 1
@@ -175,17 +175,17 @@ readme_quote readme-quote-fewer-tie 0 "Fewer GPUs: 512 of the 576 plan a step wi
 readme_quote readme-quote-fewer-fits 1 "with 4096 of the 4480 GPUs a layout fits, 0.306 s per step (" \
 	"$BIN" --model llama3-8b --cluster dgx-a100 --gpus 4480
 has readme-quote-fewer-fits err "): --gpus 4096 (--nodes 512) --layout "
-readme_quote readme-quote-train 0 "Training on 300B tokens (--train-tokens): 95368 steps of 3.146M tokens, 18.2 days on 1024 GPUs (446543 GPU-hours) at the predicted step; 17.5 days to 22.5 days at the published runs' error range" \
+readme_quote readme-quote-train 0 "Training on 300B tokens (--train-tokens): 95368 steps of 3.146M tokens, 18.2 days on 1024 GPUs (447017 GPU-hours) at the predicted step; the published runs' error range does not cover ZeRO-3 across nodes (see the caution); with the best layout without it, 18.2 days (17.6 days to 22.5 days at that range)" \
 	"$BIN" --model 175b --cluster dgx-a100 --gpus 1024 --train-tokens 300B
-readme_quote readme-quote-degree 0 "TP group on ib-hdr tp_comm +4.59 s" \
+readme_quote readme-quote-degree 0 "TP group on ib-hdr tp_comm +5.4 s" \
 	"$BIN" --model 175b --cluster "$ROOT/topologies/dgx.yaml"
-grep -q '^    tp=16 .* TP group on ib-hdr  *tp_comm +4.59 s$' "$OUT" ||
+grep -q '^    tp=16 .* TP group on ib-hdr  *tp_comm +5.4 s$' "$OUT" ||
 	fail "readme-quote-degree: not the tp=16 row: $(grep '^    tp=16 ' "$OUT")"
-for q in "bridge-25.11:MAPE 6.2% median 4.7% worst 19.1% rows 8" \
+for q in "bridge-25.11:MAPE 6.1% median 4.7% worst 19.1% rows 8" \
 	"mosaic-mpt-a100:MAPE 11.3% median 13.0% worst 17.1% rows 6" \
 	"torchtitan-a100:MAPE 15.8% median 13.5% worst 20.3% rows 3" \
 	"sc21-table1-scripts:MAPE 3.9% median 3.3% worst 6.1% rows 10" \
-	"nemo-perf:MAPE 13.6% median 14.0% worst 35.0% rows 40"; do
+	"nemo-perf:MAPE 13.6% median 14.0% worst 36.4% rows 40"; do
 	readme_quote "readme-quote-validate-${q%%:*}" 0 "${q#*:}" \
 		"$BIN" validate "$ROOT/tests/data/runs/${q%%:*}.tsv"
 done
@@ -535,7 +535,7 @@ fi
 # --grads-16bit (NeMo's FP8 performance recipes): gradients 2 bytes a
 # parameter.  Nemotron-4 340B on 128 H100, tp 8, pp 8, vp 12 (NeMo 24.07
 # ran it without recompute, 3.18 s): with fp32 gradients only full
-# recompute fits (4.03 s); with 16-bit ones selective recompute does
+# recompute fits (4.05 s); with 16-bit ones selective recompute does
 printf 'name: nemotron4-340b\nlayers: 96\nhidden: 18432\nheads: 96\nkv_heads: 8\nffn: 73728\nvocab: 256000\nseq: 4096\nglobal_batch: 32\n' >"$TMP/nem340.yaml"
 N340="--model $TMP/nem340.yaml --cluster dgx-h100 --gpus 128 --precision fp8 --layout tp=8,pp=8,dp=2,cp=1,vp=12,mbs=1,sp=1 --top 1 --json"
 # shellcheck disable=SC2086
@@ -549,7 +549,7 @@ if expect grads16 0 out '"grads_16bit": true' "$BIN" $N340 --grads-16bit; then
 		"$TMP/g16.json" >/dev/null || fail "grads16: gradient memory not halved, or the step not shorter"
 fi
 # ZeRO-3 across nodes: the plan says the model is optimistic there (the
-# SC21 DeepSpeed rows); not for the default 175B plan (ZeRO-1)
+# SC21 DeepSpeed rows); not for the default 175B plan on dgx-a100 (ZeRO-1)
 if expect zero3-caution 0 out "Caution: the best layout uses ZeRO-3" \
 	"$BIN" --model 175b --cluster dgx-a100 --gpus 1536 --global-batch 1536 --layout zero=3; then
 	run "$BIN" --model 175b --cluster dgx-a100 --gpus 1536 --global-batch 1536 --layout zero=3 --json
@@ -567,10 +567,12 @@ if expect zero3-caution 0 out "Caution: the best layout uses ZeRO-3" \
 	run "$BIN" --model 175b --cluster dgx-a100 --gpus 1536 --global-batch 1536 --layout "$nz" --json
 	[ "$rc" -eq 0 ] && [ "$(jq '.layouts[0].step_s' "$OUT")" = "$nzs" ] ||
 		fail "zero3-caution: --layout $nz does not plan the $nzs s the caution gave"
-	run "$BIN" --model 175b --cluster dgx.yaml --json
+	run "$BIN" --model 175b --cluster dgx-a100 --json
+	jcheck zero3-caution "$OUT" '.cautions == [] and .layouts[0].layout.zero != 3 and .best_without_zero3 == null and .best_without_zero3_search == "not_needed"'
+	# runners-up that are ZeRO-3 across nodes are named, and not called
+	# a tie with the best (22B on 512 H100: ranks 2, 4 and 5)
+	run "$BIN" --model 22b --cluster dgx-h100 --gpus 512 --json
 	jcheck zero3-caution "$OUT" '(.cautions | map(select(test("the best layout uses ZeRO-3"))) == []) and .layouts[0].layout.zero != 3 and .best_without_zero3 == null and .best_without_zero3_search == "not_needed"'
-	# its runners-up that are ZeRO-3 across nodes are named, and not
-	# called a tie with the best
 	jcheck zero3-caution-ranks "$OUT" '[.layouts | to_entries[] | select(.value.layout.zero == 3) | .key + 1] as $z |
 		($z | length) > 0 and (.cautions | length) == 1 and
 		(.cautions[0] | startswith("Caution: rank" + (if ($z | length) > 1 then "s " else " " end) + ($z | map(tostring) | join(", ")) + " use"))'
