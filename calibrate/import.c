@@ -75,6 +75,15 @@ struct file_meta {
 	struct host_set group_hostset;
 	int ranks_line, ranks_col;
 	int summary;           /* text: nccl-tests' closing "# Avg bus bandwidth" seen */
+	/* what the run said of itself that does not void its timings, each
+	 * with line:col: an NCCL error it recorded at the end (its "errors",
+	 * "# error: ..."; ncclGetLastError, which a warning that did not stop
+	 * the run also sets) and a failed NCCL_TESTS_MIN_BW check; printed as
+	 * warnings */
+	char nccl_error[200];
+	int nccl_error_line, nccl_error_col;
+	double min_bw_failed;  /* the average bus bandwidth that failed it, or 0 */
+	int min_bw_line, min_bw_col;
 	int started;           /* text: line of "# Collective test starting:", 0 if none */
 };
 
@@ -392,8 +401,31 @@ static void text_comment(const char *line, int lineno, int col0,
 	}
 	if ((p = strstr(line, "Collective test starting:")))
 		meta_op(m, p + 25, lineno);
-	if (strstr(line, "Avg bus bandwidth"))
+	if ((p = strstr(line, "Avg bus bandwidth"))) {
+		const char *colon = strchr(p, ':');
 		m->summary = 1;
+		/* "# Avg bus bandwidth    : 180.2 FAILED" (NCCL_TESTS_MIN_BW) */
+		if (colon && strstr(colon, "FAILED") && !m->min_bw_line) {
+			m->min_bw_failed = strtod(colon + 1, NULL);
+			m->min_bw_line = lineno;
+			m->min_bw_col = col0 + (int)(p - line) + 1;
+		}
+	}
+	/* "# error: <ncclGetLastError>" (nccl-tests 2.15 and later) */
+	if ((p = strstr(line, "# error:")) && !m->nccl_error_line) {
+		const char *q = p + 8;
+		size_t l;
+		while (*q == ' ')
+			q++;
+		tpp_strlcpy(m->nccl_error, q, sizeof(m->nccl_error));
+		l = strlen(m->nccl_error);
+		while (l && (m->nccl_error[l - 1] == ' ' || m->nccl_error[l - 1] == '\r'))
+			m->nccl_error[--l] = '\0';
+		if (l) {
+			m->nccl_error_line = lineno;
+			m->nccl_error_col = col0 + (int)(p - line) + 1;
+		}
+	}
 	/* #  Rank  0 Group  0 Pid  1234 on  host device  0 [0x07] NVIDIA ...
 	 * (versions before NCCL_TESTS_SPLIT print no Group: one group) */
 	if ((p = strstr(line, "Rank ")) && strstr(p, " on ") &&
@@ -628,7 +660,7 @@ static int json_devices(struct jdoc *j, yaml_node_t *arr, struct file_meta *m,
 static int json_result(struct jdoc *j, yaml_node_t *r, struct tpp_cal_coll *t)
 {
 	yaml_node_t *oop, *per, *src;
-	int found, rc, in_place;
+	int found, rc, in_place, gpu_time;
 	double size, time_us = 0, med, lo, hi, wrong = 0;
 
 	if (r->type != YAML_MAPPING_NODE)
@@ -647,15 +679,35 @@ static int json_result(struct jdoc *j, yaml_node_t *r, struct tpp_cal_coll *t)
 		oop = tpp_y_map_get(&j->d, r, "in_place");
 	src = oop && oop->type == YAML_MAPPING_NODE ? oop : r;
 	in_place = in_place && src != r;
-	if ((rc = jnum(j, src, "time", &time_us, 0, &found)))
+	if ((rc = jnum(j, src, "time", &time_us, 0, &gpu_time)))
 		return rc;
-	if (!found && (rc = jnum(j, src, "cpu_time", &time_us, 1, &found)))
+	if (!gpu_time && (rc = jnum(j, src, "cpu_time", &time_us, 1, &found)))
 		return rc;
 	/* checked as the text form checks it, though the per-iteration
 	 * statistics below may stand in for it */
 	if (time_us < 0)
 		return tpp_y_err(&j->d, src, j->err, "JSON: negative time %g us at size %.0f",
 				 time_us, size);
+	/*
+	 * nccl-tests computes "alg_bw" from the same time (size / time, GB/s
+	 * of 1e9 bytes) and prints both to 6 decimals, so they agree to
+	 * 1e-4 wherever alg_bw >= 0.01: a row where they do not was edited or
+	 * mixed from two runs.  ("cpu_time", -C, is not the time alg_bw
+	 * comes from.)
+	 */
+	if (gpu_time && time_us > 0 && size > 0) {
+		double algbw;
+		if ((rc = jnum(j, src, "alg_bw", &algbw, 0, &found)))
+			return rc;
+		if (found && algbw >= 0.01) {
+			double implied = size / (time_us / 1e6) / TPP_GB;
+			if (fabs(implied / algbw - 1) > 1e-3)
+				return tpp_y_err(&j->d, tpp_y_map_get(&j->d, src, "alg_bw"), j->err,
+						 "JSON: size / time = %.6g GB/s but \"alg_bw\" = %.6g GB/s "
+						 "at size %.0f: the row was edited or mixed from two runs",
+						 implied, algbw, size);
+		}
+	}
 	/* nccl-tests' check: the half the times come from, then the row's
 	 * other half (the same run, equally wrong) */
 	{
@@ -763,6 +815,28 @@ static int parse_json(const char *path, const char *text, struct tpp_cal_coll *t
 				       "JSON: nccl-tests reported out-of-bounds values: the run failed its check");
 			goto out;
 		}
+	}
+	/* what it recorded that does not void the timings: the last NCCL
+	 * error ("errors": [""] when there was none) and its
+	 * NCCL_TESTS_MIN_BW verdict ({"bandwidth": x, "okay": "false"}) */
+	v = tpp_y_map_get(&j.d, root, "errors");
+	if (v && v->type == YAML_SEQUENCE_NODE && !tpp_y_seq(&j.d, v, "errors", &n, err)) {
+		for (i = 0; i < n && !m->nccl_error_line; i++) {
+			yaml_node_t *e = tpp_y_seq_item(&j.d, v, i);
+			if ((s = tpp_yj_str(e)) && s[0]) {
+				tpp_strlcpy(m->nccl_error, s, sizeof(m->nccl_error));
+				m->nccl_error_line = (int)e->start_mark.line + 1;
+				m->nccl_error_col = (int)e->start_mark.column + 1;
+			}
+		}
+	}
+	v = tpp_y_map_get(&j.d, root, "average_bus_bandwidth");
+	if (v && v->type == YAML_MAPPING_NODE &&
+	    (s = tpp_yj_str(tpp_y_map_get(&j.d, v, "okay"))) && !strcmp(s, "false")) {
+		if (!tpp_yj_num(tpp_y_map_get(&j.d, v, "bandwidth"), &m->min_bw_failed))
+			m->min_bw_failed = 0;
+		m->min_bw_line = (int)v->start_mark.line + 1;
+		m->min_bw_col = (int)v->start_mark.column + 1;
 	}
 	res = tpp_y_map_get(&j.d, root, "results");
 	if (!res || res->type != YAML_SEQUENCE_NODE) {
@@ -983,6 +1057,19 @@ int tpp_cal_import_warn(const char *path, enum tpp_coll op, int group, int tier,
 	if (warn && *p != '{' && !m.summary)
 		fprintf(warn, "%s: warning: no \"# Avg bus bandwidth\" summary line: the nccl-tests run looks cut short; imported the sizes it reached\n",
 			path);
+	if (warn && m.nccl_error_line) {
+		char *c;
+		for (c = m.nccl_error; *c; c++)
+			if ((unsigned char)*c < 0x20 || *c == 0x7f)
+				*c = '?'; /* a terminal's control characters */
+		fprintf(warn, "%s:%d:%d: warning: the run recorded an NCCL error: \"%s\"; "
+			"imported the sizes it reported, which passed its checks, but check the run\n",
+			path, m.nccl_error_line, m.nccl_error_col, m.nccl_error);
+	}
+	if (warn && m.min_bw_line)
+		fprintf(warn, "%s:%d:%d: warning: the run failed its NCCL_TESTS_MIN_BW check "
+			"(average bus bandwidth %g GB/s below 0.9 of the minimum set); imported as measured\n",
+			path, m.min_bw_line, m.min_bw_col, m.min_bw_failed);
 	rc = TPP_OK;
 out:
 	free(text);

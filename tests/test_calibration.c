@@ -737,6 +737,89 @@ static void test_import(void)
 	/* sizes are whole bytes, as in the text form */
 	json_row_err(path, "  {\"size\": 2048.5, \"out_of_place\": {\"time\": 11.5}}\n",
 		     12, "whole number of bytes", NULL);
+	/* alg_bw is size / time to 6 decimals: a row where they disagree
+	 * (2048 B in 11.5 us is 0.178087 GB/s) was edited; the error points
+	 * at alg_bw.  -C's cpu_time is not the time alg_bw comes from. */
+	json_row_err(path, "  {\"size\": 2048, \"out_of_place\": {\"time\": 11.5, \"alg_bw\": 0.200000}}\n",
+		     59, "\"alg_bw\" = 0.2 GB/s", "edited or mixed");
+	{
+		static const char *ok_rows[] = {
+			"{\"time\": 11.5, \"alg_bw\": 0.178087}",
+			"{\"time\": 11.5, \"alg_bw\": 0.001}", /* below 0.01: 6 decimals too few */
+			"{\"cpu_time\": 11.5, \"alg_bw\": 0.5}",
+		};
+		size_t k;
+		for (k = 0; k < TPP_ARRAY_LEN(ok_rows); k++) {
+			char text[512];
+			snprintf(text, sizeof(text),
+				 "{\"args\": [\"./all_reduce_perf\"],\n \"results\": [\n"
+				 "  {\"size\": 2048, \"out_of_place\": %s}]}\n", ok_rows[k]);
+			CHECK(write_text(path, text) == 0);
+			CHECK(tpp_cal_import(path, TPP_COLL__COUNT, 8, 0, &cal, &err) == TPP_OK);
+		}
+	}
+	/*
+	 * What a run records of itself without voiding its timings is a
+	 * warning at its line:col: the last NCCL error ("errors": [""] when
+	 * none; "# error: ..." in the text) and a failed NCCL_TESTS_MIN_BW
+	 * check.  The rows are imported.
+	 */
+	{
+		static const struct {
+			const char *name, *text, *want;
+		} w[] = {
+			{"w.json",
+			 "{\"args\": [\"./all_reduce_perf\"],\n"
+			 " \"results\": [{\"size\": 2048, \"out_of_place\": {\"time\": 11.5}}],\n"
+			 " \"average_bus_bandwidth\": {\"bandwidth\": 0.17, \"okay\": \"false\"},\n"
+			 " \"errors\": [\"\", \"NET/IB : \\u001b[1m retry\"]}\n",
+			 "w.json:4:17: warning: the run recorded an NCCL error: \"NET/IB : ?[1m retry\";"},
+			{"w.json", NULL,
+			 "w.json:3:27: warning: the run failed its NCCL_TESTS_MIN_BW check (average bus bandwidth 0.17 GB/s"},
+			{"w.txt",
+			 "# Collective test starting: all_reduce_perf\n"
+			 "  2048  512  float  sum  -1  11.50  0.18  0.31  0\n"
+			 "# Out of bounds values : 0 OK\n"
+			 "# Avg bus bandwidth    : 0.31 FAILED\n"
+			 "# error: unhandled cuda error\n",
+			 "w.txt:5:1: warning: the run recorded an NCCL error: \"unhandled cuda error\";"},
+			{"w.txt", NULL,
+			 "w.txt:4:3: warning: the run failed its NCCL_TESTS_MIN_BW check (average bus bandwidth 0.31 GB/s"},
+			/* nothing to say: no warning */
+			{"w.json",
+			 "{\"args\": [\"./all_reduce_perf\"],\n"
+			 " \"results\": [{\"size\": 2048, \"out_of_place\": {\"time\": 11.5}}],\n"
+			 " \"average_bus_bandwidth\": {\"bandwidth\": 0.17, \"okay\": \"unchecked\"},\n"
+			 " \"errors\": [\"\"]}\n", NULL},
+		};
+		size_t k;
+		for (k = 0; k < TPP_ARRAY_LEN(w); k++) {
+			char out[2048] = "";
+			FILE *wf = tmpfile();
+			size_t got;
+			snprintf(path, sizeof(path), "%s/%s", dir, w[k].name);
+			if (w[k].text)
+				CHECK(write_text(path, w[k].text) == 0);
+			CHECK(wf != NULL);
+			if (!wf)
+				continue;
+			CHECK(tpp_cal_import_warn(path, TPP_COLL__COUNT, 8, 0, &cal, wf, &err) == TPP_OK);
+			CHECK(cal.coll[cal.ncoll - 1].npoints == 1);
+			rewind(wf);
+			got = fread(out, 1, sizeof(out) - 1, wf);
+			out[got] = '\0';
+			fclose(wf);
+			if (w[k].want)
+				CHECK_STR_CONTAINS(out, w[k].want);
+			else
+				CHECK(!strstr(out, "warning"));
+		}
+		snprintf(path, sizeof(path), "%s/w.txt", dir);
+		remove(path);
+		snprintf(path, sizeof(path), "%s/w.json", dir);
+		remove(path);
+	}
+	snprintf(path, sizeof(path), "%s/run.json", dir);
 
 	/* size 0 (nccl-tests -b 0) is skipped, as in the text form */
 	CHECK(write_text(path,

@@ -943,6 +943,14 @@ expect import-directory 3 err "is a directory, not nccl-tests output" "$BIN" cal
 tr '\n' '\r' <"$ROOT/tests/data/nccl-tests/all_reduce_perf.txt" >"$TMP/cr-only.txt"
 expect import-cr-alone 3 err "cr-only.txt:1:73: error: a carriage return inside a line" "$BIN" calibrate \
 	--import "$TMP/cr-only.txt" --group 8 --out "$TMP/never.yaml"
+# an NCCL error the run recorded at its end is a warning at its line; the
+# sizes it reported are imported
+{ cat "$ROOT/tests/data/nccl-tests/all_reduce_perf.txt"; echo "# error: NET/IB : Got completion from peer with error 12"; } >"$TMP/nccl-err.txt"
+el=$(wc -l <"$TMP/nccl-err.txt")
+if expect import-nccl-error 0 err "nccl-err.txt:$el:1: warning: the run recorded an NCCL error: \"NET/IB : Got completion from peer with error 12\"" \
+	"$BIN" calibrate --import "$TMP/nccl-err.txt" --group 8 --out "$TMP/cal-nccl-err.yaml"; then
+	[ -s "$TMP/cal-nccl-err.yaml" ] || fail "import-nccl-error: no calibration written"
+fi
 # an --out that holds another kind of file (a model, as --model names it)
 # is refused, not moved aside as "the calibration that was there"; one
 # that holds a calibration is kept beside the new one
