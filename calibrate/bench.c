@@ -1149,7 +1149,7 @@ out:
  * against MEM_FRACTION of the physical memory or a memory cgroup's
  * smaller limit (an allocation larger than that may still succeed and
  * then be killed, or swap, mid-run).
- * TPP_E_USAGE naming the bytes; the same on every rank.
+ * TPP_E_INPUT naming the bytes; the same on every rank.
  */
 static int mem_check(struct run *R, const struct tpp_bench_shape *shapes, int nshapes)
 {
@@ -1197,11 +1197,17 @@ static int mem_check(struct run *R, const struct tpp_bench_shape *shapes, int ns
 			snprintf(who, sizeof(who), "the %d ranks on this node", n);
 		else
 			snprintf(who, sizeof(who), "this rank");
-		return tpp_err_set(R->err, TPP_E_USAGE, NULL, 0, 0,
-				   "not enough memory: %s would allocate %.1f GiB (%.1f GiB of %s each), more than %.0f%% of %s (%.1f GiB); give smaller --gemm-shapes or a smaller --max-bytes",
+		/* what this machine cannot hold, as `tpplan exec` says it:
+		 * TPP_E_INPUT (exit 3), with the flag that sets the bytes */
+		return tpp_err_set(R->err, TPP_E_INPUT, NULL, 0, 0,
+				   "not enough memory: %s would allocate %.1f GiB (%.1f GiB of %s each), more than %.0f%% of %s (%.1f GiB); %s",
 				   who, use / TPP_GiB, rank / TPP_GiB,
 				   gemm >= coll ? "GEMM operands" : "collective buffers",
-				   100 * MEM_FRACTION, where, limit / TPP_GiB);
+				   100 * MEM_FRACTION, where, limit / TPP_GiB,
+				   gemm >= coll ? "give smaller --gemm-shapes, or --no-gemm"
+				   : o->min_bytes >= o->max_bytes
+				   ? "give a smaller --min-bytes (above --max-bytes it sets the largest message too)"
+				   : "give a smaller --max-bytes");
 	}
 }
 
