@@ -175,8 +175,10 @@ void tpp_report_megatron_args(const struct tpp_model *m,
 		APP(args, args_size, n, " --fp16");
 	else if (p == TPP_PREC_FP8)
 		/* Megatron's --fp8-recipe: tensorwise is current scaling */
-		APP(args, args_size, n, " --bf16 --fp8-format hybrid --fp8-recipe %s",
-		    o->fp8_recipe == TPP_FP8_CURRENT ? "tensorwise" : "delayed");
+		APP(args, args_size, n, " --bf16 --fp8-format hybrid --fp8-recipe %s%s",
+		    o->fp8_recipe == TPP_FP8_CURRENT ? "tensorwise" : "delayed",
+		    /* the fp8 weights the memory and gather assume */
+		    tpp_fp8_params(o, l) ? " --fp8-param-gather" : "");
 	else
 		APP(args, args_size, n, " --bf16");
 	/* the gradient type priced (o->grads16): with --bf16 Megatron-LM

@@ -146,6 +146,11 @@ int tpp_zero_pipelined(const struct tpp_layout *l)
 	return l->zero >= 2 && l->pp > 1 && (long long)l->dp * l->cp > 1;
 }
 
+int tpp_fp8_params(const struct tpp_cost_opts *o, const struct tpp_layout *l)
+{
+	return o->prec == TPP_PREC_FP8 && l->zero >= 1 && !tpp_zero_pipelined(l);
+}
+
 void tpp_layout_format(const struct tpp_layout *l, char *buf, size_t size)
 {
 	snprintf(buf, size,
@@ -2017,8 +2022,22 @@ static void mem_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 	     r = l->vp > 1 && uneven ? r + 1 : next_max_rank(r, l->pp)) {
 		int layers_r, first, last;
 		double P = rank_params(m, l, &rpx, r, &layers_r, &first, &last);
-		double inflight, held, act, other, total;
+		double inflight, held, act, other, total, wcache;
 		inflight = pp - r < mb ? pp - r : mb;
+		/*
+		 * fp8 with 16-bit weights (zero 0, tpp_fp8_params): Transformer
+		 * Engine keeps each Linear weight quantized from the first
+		 * micro-batch to the optimizer step (Megatron passes
+		 * is_first_microbatch unless disable_parameter_transpose_cache;
+		 * TE's get_weight_workspace caches it rowwise for the forward
+		 * GEMM and columnwise for the dgrad GEMM): 2 bytes per layer
+		 * parameter (LayerNorm and bias parameters, a few per
+		 * thousand, counted too), alive through the step, counted
+		 * with the weights.  The LM head and embedding are not TE
+		 * layers.
+		 */
+		wcache = o->prec == TPP_PREC_FP8 && l->zero == 0 ?
+			2.0 * layers_r * params_layer_gpu : 0;
 		other = 0;
 		if (first)
 			other += (8.0 * s * bmb + (m->dropout ? s * bmb * h : 0)) *
@@ -2076,10 +2095,10 @@ static void mem_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 			 * chunks: held chunks of 1/v of the rank's layers each */
 			act *= l->vp > 1 ? held / v : inflight;
 		}
-		total = P * (wb + gb + ob) + act * o->act_temp_factor + other;
+		total = P * (wb + gb + ob) + wcache + act * o->act_temp_factor + other;
 		if (total > best) {
 			best = total;
-			mem->weights_bytes = P * wb;
+			mem->weights_bytes = P * wb + wcache;
 			mem->grads_bytes = P * gb;
 			mem->optim_bytes = P * ob;
 			mem->act_bytes = act;
@@ -2101,10 +2120,10 @@ static void mem_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 		 */
 		if (o->grads16 && !tpp_zero_pipelined(l)) {
 			double shard = l->zero >= 1 ? P / (d * l->cp) : P;
-			double at_step = P * (wb + gb + ob) + 4.0 * shard;
+			double at_step = P * (wb + gb + ob) + wcache + 4.0 * shard;
 			if (at_step > best) {
 				best = at_step;
-				mem->weights_bytes = P * wb;
+				mem->weights_bytes = P * wb + wcache;
 				mem->grads_bytes = P * gb;
 				mem->optim_bytes = P * ob + 4.0 * shard;
 				mem->act_bytes = 0;
@@ -2208,7 +2227,7 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 	double s = m->seq, h = m->hidden;
 	double t_max = 0, t_sum = 0, p2p, p2p_pace, zb_sum = 0, zb_max = 0;
 	double pre_f = 0, pre_bw = 0, bound_pipe = 0, layer_all;
-	double P_max = 0;
+	double P_max = 0, gather_max = 0; /* parameters, their all-gather bytes */
 
 	if ((rc = tpp_layout_check(m, c, l, err)))
 		return rc;
@@ -2326,8 +2345,12 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 		for (r = 0; r < l->pp; r = next_max_rank(r, l->pp)) {
 			int nl, first, last;
 			double P = rank_params(m, l, &rpx, r, &nl, &first, &last);
+			/* 16-bit, the layers' in fp8 with fp8 primary weights */
+			double gb_r = 2.0 * P - (tpp_fp8_params(o, l) ? nl * rpx.layer_gpu : 0);
 			if (P > P_max)
 				P_max = P;
+			if (gb_r > gather_max)
+				gather_max = gb_r;
 		}
 	}
 
@@ -2339,7 +2362,7 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 		/* fp32 main gradients (Megatron's default, the 4 B of the 18
 		 * bytes per parameter counted in memory) */
 		double grad_bytes = P_max * grad_elem_bytes(o);
-		double param_bytes = P_max * 2.0;
+		double param_bytes = gather_max;
 		double t_grad, t_param;
 		e.dp_tier = tpp_cluster_tier_for(c, nd, stride);
 		if (tpp_zero_per_microbatch(l)) {

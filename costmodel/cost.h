@@ -76,6 +76,18 @@ int tpp_zero_per_microbatch(const struct tpp_layout *l);
  * overlapped.  Needs dp * cp > 1 (else nothing is sharded).
  */
 int tpp_zero_pipelined(const struct tpp_layout *l);
+/*
+ * fp8 primary weights: under fp8 with Megatron's distributed optimizer or
+ * Megatron-FSDP (zero >= 1, not tpp_zero_pipelined) the layers' weights
+ * are kept in fp8 (--fp8-param-gather, set by NeMo's and Megatron-Bridge's
+ * fp8 precision recipes: fp8_param_gather = True): 1 byte plus its 1-byte
+ * transpose, the 2 bytes a 16-bit weight takes, and the parameter
+ * all-gather moves 1 byte a layer parameter.  Without the distributed
+ * optimizer Megatron cannot: the weights are 16-bit and Transformer
+ * Engine caches their fp8 copy (2 bytes, tpp_cost_eval's memory).
+ */
+struct tpp_cost_opts;
+int tpp_fp8_params(const struct tpp_cost_opts *o, const struct tpp_layout *l);
 /* "tp=8,pp=8,dp=16,cp=1,mbs=1,vp=3,sp=1,recompute=selective,zero=1" */
 void tpp_layout_format(const struct tpp_layout *l, char *buf, size_t size);
 

@@ -1566,6 +1566,41 @@ static void test_fp8_activations(void)
 }
 
 /*
+ * fp8 weights (tpp_fp8_params).  With the distributed optimizer the
+ * layers' weights are fp8 (--fp8-param-gather): the 2 bytes of the fp8
+ * weight and its transpose, as a 16-bit weight, and the parameter
+ * all-gather moves 1 byte per layer parameter, 2 per embedding / LM-head
+ * one.  Without it (zero 0) the weights stay 16-bit and Transformer
+ * Engine caches their fp8 copy: 2 bytes more per layer parameter.
+ * Llama 3 8B, dp 8, one GPU a rank's whole model.
+ */
+static void test_fp8_params(void)
+{
+	struct fixture *f = fixture("llama3-8b", "dgx-h100", 8, tpp_cost_opts_default);
+	struct tpp_eval bf[2], f8[2];
+	double Lp = f->m->layers * tpp_model_params_per_layer(f->m), P;
+	int z;
+	for (z = 0; z <= 1; z++) {
+		f->l = layout(1, 1, 8, 1, 1, 0, TPP_RECOMPUTE_FULL, z, 64);
+		if (eval_bf16_fp8(f, &bf[z], &f8[z]))
+			return;
+		CHECK(tpp_fp8_params(&f->o, &f->l) == z);
+	}
+	/* the rank's parameters: the model's but its final RMSNorm's h,
+	 * which the memory leaves out (tpp_model_params_total counts it) */
+	P = bf[0].mem.weights_bytes / 2.0;
+	CHECK_REL(P, tpp_model_params_total(f->m), 1e-5);
+	CHECK_REL(f8[0].mem.weights_bytes, 2.0 * P + 2.0 * Lp, 1e-12);
+	CHECK_REL(f8[1].mem.weights_bytes, bf[1].mem.weights_bytes, 1e-12);
+	CHECK_REL(bf[1].dp_param_s, tpp_coll_time(&f->c, TPP_COLL_ALL_GATHER, 2.0 * P, 8, 1), 1e-12);
+	CHECK_REL(f8[1].dp_param_s, tpp_coll_time(&f->c, TPP_COLL_ALL_GATHER, 2.0 * P - Lp, 8, 1), 1e-12);
+	/* not under ZeRO-2/3 with pipelining (FSDP2, TorchTitan) */
+	f->l = layout(1, 2, 4, 1, 1, 0, TPP_RECOMPUTE_FULL, 3, 64);
+	f->o.prec = TPP_PREC_FP8;
+	CHECK(!tpp_fp8_params(&f->o, &f->l));
+}
+
+/*
  * Block recompute (Megatron --recompute-method block): the first N layers
  * of each model chunk are recomputed.  Llama 3.1 405B on pp 16 x vp 4 = 64
  * chunks of 126 layers: 62 chunks of 2 and 2 of 1, so N = 1 re-runs 64 of
@@ -2051,6 +2086,7 @@ int main(int argc, char **argv)
 	test_attention_core();
 	test_fp8_recipe();
 	test_fp8_activations();
+	test_fp8_params();
 	test_block_recompute();
 	test_zero3_overlap_share();
 	test_zero3_cp_faster_gemm();

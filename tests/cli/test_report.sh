@@ -420,6 +420,27 @@ else
 	fail "zero-pp: exit $?"; sed 's/^/    /' "$TMP/err" >&2
 fi
 
+# ---- fp8: the weights the memory assumes -------------------------------------------------
+# with the distributed optimizer they are fp8 (--fp8-param-gather); without
+# it Megatron keeps them 16-bit (Transformer Engine's fp8 copy counted)
+for z in 1 0; do
+	D=$TMP/fp8-z$z
+	if "$BIN" report --model llama3-8b --cluster dgx-h100 --gpus 8 --precision fp8 \
+		--layout tp=4,pp=1,dp=2,zero=$z --top 1 --no-plots -o "$D" >/dev/null 2>"$TMP/err"; then
+		if [ "$z" = 1 ]; then
+			grep -q -- "--fp8-format hybrid --fp8-recipe tensorwise --fp8-param-gather" "$D/report.md" ||
+				fail "fp8-z1: the Megatron-LM arguments lack --fp8-param-gather"
+		else
+			grep -q -- "--fp8-format hybrid --fp8-recipe tensorwise" "$D/report.md" &&
+				! grep -q -- "--fp8-param-gather" "$D/report.md" ||
+				fail "fp8-z0: --fp8-param-gather without the distributed optimizer"
+		fi
+		ok "fp8-params-z$z"
+	else
+		fail "fp8-params-z$z: exit $?"; sed 's/^/    /' "$TMP/err" >&2
+	fi
+done
+
 # ---- ZeRO-3 across nodes: the caution names the best layout without it ----------------
 D=$TMP/zero3-alt
 if "$BIN" report --model 22b --cluster dgx-a100 --gpus 64 --layout zero=3,pp=1 --top 1 \
