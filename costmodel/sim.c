@@ -661,10 +661,13 @@ static int run_passes(struct sim *s, const struct tpp_sim_input *in, int greedy,
 {
 	int r, pass, npass;
 	size_t cells = (size_t)s->n * s->m;
-	double prev = -1;
+	double *prev = NULL; /* fixed point: each rank's ends the pass before */
+	int settled = 0;
 
 	s->fixed_point = s->share && !one_pass && in->share_passes > 1;
 	npass = !s->share || one_pass ? 1 : s->fixed_point ? in->share_passes : 2;
+	if (s->fixed_point && !(prev = malloc(sizeof(double) * 2 * (size_t)s->p)))
+		return tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0, "out of memory");
 	/* the first pass shares nothing: no bucket is placed yet */
 	for (r = 0; r < s->p; r++)
 		s->iv_n[r] = 0;
@@ -681,11 +684,11 @@ static int run_passes(struct sim *s, const struct tpp_sim_input *in, int greedy,
 		} else {
 			prc = play(s, ev, cap, nev);
 		}
-		if (prc == -2)
-			return tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0, "out of memory");
-		if (prc)
-			return tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0,
-					   "internal error: schedule deadlock");
+		if (prc) {
+			free(prev);
+			return tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0, prc == -2 ? "out of memory"
+					   : "internal error: schedule deadlock");
+		}
 		if (pass == 0 && npass > 1) {
 			memcpy(s->dep0[0], s->dep[0], sizeof(double) * cells);
 			memcpy(s->dep0[1], s->dep[1], sizeof(double) * cells);
@@ -708,11 +711,29 @@ static int run_passes(struct sim *s, const struct tpp_sim_input *in, int greedy,
 			if (end > *step_end)
 				*step_end = end;
 		}
-		if (s->fixed_point && pass > 0 &&
-		    fabs(*step_end - prev) <= 1e-12 * *step_end)
-			break;
-		prev = *step_end;
+		if (s->fixed_point) {
+			/* settled when no rank's compute or reduction end
+			 * moved by more than 1e-9 of the step (the step
+			 * alone can stay put for a pass or two while another
+			 * rank's still moves; rounding can flip ends by
+			 * 1e-12 from pass to pass) */
+			settled = pass > 0;
+			for (r = 0; r < s->p; r++) {
+				if (fabs(rank_end[r] - prev[2 * r]) > 1e-9 * *step_end ||
+				    fabs(dp_end[r] - prev[2 * r + 1]) > 1e-9 * *step_end)
+					settled = 0;
+				prev[2 * r] = rank_end[r];
+				prev[2 * r + 1] = dp_end[r];
+			}
+			if (settled)
+				break;
+		}
 	}
+	free(prev);
+	if (s->fixed_point && !settled)
+		return tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0,
+				   "simulator: the NIC sharing did not settle in %d passes",
+				   in->share_passes);
 	return TPP_OK;
 }
 

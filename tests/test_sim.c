@@ -201,6 +201,53 @@ static void test_nic_sharing(void)
 	/* overlap off: r1's bucket waits for the send, nothing shares */
 	CHECK_REL(run(0, 1.0, 0, 1, NULL), run(0, 1.0, 0, 0, NULL), 1e-12);
 	st.p2p_blocking = 0;
+
+	/*
+	 * A bucket loses to the transfers its rank sends and to those it
+	 * receives.  Interleaved p = 2, v = 2, m = 2, F = B + W = 1 + 1
+	 * (BW 2), transfers 0.5 in flight, one layer a chunk, 8 s of
+	 * reduction a rank (4 s a bucket).  Without sharing: r1's buckets
+	 * [10.5,14.5] (chunk 3) and [15.5,19.5], r0's [13,17] and [18,22].
+	 * Shared (second pass, at first-pass departures against those):
+	 * c3 mb1's gradient (r1 -> r0 at 10.5) and c2 mb1's (r0 -> r1 at
+	 * 13) and c1 mb1's (r1 -> r0 at 15.5) leave inside the sender's
+	 * bucket and take 1 s; c1 mb0's (at 12.5) also 1 s, r1's bucket
+	 * [10.5,14.5] then.  So r0's BW c2 mb1 [11.5,13.5], c0 mb0
+	 * [13.5,15.5], c0 mb1 [17.5,19.5]; r1's c1 mb1 [14.5,16.5].
+	 * Buckets: r1 [10.5,14.5], [16.5,20.5]; r0 [13.5,17.5], [19.5,23.5].
+	 * r1 loses 0.5 to each of its sends at 10.5, 12.5, 16.5 and to the
+	 * gradient it receives at 13.5: 2 s, to 22.5; r0 to its send at
+	 * 13.5 and to the gradient it receives at 16.5: 1 s, to 24.5.
+	 */
+	{
+		struct tpp_sim_input in;
+		struct tpp_sim_event ev[64];
+		struct tpp_err err;
+		size_t i;
+		int seen = 0;
+		uniform(2, 2, 2, 1.0, 1.0, 1.0);
+		st.p2p_s = 0.5;
+		memset(&in, 0, sizeof(in));
+		in.st = &st;
+		in.dp_grad_s = 8.0;
+		in.dp_overlap = 1;
+		in.share_nic = 1;
+		CHECK(tpp_sim_stages(&in, &b, ev, TPP_ARRAY_LEN(ev), &err) == TPP_OK);
+		CHECK_REL(b.pipeline_s, 19.5, 1e-12);
+		CHECK_REL(b.step_s, 24.5, 1e-12);
+		for (i = 0; i < b.nevents && i < TPP_ARRAY_LEN(ev); i++) {
+			if (ev[i].kind != TPP_EV_DP || ev[i].rank < 0)
+				continue;
+			seen++;
+			CHECK_REL(ev[i].start_s, ev[i].rank ? 10.5 : 13.5, 1e-12);
+			CHECK_REL(ev[i].end_s, ev[i].rank ? 22.5 : 24.5, 1e-12);
+		}
+		CHECK(seen == 2);
+		/* alone: r0's buckets end at 22, the step */
+		in.share_nic = 0;
+		CHECK(tpp_sim_stages(&in, &a, NULL, 0, &err) == TPP_OK);
+		CHECK_REL(a.step_s, 22.0, 1e-12);
+	}
 }
 
 /*
@@ -238,7 +285,7 @@ static void test_nic_fixed_point(void)
 							plain = run(zb, 1.5, ov, 0, NULL);
 							share_passes = 0;
 							two = run(zb, 1.5, ov, 1, NULL);
-							share_passes = 50;
+							share_passes = 300;
 							fix = run(zb, 1.5, ov, 1, NULL);
 							share_passes = 0;
 							/* sharing never speeds a step up */
