@@ -406,40 +406,53 @@ else
 	fail "timeline-last-row: row '$row' of timeline.dat is not rank -1 of tpplan --timeline ($(tr '\n' ';' <"$TMP/tl-plan-tail")), or the text does not say it"
 fi
 
+# report_md NAME ARGS...: `tpplan report ARGS --top 1 --no-plots` into
+# $TMP/NAME ($D); a failure to write it is said, and returns 1
+report_md() {
+	name=$1
+	shift
+	D=$TMP/$name
+	if "$BIN" report "$@" --top 1 --no-plots -o "$D" >/dev/null 2>"$TMP/err"; then
+		return 0
+	fi
+	fail "$name: exit $?"
+	sed 's/^/    /' "$TMP/err" >&2
+	return 1
+}
+
 # ---- ZeRO-2/3 with pipelining: no Megatron-LM flag, the report says so -----------------
-D=$TMP/zero-pp
-if "$BIN" report --model 22b --cluster dgx-a100 --gpus 16 --layout tp=2,pp=2,dp=4,zero=3 --top 1 \
-	--no-plots -o "$D" >/dev/null 2>"$TMP/err"; then
-	grep -q "ZeRO-3 with pipelining is priced as PyTorch FSDP2 under torch.distributed.pipelining" "$D/report.md" &&
+if report_md zero-pp --model 22b --cluster dgx-a100 --gpus 16 --layout tp=2,pp=2,dp=4,zero=3; then
+	if grep -q "ZeRO-3 with pipelining is priced as PyTorch FSDP2 under torch.distributed.pipelining" "$D/report.md" &&
 		grep -q "the same traffic and the same peak memory (gradients unsharded until the stage's last backward in both), with the gradient reduction overlapped" "$D/report.md" &&
 		grep -q -- "--use-distributed-optimizer" "$D/report.md" &&
-		! grep -q -- "--use-megatron-fsdp" "$D/report.md" ||
+		! grep -q -- "--use-megatron-fsdp" "$D/report.md"; then
+		ok "zero-pp"
+	else
 		fail "zero-pp: the report lacks the FSDP2 note or gives Megatron-FSDP's arguments"
-	ok "zero-pp"
-else
-	fail "zero-pp: exit $?"; sed 's/^/    /' "$TMP/err" >&2
+	fi
 fi
 
 # ---- fp8: the weights the memory assumes -------------------------------------------------
 # with the distributed optimizer they are fp8 (--fp8-param-gather); without
 # it Megatron keeps them 16-bit (Transformer Engine's fp8 copy counted)
-for z in 1 0; do
-	D=$TMP/fp8-z$z
-	if "$BIN" report --model llama3-8b --cluster dgx-h100 --gpus 8 --precision fp8 \
-		--layout tp=4,pp=1,dp=2,zero=$z --top 1 --no-plots -o "$D" >/dev/null 2>"$TMP/err"; then
-		if [ "$z" = 1 ]; then
-			grep -q -- "--fp8-format hybrid --fp8-recipe tensorwise --fp8-param-gather" "$D/report.md" ||
-				fail "fp8-z1: the Megatron-LM arguments lack --fp8-param-gather"
-		else
-			grep -q -- "--fp8-format hybrid --fp8-recipe tensorwise" "$D/report.md" &&
-				! grep -q -- "--fp8-param-gather" "$D/report.md" ||
-				fail "fp8-z0: --fp8-param-gather without the distributed optimizer"
-		fi
-		ok "fp8-params-z$z"
+FP8R="--model llama3-8b --cluster dgx-h100 --gpus 8 --precision fp8"
+# shellcheck disable=SC2086
+if report_md fp8-z1 $FP8R --layout tp=4,pp=1,dp=2,zero=1; then
+	if grep -q -- "--fp8-format hybrid --fp8-recipe tensorwise --fp8-param-gather" "$D/report.md"; then
+		ok "fp8-params-z1"
 	else
-		fail "fp8-params-z$z: exit $?"; sed 's/^/    /' "$TMP/err" >&2
+		fail "fp8-params-z1: the Megatron-LM arguments lack --fp8-param-gather"
 	fi
-done
+fi
+# shellcheck disable=SC2086
+if report_md fp8-z0 $FP8R --layout tp=4,pp=1,dp=2,zero=0; then
+	if grep -q -- "--fp8-format hybrid --fp8-recipe tensorwise" "$D/report.md" &&
+		! grep -q -- "--fp8-param-gather" "$D/report.md"; then
+		ok "fp8-params-z0"
+	else
+		fail "fp8-params-z0: --fp8-param-gather without the distributed optimizer"
+	fi
+fi
 
 # ---- ZeRO-3 across nodes: the caution names the best layout without it ----------------
 D=$TMP/zero3-alt

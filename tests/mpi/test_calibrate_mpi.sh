@@ -393,31 +393,31 @@ if [ -e "$(dirname "$tpplan")/tpp_backend_cuda.so" ]; then
 	fi
 fi
 
-# GEMM shapes whose operands do not fit in memory are refused before a byte
-# is allocated (13 TiB here: more than any node has), on every rank, and no
-# file is written
-# shellcheck disable=SC2086
-timeout 60 mpiexec $mpiflags -np 2 "$tpplan" calibrate --quick --no-progress --collectives all_reduce \
-	--gemm-shapes 1048576x1048576x1048576 --out "$dir/huge.yaml" >"$dir/huge.txt" 2>&1
-rc=$?
-if [ "$rc" -eq 3 ] && grep -q "not enough memory: the 2 ranks on this node would allocate 24576.0 GiB (12288.0 GiB of GEMM operands each).*; give smaller --gemm-shapes, or --no-gemm" "$dir/huge.txt" &&
-	[ ! -e "$dir/huge.yaml" ]; then
-	ok "--gemm-shapes too large for memory: refused up front, exit 3 (as exec)"
-else
-	bad "--gemm-shapes too large for memory: exit $rc ($(head -n 3 "$dir/huge.txt" | tr '\n' ' '))"
-fi
-# the same for collective buffers: --min-bytes above the default
-# --max-bytes sets the largest message, and the advice names it
-# shellcheck disable=SC2086
-timeout 60 mpiexec $mpiflags -np 2 "$tpplan" calibrate --quick --no-progress --collectives all_reduce \
-	--no-gemm --min-bytes 512G --out "$dir/huge.yaml" >"$dir/huge.txt" 2>&1
-rc=$?
-if [ "$rc" -eq 3 ] && grep -q "not enough memory: the 2 ranks on this node would allocate 2048.0 GiB (1024.0 GiB of collective buffers each).*; give a smaller --min-bytes (above --max-bytes it sets the largest message too)" "$dir/huge.txt" &&
-	[ ! -e "$dir/huge.yaml" ]; then
-	ok "--min-bytes too large for memory: refused up front, exit 3, names --min-bytes"
-else
-	bad "--min-bytes too large for memory: exit $rc ($(head -n 3 "$dir/huge.txt" | tr '\n' ' '))"
-fi
+# A sweep that does not fit in memory is refused before a byte is
+# allocated, on every rank, exit 3 (as exec), with the flag to lower, and
+# no file is written.  mem_refused WHAT PATTERN ARGS...
+mem_refused() {
+	what=$1 pattern=$2
+	shift 2
+	# shellcheck disable=SC2086
+	timeout 60 mpiexec $mpiflags -np 2 "$tpplan" calibrate --quick --no-progress --collectives all_reduce \
+		"$@" --out "$dir/huge.yaml" >"$dir/huge.txt" 2>&1
+	rc=$?
+	if [ "$rc" -eq 3 ] && grep -q "$pattern" "$dir/huge.txt" && [ ! -e "$dir/huge.yaml" ]; then
+		ok "$what: refused up front, exit 3"
+	else
+		bad "$what: exit $rc ($(head -n 3 "$dir/huge.txt" | tr '\n' ' '))"
+	fi
+}
+# GEMM operands of 13 TiB: more than any node has
+mem_refused "--gemm-shapes too large for memory" \
+	"not enough memory: the 2 ranks on this node would allocate 24576.0 GiB (12288.0 GiB of GEMM operands each).*; give smaller --gemm-shapes, or --no-gemm" \
+	--gemm-shapes 1048576x1048576x1048576
+# collective buffers: --min-bytes above the default --max-bytes sets the
+# largest message, and the advice names it
+mem_refused "--min-bytes too large for memory" \
+	"not enough memory: the 2 ranks on this node would allocate 2048.0 GiB (1024.0 GiB of collective buffers each).*; give a smaller --min-bytes (above --max-bytes it sets the largest message too)" \
+	--no-gemm --min-bytes 512G
 
 # ---- usage errors: exit 2 before MPI starts --------------------------------------------
 usage_error calibrate "no --out" --quick
