@@ -257,7 +257,7 @@ static void test_nic_sharing(void)
  * rank's buckets move with its own delay.  Large transfers (a third of a
  * forward), uneven first and last chunks, every schedule, overlap and
  * blocking on and off.  Pricing at
- * the second pass's own departure (as before 2026-12-07) was up to 10 %
+ * the second pass's own departure (as before 2026-12-06, evening) was up to 10 %
  * short of the fixed point on interleaved layouts.
  */
 static void test_nic_fixed_point(void)
