@@ -80,9 +80,10 @@ struct file_meta {
 	 * "# error: ..."; ncclGetLastError, which a warning that did not stop
 	 * the run also sets) and a failed NCCL_TESTS_MIN_BW check; printed as
 	 * warnings */
-	char nccl_error[200];
+	char nccl_error[200];  /* printable (note_error), "..." if cut */
 	int nccl_error_line, nccl_error_col;
-	double min_bw_failed;  /* the average bus bandwidth that failed it, or 0 */
+	double min_bw_failed;  /* the average bus bandwidth that failed it, */
+	int min_bw_known;      /* when the file gives it as a plain number */
 	int min_bw_line, min_bw_col;
 	int started;           /* text: line of "# Collective test starting:", 0 if none */
 };
@@ -385,6 +386,55 @@ static int tok_int(const struct tok *t)
 
 /* Header comment lines (`line`, line `lineno` of the file, starting at
  * column `col0` + 1): environment, the test's name and the ranks. */
+/* Keep the NCCL error the run recorded, at line:col: blanks (spaces,
+ * tabs, CR) trimmed, nothing kept when that leaves nothing; cut at a
+ * character boundary with "..." when longer than the buffer; bytes that
+ * are not UTF-8 and control characters (terminal escapes, C1, bidi
+ * overrides) shown as '?', as it is printed. */
+static void note_error(struct file_meta *m, const char *msg, size_t len, int line, int col)
+{
+	char *e = m->nccl_error;
+	size_t n, cap = sizeof(m->nccl_error) - 4, i;
+	while (len && (*msg == ' ' || *msg == '\t' || *msg == '\r')) {
+		msg++;
+		len--;
+	}
+	while (len && (msg[len - 1] == ' ' || msg[len - 1] == '\t' || msg[len - 1] == '\r'))
+		len--;
+	if (!len || m->nccl_error_line)
+		return;
+	n = len < cap ? len : cap;
+	memcpy(e, msg, n);
+	e[n] = '\0';
+	if (n < len) {
+		tpp_utf8_trim(e);
+		strcat(e, "...");
+	}
+	for (i = 0; e[i];) {
+		int k = tpp_utf8_len(e + i);
+		if (k == 0) {
+			e[i++] = '?';
+			continue;
+		}
+		i += (size_t)k;
+	}
+	tpp_printable(e, 0);
+	m->nccl_error_line = line;
+	m->nccl_error_col = col;
+}
+
+/* Whether s holds `w` as a word (blanks or the ends around it). */
+static int has_word(const char *s, const char *w)
+{
+	size_t n = strlen(w);
+	const char *p;
+	for (p = strstr(s, w); p; p = strstr(p + 1, w))
+		if ((p == s || p[-1] == ' ' || p[-1] == '\t') &&
+		    (!p[n] || p[n] == ' ' || p[n] == '\t' || p[n] == '\r' || p[n] == '\n'))
+			return 1;
+	return 0;
+}
+
 static void text_comment(const char *line, int lineno, int col0,
 			 struct file_meta *m)
 {
@@ -404,28 +454,25 @@ static void text_comment(const char *line, int lineno, int col0,
 	if ((p = strstr(line, "Avg bus bandwidth"))) {
 		const char *colon = strchr(p, ':');
 		m->summary = 1;
-		/* "# Avg bus bandwidth    : 180.2 FAILED" (NCCL_TESTS_MIN_BW) */
-		if (colon && strstr(colon, "FAILED") && !m->min_bw_line) {
-			m->min_bw_failed = strtod(colon + 1, NULL);
+		/* "# Avg bus bandwidth    : 180.2 FAILED" (NCCL_TESTS_MIN_BW);
+		 * the figure when it is a plain decimal number */
+		if (colon && has_word(colon + 1, "FAILED") && !m->min_bw_line) {
+			const char *q = colon + 1;
+			char *end;
+			while (*q == ' ' || *q == '\t')
+				q++;
+			if (isdigit((unsigned char)*q) && !(q[0] == '0' && (q[1] == 'x' || q[1] == 'X'))) {
+				m->min_bw_failed = strtod(q, &end);
+				m->min_bw_known = isfinite(m->min_bw_failed) &&
+						  (*end == ' ' || *end == '\t');
+			}
 			m->min_bw_line = lineno;
 			m->min_bw_col = col0 + (int)(p - line) + 1;
 		}
 	}
 	/* "# error: <ncclGetLastError>" (nccl-tests 2.15 and later) */
-	if ((p = strstr(line, "# error:")) && !m->nccl_error_line) {
-		const char *q = p + 8;
-		size_t l;
-		while (*q == ' ')
-			q++;
-		tpp_strlcpy(m->nccl_error, q, sizeof(m->nccl_error));
-		l = strlen(m->nccl_error);
-		while (l && (m->nccl_error[l - 1] == ' ' || m->nccl_error[l - 1] == '\r'))
-			m->nccl_error[--l] = '\0';
-		if (l) {
-			m->nccl_error_line = lineno;
-			m->nccl_error_col = col0 + (int)(p - line) + 1;
-		}
-	}
+	if ((p = strstr(line, "# error:")))
+		note_error(m, p + 8, strlen(p + 8), lineno, col0 + (int)(p - line) + 1);
 	/* #  Rank  0 Group  0 Pid  1234 on  host device  0 [0x07] NVIDIA ...
 	 * (versions before NCCL_TESTS_SPLIT print no Group: one group) */
 	if ((p = strstr(line, "Rank ")) && strstr(p, " on ") &&
@@ -608,6 +655,13 @@ struct jdoc {
 	struct tpp_err *err;
 };
 
+/* nccl-tests' "false" (it writes booleans as strings), or a JSON false. */
+static int json_false(const yaml_node_t *v)
+{
+	return v && v->type == YAML_SCALAR_NODE &&
+	       !strcmp((const char *)v->data.scalar.value, "false");
+}
+
 /* A number member (a numeric string such as "nan" is rejected). */
 static int jnum(struct jdoc *j, yaml_node_t *o, const char *key, double *x,
 		int required, int *found)
@@ -695,13 +749,16 @@ static int json_result(struct jdoc *j, yaml_node_t *r, struct tpp_cal_coll *t)
 	 * mixed from two runs.  ("cpu_time", -C, is not the time alg_bw
 	 * comes from.)
 	 */
-	if (gpu_time && time_us > 0 && size > 0) {
+	if (size > 0) {
 		double algbw;
 		if ((rc = jnum(j, src, "alg_bw", &algbw, 0, &found)))
 			return rc;
-		if (found && algbw >= 0.01) {
-			double implied = size / (time_us / 1e6) / TPP_GB;
-			if (fabs(implied / algbw - 1) > 1e-3)
+		if (found && algbw < 0)
+			return tpp_y_err(&j->d, tpp_y_map_get(&j->d, src, "alg_bw"), j->err,
+					 "JSON: negative \"alg_bw\" %g GB/s at size %.0f", algbw, size);
+		if (found && algbw >= 0.01 && gpu_time) {
+			double implied = time_us > 0 ? size / (time_us / 1e6) / TPP_GB : INFINITY;
+			if (!(fabs(implied / algbw - 1) <= 1e-3))
 				return tpp_y_err(&j->d, tpp_y_map_get(&j->d, src, "alg_bw"), j->err,
 						 "JSON: size / time = %.6g GB/s but \"alg_bw\" = %.6g GB/s "
 						 "at size %.0f: the row was edited or mixed from two runs",
@@ -808,8 +865,7 @@ static int parse_json(const char *path, const char *text, struct tpp_cal_coll *t
 	{
 		yaml_node_t *oob = tpp_y_map_get(&j.d, root, "out_of_bounds");
 		double cnt = 0;
-		const char *okay = oob ? tpp_yj_str(tpp_y_map_get(&j.d, oob, "okay")) : NULL;
-		if (oob && ((okay && !strcmp(okay, "false")) ||
+		if (oob && (json_false(tpp_y_map_get(&j.d, oob, "okay")) ||
 			    (tpp_yj_num(tpp_y_map_get(&j.d, oob, "count"), &cnt) && cnt > 0))) {
 			rc = tpp_y_err(&j.d, oob, err,
 				       "JSON: nccl-tests reported out-of-bounds values: the run failed its check");
@@ -821,20 +877,19 @@ static int parse_json(const char *path, const char *text, struct tpp_cal_coll *t
 	 * NCCL_TESTS_MIN_BW verdict ({"bandwidth": x, "okay": "false"}) */
 	v = tpp_y_map_get(&j.d, root, "errors");
 	if (v && v->type == YAML_SEQUENCE_NODE && !tpp_y_seq(&j.d, v, "errors", &n, err)) {
-		for (i = 0; i < n && !m->nccl_error_line; i++) {
+		for (i = 0; i < n; i++) {
 			yaml_node_t *e = tpp_y_seq_item(&j.d, v, i);
-			if ((s = tpp_yj_str(e)) && s[0]) {
-				tpp_strlcpy(m->nccl_error, s, sizeof(m->nccl_error));
-				m->nccl_error_line = (int)e->start_mark.line + 1;
-				m->nccl_error_col = (int)e->start_mark.column + 1;
-			}
+			if ((s = tpp_yj_str(e)))
+				note_error(m, s, e->data.scalar.length, (int)e->start_mark.line + 1,
+					   (int)e->start_mark.column + 1);
 		}
+	} else if (v && (s = tpp_yj_str(v))) { /* one string, not a list */
+		note_error(m, s, v->data.scalar.length, (int)v->start_mark.line + 1,
+			   (int)v->start_mark.column + 1);
 	}
 	v = tpp_y_map_get(&j.d, root, "average_bus_bandwidth");
-	if (v && v->type == YAML_MAPPING_NODE &&
-	    (s = tpp_yj_str(tpp_y_map_get(&j.d, v, "okay"))) && !strcmp(s, "false")) {
-		if (!tpp_yj_num(tpp_y_map_get(&j.d, v, "bandwidth"), &m->min_bw_failed))
-			m->min_bw_failed = 0;
+	if (v && v->type == YAML_MAPPING_NODE && json_false(tpp_y_map_get(&j.d, v, "okay"))) {
+		m->min_bw_known = tpp_yj_num(tpp_y_map_get(&j.d, v, "bandwidth"), &m->min_bw_failed);
 		m->min_bw_line = (int)v->start_mark.line + 1;
 		m->min_bw_col = (int)v->start_mark.column + 1;
 	}
@@ -1057,19 +1112,18 @@ int tpp_cal_import_warn(const char *path, enum tpp_coll op, int group, int tier,
 	if (warn && *p != '{' && !m.summary)
 		fprintf(warn, "%s: warning: no \"# Avg bus bandwidth\" summary line: the nccl-tests run looks cut short; imported the sizes it reached\n",
 			path);
-	if (warn && m.nccl_error_line) {
-		char *c;
-		for (c = m.nccl_error; *c; c++)
-			if ((unsigned char)*c < 0x20 || *c == 0x7f)
-				*c = '?'; /* a terminal's control characters */
+	if (warn && m.nccl_error_line)
 		fprintf(warn, "%s:%d:%d: warning: the run recorded an NCCL error: \"%s\"; "
 			"imported the sizes it reported, which passed its checks, but check the run\n",
 			path, m.nccl_error_line, m.nccl_error_col, m.nccl_error);
-	}
-	if (warn && m.min_bw_line)
+	if (warn && m.min_bw_line) {
+		char bw[64] = "";
+		if (m.min_bw_known)
+			snprintf(bw, sizeof(bw), " %g GB/s", m.min_bw_failed);
 		fprintf(warn, "%s:%d:%d: warning: the run failed its NCCL_TESTS_MIN_BW check "
-			"(average bus bandwidth %g GB/s below 0.9 of the minimum set); imported as measured\n",
-			path, m.min_bw_line, m.min_bw_col, m.min_bw_failed);
+			"(average bus bandwidth%s below 0.9 of the minimum set); imported as measured\n",
+			path, m.min_bw_line, m.min_bw_col, bw);
+	}
 	rc = TPP_OK;
 out:
 	free(text);

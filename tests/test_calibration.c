@@ -742,6 +742,11 @@ static void test_import(void)
 	 * at alg_bw.  -C's cpu_time is not the time alg_bw comes from. */
 	json_row_err(path, "  {\"size\": 2048, \"out_of_place\": {\"time\": 11.5, \"alg_bw\": 0.200000}}\n",
 		     59, "\"alg_bw\" = 0.2 GB/s", "edited or mixed");
+	/* no bandwidth is negative; none is finite over no time */
+	json_row_err(path, "  {\"size\": 2048, \"out_of_place\": {\"time\": 11.5, \"alg_bw\": -0.178087}}\n",
+		     59, "negative \"alg_bw\"", NULL);
+	json_row_err(path, "  {\"size\": 2048, \"out_of_place\": {\"time\": 0, \"alg_bw\": 0.178087}}\n",
+		     56, "edited or mixed", NULL);
 	{
 		static const char *ok_rows[] = {
 			"{\"time\": 11.5, \"alg_bw\": 0.178087}",
@@ -785,12 +790,35 @@ static void test_import(void)
 			 "w.txt:5:1: warning: the run recorded an NCCL error: \"unhandled cuda error\";"},
 			{"w.txt", NULL,
 			 "w.txt:4:3: warning: the run failed its NCCL_TESTS_MIN_BW check (average bus bandwidth 0.31 GB/s"},
-			/* nothing to say: no warning */
+			/* the figure left out where the file gives none as a
+			 * number; a JSON false; the error's blanks trimmed, its
+			 * invalid bytes and C1 controls shown as '?' */
+			{"w.json",
+			 "{\"args\": [\"./all_reduce_perf\"],\n"
+			 " \"results\": [{\"size\": 2048, \"out_of_place\": {\"time\": 11.5}}],\n"
+			 " \"average_bus_bandwidth\": {\"bandwidth\": \"fast\", \"okay\": false},\n"
+			 " \"errors\": \"\\tcuda \\u009b31m failure \"}\n",
+			 "(average bus bandwidth below 0.9 of the minimum set)"},
+			{"w.json", NULL, "w.json:4:12: warning: the run recorded an NCCL error: \"cuda ??31m failure\";"},
+			{"w.txt",
+			 "# Collective test starting: all_reduce_perf\n"
+			 "  2048  512  float  sum  -1  11.50  0.18  0.31  0\n"
+			 "# Avg bus bandwidth    : 0x1p3 FAILED\n"
+			 "# error:\t \xff\xfe lost \t\r\n",
+			 "w.txt:3:3: warning: the run failed its NCCL_TESTS_MIN_BW check (average bus bandwidth below"},
+			{"w.txt", NULL, "w.txt:4:1: warning: the run recorded an NCCL error: \"?? lost\";"},
+			/* nothing to say: no warning ("NOTFAILED" is no verdict,
+			 * a blank error none) */
+			{"w.txt",
+			 "# Collective test starting: all_reduce_perf\n"
+			 "  2048  512  float  sum  -1  11.50  0.18  0.31  0\n"
+			 "# Avg bus bandwidth    : 0.31 NOTFAILED\n"
+			 "# error: \t\n", NULL},
 			{"w.json",
 			 "{\"args\": [\"./all_reduce_perf\"],\n"
 			 " \"results\": [{\"size\": 2048, \"out_of_place\": {\"time\": 11.5}}],\n"
 			 " \"average_bus_bandwidth\": {\"bandwidth\": 0.17, \"okay\": \"unchecked\"},\n"
-			 " \"errors\": [\"\"]}\n", NULL},
+			 " \"errors\": [\"\", \" \\t \"]}\n", NULL},
 		};
 		size_t k;
 		for (k = 0; k < TPP_ARRAY_LEN(w); k++) {
@@ -803,7 +831,10 @@ static void test_import(void)
 			CHECK(wf != NULL);
 			if (!wf)
 				continue;
-			CHECK(tpp_cal_import_warn(path, TPP_COLL__COUNT, 8, 0, &cal, wf, &err) == TPP_OK);
+			if (tpp_cal_import_warn(path, TPP_COLL__COUNT, 8, 0, &cal, wf, &err) != TPP_OK) {
+				fprintf(stderr, "%s: %s\n", w[k].name, err.msg);
+				CHECK(0);
+			}
 			CHECK(cal.coll[cal.ncoll - 1].npoints == 1);
 			rewind(wf);
 			got = fread(out, 1, sizeof(out) - 1, wf);
