@@ -174,10 +174,10 @@ static void put_knum(struct writer *w, const char *key, double x,
 /* What a calibration holds, as meta.tables states it (enum
  * tpp_cal_count): the tables and points the writer writes, the valid
  * joint fits and GEMM tables. */
-static void count_tables(const struct tpp_calibration *c, int n[5])
+static void count_tables(const struct tpp_calibration *c, int n[TPP_CAL_N__COUNT])
 {
 	int i;
-	memset(n, 0, 5 * sizeof(*n));
+	memset(n, 0, TPP_CAL_N__COUNT * sizeof(*n));
 	n[TPP_CAL_N_COLL] = c->ncoll;
 	for (i = 0; i < c->ncoll; i++)
 		n[TPP_CAL_N_COLL_POINTS] += c->coll[i].npoints;
@@ -193,7 +193,7 @@ static void count_tables(const struct tpp_calibration *c, int n[5])
 static void write_meta(struct writer *w, const struct tpp_calibration *c)
 {
 	FILE *f = w->f;
-	int n[5];
+	int n[TPP_CAL_N__COUNT];
 	/* the counts first: a file cut anywhere after them is told by them
 	 * (check_complete), one cut before them has no meta mapping or no
 	 * measurement, which the reader refuses too */
@@ -1174,7 +1174,7 @@ static int check_ranks(struct tpp_ydoc *d, yaml_node_t *root,
  * fails here instead of planning with part of a measurement.
  */
 static int check_complete(struct tpp_ydoc *d, yaml_node_t *root,
-			  const struct tpp_calibration *c, const int n[5],
+			  const struct tpp_calibration *c, const int n[TPP_CAL_N__COUNT],
 			  struct tpp_err *err)
 {
 	static const char *const sections[] = {"collectives", "joint_fits", "gemm"};
@@ -1209,7 +1209,7 @@ static int parse_cal(struct tpp_ydoc *d, struct tpp_calibration *c,
 		     struct tpp_err *err)
 {
 	yaml_node_t *root = tpp_ydoc_root(d);
-	int rc, n[5];
+	int rc, n[TPP_CAL_N__COUNT];
 
 	/* The schema first: another tpplan file given here should say so,
 	 * not list unknown keys. */

@@ -62,6 +62,12 @@ struct tpp_cal_coll {
 	int fit_given;   /* tpp_cal_load: the table had its fit: key (null or not) */
 };
 
+/* meta.tables' counts (struct tpp_calibration.tables_n) */
+enum tpp_cal_count {
+	TPP_CAL_N_COLL, TPP_CAL_N_COLL_POINTS, TPP_CAL_N_JOINT, TPP_CAL_N_GEMM,
+	TPP_CAL_N_GEMM_POINTS, TPP_CAL_N__COUNT
+};
+
 /* Joint fit across group sizes of one (op, tier):
  * t = alpha0 + alpha_step * steps(n) + bytes * factor(n) / busbw. */
 struct tpp_cal_joint {
@@ -113,12 +119,7 @@ struct tpp_calibration {
 	 * holds (a file cut short at a line boundary loads otherwise);
 	 * tables_given 0: a file written before the key or by hand */
 	int tables_given;
-	int tables_n[5];
-};
-/* meta.tables' counts */
-enum tpp_cal_count {
-	TPP_CAL_N_COLL, TPP_CAL_N_COLL_POINTS, TPP_CAL_N_JOINT, TPP_CAL_N_GEMM,
-	TPP_CAL_N_GEMM_POINTS
+	int tables_n[TPP_CAL_N__COUNT];
 };
 
 /* The environment strings of a calibration (device, hosts, versions,

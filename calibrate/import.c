@@ -384,8 +384,6 @@ static int tok_int(const struct tok *t)
 	return 1;
 }
 
-/* Header comment lines (`line`, line `lineno` of the file, starting at
- * column `col0` + 1): environment, the test's name and the ranks. */
 /* Keep the NCCL error the run recorded, at line:col: blanks (spaces,
  * tabs, CR) trimmed, nothing kept when that leaves nothing; cut at a
  * character boundary with "..." when longer than the buffer; bytes that
@@ -435,6 +433,8 @@ static int has_word(const char *s, const char *w)
 	return 0;
 }
 
+/* Header comment lines (`line`, line `lineno` of the file, starting at
+ * column `col0` + 1): environment, the test's name and the ranks. */
 static void text_comment(const char *line, int lineno, int col0,
 			 struct file_meta *m)
 {

@@ -607,13 +607,13 @@ int tpp_cmd_exec(int argc, char **argv)
 			fprintf(stderr, "tpplan: exec: ");
 			tpp_err_print(stderr, &err);
 		}
-		/* the notes about what was run, once (not once per rank), and
-		 * only when it ran: not before a refusal they have nothing to
-		 * do with (a layout that needs more ranks) */
-		if (rank == 0 && (rc == TPP_OK || rc == TPP_E_INFEASIBLE))
-			fputs(notes, stderr);
 		if (rank == 0 && (rc == TPP_OK || rc == TPP_E_INFEASIBLE)) {
 			int p;
+			/* the notes about what was run, once (not once per
+			 * rank), and only when it ran: not before a refusal
+			 * they have nothing to do with (a layout that needs
+			 * more ranks) */
+			fputs(notes, stderr);
 			snprintf(lb, sizeof(lb), "tp=%d,pp=%d,dp=%d,sp=%d,mbs=%d", o.tp, o.pp,
 				 o.dp, o.sp, o.shape.mbs);
 			tpp_exec_predict(&o, cluster, &res, pred, note, sizeof(note));

@@ -2341,12 +2341,14 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 	/* Parameters of the rank holding the most (costmodel.md 3.2). */
 	{
 		struct rank_param_ctx rpx;
+		/* gathered 16-bit, a layer's in fp8 with fp8 primary weights */
+		double fp8_layer;
 		rank_param_ctx_init(m, l, &rpx);
+		fp8_layer = tpp_fp8_params(o, l) ? rpx.layer_gpu : 0;
 		for (r = 0; r < l->pp; r = next_max_rank(r, l->pp)) {
 			int nl, first, last;
 			double P = rank_params(m, l, &rpx, r, &nl, &first, &last);
-			/* 16-bit, the layers' in fp8 with fp8 primary weights */
-			double gb_r = 2.0 * P - (tpp_fp8_params(o, l) ? nl * rpx.layer_gpu : 0);
+			double gb_r = 2.0 * P - nl * fp8_layer;
 			if (P > P_max)
 				P_max = P;
 			if (gb_r > gather_max)
