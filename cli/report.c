@@ -921,10 +921,17 @@ static int fig_timeline(const char *dir, const struct tpp_report *r,
 	return af_close(&a);
 }
 
+/*
+ * Throughput and MFU against the GPU count, both axes logarithmic, so
+ * linear scaling is a straight line: the dotted reference is the
+ * requested count's throughput (the smallest count's when the requested
+ * one has no layout) times the GPU ratio; where the best layout falls
+ * below it, the step lost that much to scaling.
+ */
 static int fig_scaling(const char *dir, const struct tpp_report *r)
 {
 	struct afile a;
-	int i, rc, first = 1;
+	int i, rc, first = 1, ref = -1;
 	if ((rc = af_open(&a, dir, "scaling.dat")))
 		return rc;
 	fputs("# gpus\ttokens_per_s\tmfu_percent\tstep_s\n", a.f);
@@ -936,10 +943,13 @@ static int fig_scaling(const char *dir, const struct tpp_report *r)
 	if ((rc = af_close(&a)) || (rc = af_open(&a, dir, "scaling.gp")))
 		return rc;
 	gp_head(a.f, "scaling", "predicted throughput and MFU of the best layout as the GPU count grows");
+	for (i = 0; i < r->nscale; i++)
+		if (r->scale[i].ok && (ref < 0 || r->scale[i].gpus == r->x->search->gpus))
+			ref = i;
 	fprintf(a.f, "set title \"Best layout per GPU count: throughput and MFU (global batch %d)\"\n"
-		"set logscale x 2\nset xlabel \"GPUs\"\nset ylabel \"tokens/s\"\n"
+		"set logscale x 2\nset logscale y 10\nset xlabel \"GPUs\"\nset ylabel \"tokens/s\"\n"
 		"set y2label \"MFU (%%)\"\nset ytics nomirror\nset y2tics\n"
-		"set yrange [0:*]\nset y2range [0:100]\nset xtics (",
+		"set y2range [0:100]\nset xtics (",
 		r->x->search->gbs);
 	for (i = 0; i < r->nscale; i++)
 		if (r->scale[i].ok) {
@@ -953,9 +963,15 @@ static int fig_scaling(const char *dir, const struct tpp_report *r)
 			fprintf(a.f, "set arrow from %d, graph 0 to %d, graph 1 nohead dt 3 lc rgb \"gray40\"\n"
 				"set label \"requested\" at %d, graph 0.96 left offset 0.5, 0 tc rgb \"gray40\"\n",
 				r->scale[i].gpus, r->scale[i].gpus, r->scale[i].gpus);
-	fputs("set offsets graph 0.05, graph 0.05, 0, 0\n"
-	      "plot \"scaling.dat\" using 1:2 with linespoints lw 2 pt 7 axes x1y1 title \"tokens/s\", \\\n"
-	      "     \"\" using 1:3 with linespoints lw 2 pt 5 dt 2 axes x1y2 title \"MFU (%)\"\n", a.f);
+	fputs("set offsets graph 0.05, graph 0.05, 0, 0\n", a.f);
+	if (ref >= 0)
+		fprintf(a.f, "linear(x) = %.6g * x / %d\n", r->scale[ref].tokens_per_s,
+			r->scale[ref].gpus);
+	fputs("plot \"scaling.dat\" using 1:2 with linespoints lw 2 pt 7 axes x1y1 title \"tokens/s\", \\\n", a.f);
+	if (ref >= 0)
+		fprintf(a.f, "     \"\" using 1:(linear($1)) with lines lw 1 dt 3 lc rgb \"gray40\" axes x1y1 title \"linear scaling from %d GPUs\", \\\n",
+			r->scale[ref].gpus);
+	fputs("     \"\" using 1:3 with linespoints lw 2 pt 5 dt 2 axes x1y2 title \"MFU (%)\"\n", a.f);
 	return af_close(&a);
 }
 
@@ -1501,7 +1517,7 @@ static void write_doc(struct doc *d, const struct tpp_report *r,
 		 * nodes even when the requested one does not (tpp_print_caution) */
 		d_p(d, "The best layout found for each GPU count at the same global batch (%d sequences)%s.", x->search->gbs,
 		    r->layout_arg ? " and --layout (its dp only at the requested count)" : "");
-		figure(d, fg, FIG_SCALING, "Predicted throughput (tokens/s) and MFU of the best layout as the GPU count grows");
+		figure(d, fg, FIG_SCALING, "Predicted throughput (tokens/s, log scale, against linear scaling from the requested count, or the smallest with a layout) and MFU of the best layout as the GPU count grows");
 		{
 			static const char *const h[] = {"GPUs", "step (s)", "tokens/s", "MFU", "best layout"};
 			d_table(d, h, 5);

@@ -91,7 +91,8 @@ else
 fi
 # scale_rows GPUS WANT: the scaling table of a 125m report on GPUS GPUs
 # of dgx-a100 lists WANT (its GPU column, "*" marking the requested count),
-# and scaling.dat has the requested count, which scaling.gp marks.  One node doubling below the
+# and scaling.dat has the requested count, which scaling.gp marks and
+# draws linear scaling from (its tokens/s times the GPU ratio).  One node doubling below the
 # request, the request, twice it; over 8 points thinned at the small end,
 # never dropping the request (it was: the 8 smallest, no 2048 of 2048).
 scale_rows() {
@@ -100,11 +101,13 @@ scale_rows() {
 	rc=$?
 	got=$(sed -n '/^## Scaling/,/^## Sensitivity/s/^| \([0-9][^|]*\) |.*/\1/p' "$D/report.md" 2>/dev/null |
 		sed 's/ (requested)/*/' | tr '\n' ' ' | sed 's/ $//')
-	if [ $rc -eq 0 ] && [ "$got" = "$2" ] && grep -q "^$1	" "$D/scaling.dat" &&
-		grep -q "^set arrow from $1, graph 0" "$D/scaling.gp"; then
+	tps=$(awk -F'\t' -v g="$1" '$1 == g { print $2 }' "$D/scaling.dat" 2>/dev/null)
+	if [ $rc -eq 0 ] && [ "$got" = "$2" ] && [ -n "$tps" ] &&
+		grep -q "^set arrow from $1, graph 0" "$D/scaling.gp" &&
+		grep -qx "linear(x) = $tps \* x / $1" "$D/scaling.gp"; then
 		ok "scaling-rows $1"
 	else
-		fail "report --gpus $1: exit $rc, scaling rows '$got', expected '$2' (and $1 in scaling.dat, marked in scaling.gp)"
+		fail "report --gpus $1: exit $rc, scaling rows '$got', expected '$2' (and $1 in scaling.dat, marked in scaling.gp, linear scaling drawn from it)"
 	fi
 }
 scale_rows 2048 "8 32 128 256 512 1024 2048* 4096"
