@@ -185,7 +185,8 @@ for q in "bridge-25.11:MAPE 6.5% median 4.8% worst 19.2% rows 8" \
 	"mosaic-mpt-a100:MAPE 11.3% median 13.0% worst 17.1% rows 6" \
 	"torchtitan-a100:MAPE 15.8% median 13.5% worst 20.3% rows 3" \
 	"sc21-table1-scripts:MAPE 3.9% median 3.3% worst 6.1% rows 10" \
-	"nemo-perf:MAPE 13.4% median 14.1% worst 27.5% rows 40"; do
+	"nemo-perf:MAPE 13.4% median 14.1% worst 27.5% rows 40" \
+	"meta-llama3-405b:MAPE 2.3% median 2.3% worst 4.2% rows 2"; do
 	readme_quote "readme-quote-validate-${q%%:*}" 0 "${q#*:}" \
 		"$BIN" validate "$ROOT/tests/data/runs/${q%%:*}.tsv"
 done
