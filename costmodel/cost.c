@@ -692,6 +692,26 @@ static int nvls_ring(const struct tpp_tier *t, enum tpp_coll coll, int m, int ri
 	return coll == TPP_COLL_ALL_REDUCE && t->nvls && (ring || m < TPP_NVLS_MIN_GPUS);
 }
 
+/*
+ * An NVLS all-reduce of m GPUs priced from a figure measured over the
+ * tier's whole domain (g = span_gpus: the 8 GPUs of a node, the 72 of an
+ * NVL72): each GPU sends and receives S (m+1)/m over its links
+ * (calibration.md 3.3), so algbw = B_wire m/(m+1) hardly changes with m
+ * while busbw = algbw 2(m-1)/m does; the figure at m is the measured one
+ * times [(m-1)/(m+1)] / [(g-1)/(g+1)].  On 8 x H200 this gives 405, 435
+ * and 456 GB/s at 5, 6 and 7 GPUs from the 473 measured at 8, against a
+ * measured 414, 436 and 460 (calibration.md 7.1, NVLS ramp by GPU count).
+ * 1 for anything else (rings, groups of the whole domain).
+ */
+static double nvls_group_scale(const struct tpp_tier *t, enum tpp_coll coll, int m)
+{
+	double g = t->span_gpus;
+	if (coll != TPP_COLL_ALL_REDUCE || !t->nvls || nvls_ring(t, coll, m, 0) ||
+	    g <= 1 || m >= g)
+		return 1.0;
+	return ((m - 1.0) / (m + 1.0)) / ((g - 1.0) / (g + 1.0));
+}
+
 static double tier_busbw(const struct tpp_tier *t, enum tpp_coll coll, int m,
 			 double bytes, int ring)
 {
@@ -707,6 +727,10 @@ static double tier_busbw(const struct tpp_tier *t, enum tpp_coll coll, int m,
 		bw = tpp_tier_busbw_at(t, coll, bytes);
 		if (bw <= 0 && coll != TPP_COLL_ALL_REDUCE && !t->nvls)
 			bw = tpp_tier_busbw_at(t, TPP_COLL_ALL_REDUCE, bytes);
+		/* a measured NVLS figure, for a group smaller than the
+		 * domain it was measured on */
+		if (bw > 0 && !ring)
+			bw *= nvls_group_scale(t, coll, m);
 	}
 	if (bw <= 0)
 		bw = t->bw_Bps * tpp_tier_default_eff(t);
@@ -755,7 +779,8 @@ static double flat_time(const struct tpp_tier *t, enum tpp_coll coll,
 		 * too.
 		 */
 		double b0 = t->curve_bytes[cv][0];
-		double mesh = mesh_scale(t, n);
+		/* mesh links, or an NVLS group smaller than the domain */
+		double mesh = mesh_scale(t, n) * nvls_group_scale(t, coll, n);
 		if (bytes <= b0) {
 			double t0 = b0 * f / (t->curve_busbw_Bps[cv][0] * mesh);
 			double a0 = TPP_COLL_BASE_LAT_S + ring_steps(coll, n) * t->latency_s;

@@ -1155,6 +1155,56 @@ static void test_nvls_latency(void)
 }
 
 /*
+ * An NVLS all-reduce of fewer GPUs than the domain its figure was
+ * measured on: algbw = B_wire m/(m+1) barely moves with m, so busbw =
+ * algbw 2(m-1)/m does (calibration.md 3.3).  From 8 x H200's 473.1 GB/s
+ * at 8 GPUs the model gives 405 / 435 / 456 GB/s at 5 / 6 / 7, within
+ * 2.5 % of the 414.2 / 435.6 / 460.0 measured (calibration.md 7.1, NVLS
+ * ramp by GPU count); taking 473.1 at every count was up to 14 % fast.
+ * On dgx-b200 (838 GB/s on 8 GPUs, no size curve) 6 GPUs are priced at
+ * 838 x (5/7) / (7/9) and 8 at 838; on gb200-nvl72 (850 on the 72-GPU
+ * rack) 8 GPUs at 850 x (7/9) / (71/73); rings (4 GPUs) keep theirs.
+ */
+static void test_nvls_group_size(void)
+{
+	static const double ramp[][2] = {{5, 414.2}, {6, 435.6}, {7, 460.0}};
+	struct tpp_cluster b, g, h;
+	const double S = 1e9, S8 = 8.0 * (1 << 30);
+	double t6, t8, bus8;
+	size_t i;
+	/* dgx-h200 prices an NVLS all-reduce from its measured size curve
+	 * (the curve path of the model): the busbw it gives 5-7 GPUs, as a
+	 * share of 8 GPUs', against the measured ramp's share of 473.1 */
+	load_cluster("dgx-h200", 8, &h);
+	CHECK(h.tiers[0].nvls && h.tiers[0].curve_n[TPP_COLL_ALL_REDUCE] >= 2);
+	bus8 = S8 * 2.0 * 7 / 8 / tpp_coll_time(&h, TPP_COLL_ALL_REDUCE, S8, 8, 1);
+	for (i = 0; i < TPP_ARRAY_LEN(ramp); i++) {
+		int m = (int)ramp[i][0];
+		double bus = S8 * 2.0 * (m - 1) / m / tpp_coll_time(&h, TPP_COLL_ALL_REDUCE, S8, m, 1);
+		CHECK_REL(bus / bus8, ((m - 1.0) / (m + 1)) / (7.0 / 9), 1e-12);
+		CHECK(fabs((bus / bus8) / (ramp[i][1] / 473.1) - 1) < 0.025);
+	}
+	load_cluster("dgx-b200", 8, &b);
+	load_cluster("gb200-nvl72", 72, &g);
+	CHECK(b.tiers[0].span_gpus == 8 && b.tiers[0].curve_n[TPP_COLL_ALL_REDUCE] == 0);
+	t6 = tpp_coll_time(&b, TPP_COLL_ALL_REDUCE, S, 6, 1);
+	t8 = tpp_coll_time(&b, TPP_COLL_ALL_REDUCE, S, 8, 1);
+	CHECK_REL(t6, BASE_LAT_S + 2 * b.tiers[0].latency_s +
+			      S * 2.0 * 5 / 6 / (838.0e9 * (5.0 / 7) / (7.0 / 9)), 1e-12);
+	CHECK_REL(t8, BASE_LAT_S + 2 * b.tiers[0].latency_s + S * 2.0 * 7 / 8 / 838.0e9, 1e-12);
+	/* algbw nearly constant: 6 GPUs take S (7/6) / B, 8 take S (9/8) / B */
+	CHECK_REL((t6 - BASE_LAT_S - 2 * b.tiers[0].latency_s) /
+			  (t8 - BASE_LAT_S - 2 * b.tiers[0].latency_s),
+		  (7.0 / 6) / (9.0 / 8), 1e-12);
+	CHECK_REL(tpp_coll_time(&g, TPP_COLL_ALL_REDUCE, S, 8, 1),
+		  BASE_LAT_S + 2 * g.tiers[0].latency_s +
+			  S * 2.0 * 7 / 8 / (850.0e9 * (7.0 / 9) / (71.0 / 73)), 1e-12);
+	/* a ring below 5 GPUs is not scaled */
+	CHECK_REL(tpp_coll_time(&b, TPP_COLL_ALL_REDUCE, S, 4, 1),
+		  BASE_LAT_S + 6 * b.tiers[0].latency_s + S * 2.0 * 3 / 4 / 682.2e9, 1e-12);
+}
+
+/*
  * Groups that do not tile the domains, on gb200-nvl72 (72-GPU NVLink
  * racks, IB at 4 x 400 Gb/s per 4-GPU tray: 50 GB/s per GPU, 92 % of it
  * without a measurement).  A group of 32 on 128 GPUs: GPUs 64-95 have 8
@@ -2076,6 +2126,7 @@ int main(int argc, char **argv)
 	test_nvls_small_groups();
 	test_straddle_domains();
 	test_nvls_latency();
+	test_nvls_group_size();
 	test_ib_default_eff();
 	test_cp_recompute();
 	test_p2p_overlap_analytic();
