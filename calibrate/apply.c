@@ -291,6 +291,7 @@ void tpp_cal_apply(const struct tpp_calibration *cal, const char *path,
 			 * says which.
 			 */
 			t->busbw_alpha_s[op] = tab->fit.valid ? tab->fit.alpha_s : 0;
+			t->busbw_gpus[op] = tab->group;
 			if (fit_ok) {
 				t->busbw_Bps[op] = tab->fit.busbw_Bps * scale;
 			} else if (bw_measured) {

@@ -1757,6 +1757,39 @@ static void test_apply_send_recv(void)
 }
 
 /*
+ * A calibrated NVLS all-reduce is priced for other group sizes from the
+ * group it was measured over (the table's, not the node's 8): measured
+ * at 400 GB/s over 6 GPUs of a dgx-h100 node, a group of the node's 8
+ * gets 400 x (7/9) / (5/7) (NVLS moves S (m+1)/m per GPU, calibration.md
+ * 3.3; groups of 6 do not tile the nodes, so they are not priced inside one);
+ * a table over 4 GPUs measured NCCL's ring (NVLS from 5 GPUs up), so
+ * there is nothing to scale from: 8 GPUs get its figure as it is.
+ */
+static void test_apply_nvls_group(void)
+{
+	static struct tpp_calibration cal;
+	static struct tpp_cluster c;
+	double b;
+	int k;
+	for (k = 0; k < 2; k++) {
+		int g = k ? 4 : 6;
+		memset(&cal, 0, sizeof(cal));
+		cal.ranks = 8;
+		cal.ranks_per_node = 8;
+		cal.ncoll = 1;
+		flat_table_of(&cal.coll[0], TPP_COLL_ALL_REDUCE, 0, g, 1, 400.0);
+		if (load_cluster("dgx-h100", &c))
+			return;
+		CHECK(c.tiers[0].nvls && c.tiers[0].span_gpus == 8);
+		tpp_cal_apply(&cal, "test", &c);
+		CHECK(c.tiers[0].busbw_gpus[TPP_COLL_ALL_REDUCE] == g);
+		b = cal.coll[0].pts[2].bytes; /* inside the measured curve */
+		CHECK_REL(tpp_coll_time(&c, TPP_COLL_ALL_REDUCE, b, 8, 1),
+			  b * 2.0 * 7 / 8 / (400e9 * (k ? 1.0 : (7.0 / 9) / (5.0 / 7))), 1e-9);
+	}
+}
+
+/*
  * A settled calibration's GEMM ceiling is the settled rate where that is
  * below the sweep's best, and no table point is above it (small shapes
  * timed alone may run at a higher clock); a published gemm_shape is
@@ -2013,6 +2046,7 @@ int main(void)
 	test_apply_no_fit();
 	test_apply_per_gpu();
 	test_apply_send_recv();
+	test_apply_nvls_group();
 	test_apply_settled();
 	test_rescue();
 	test_nv_driver();
