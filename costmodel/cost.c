@@ -729,8 +729,8 @@ static double tier_busbw(const struct tpp_tier *t, enum tpp_coll coll, int m,
 		bw = tpp_tier_busbw_at(t, coll, bytes);
 		if (bw <= 0 && coll != TPP_COLL_ALL_REDUCE && !t->nvls)
 			bw = tpp_tier_busbw_at(t, TPP_COLL_ALL_REDUCE, bytes);
-		/* a measured NVLS figure, for a group smaller than the
-		 * domain it was measured on */
+		/* a measured NVLS figure, for a group of another size
+		 * than the one it was measured over */
 		if (bw > 0 && !ring)
 			bw *= nvls_group_scale(t, coll, m);
 	}
@@ -781,7 +781,8 @@ static double flat_time(const struct tpp_tier *t, enum tpp_coll coll,
 		 * too.
 		 */
 		double b0 = t->curve_bytes[cv][0];
-		/* mesh links, or an NVLS group smaller than the domain */
+		/* mesh links, or an NVLS group of another size than the
+		 * curve's */
 		double mesh = mesh_scale(t, n) * nvls_group_scale(t, coll, n);
 		if (bytes <= b0) {
 			double t0 = b0 * f / (t->curve_busbw_Bps[cv][0] * mesh);
