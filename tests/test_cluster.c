@@ -31,7 +31,7 @@ static void test_presets_load(void)
 {
 	static const char *const presets[] = {
 		"dgx-a100", "dgx-a100-40gb", "dgx", "dgx-h100", "dgx-h200", "dgx-b200",
-		"gb200-nvl72", "mi300x", "l40s-ethernet",
+		"dgx-b300", "gb200-nvl72", "mi300x", "l40s-ethernet",
 	};
 	size_t i;
 	for (i = 0; i < TPP_ARRAY_LEN(presets); i++) {
@@ -166,6 +166,18 @@ static void test_other_presets(void)
 	CHECK_REL(c.gpu.gemm_flops[TPP_PREC_FP8], 2788e12, 1e-12);
 	CHECK(c.gpu.gemm_shape[TPP_PREC_FP8][2] == 6144);
 	CHECK_REL(c.tiers[0].bw_Bps, 900e9, 1e-12);
+
+	/* dgx-b300 (calibration.md s6, s7.2): burst GEMM figures, no shape,
+	 * no measured busbw; 8 x XDR 800 Gb/s per node = 100 GB/s per GPU */
+	CHECK(load("dgx-b300", &c) == TPP_OK);
+	CHECK_REL(c.gpu.peak_flops[TPP_PREC_FP8], 4500e12, 1e-12);
+	CHECK_REL(c.gpu.gemm_flops[TPP_PREC_BF16], 1769.0e12, 1e-12);
+	CHECK_REL(c.gpu.gemm_flops[TPP_PREC_FP8], 3353.3e12, 1e-12);
+	CHECK(c.gpu.gemm_shape[TPP_PREC_BF16][0] == 0);
+	CHECK_REL(c.gpu.hbm_bytes, 288e9, 1e-12);
+	CHECK(c.tiers[0].nvls && c.tiers[0].busbw_Bps[TPP_COLL_ALL_REDUCE] <= 0);
+	CHECK_REL(c.tiers[1].bw_Bps, 100e9, 1e-12);
+	CHECK(c.tiers[1].kind == TPP_TIER_INFINIBAND && !c.tiers[1].unverified[0]);
 
 	/* dgx-a100-40gb: the DGX A100 node with the 40GB part, which
 	 * differs only in its memory (calibration.md s6) */
