@@ -840,14 +840,20 @@ int tpp_cmd_validate(int argc, char **argv)
 		goto out;
 	}
 	{
-		double mape = 0, median = 0, worst = 0;
+		/* bias: the mean signed error of the predicted rows (below 0:
+		 * the model predicts steps short on this file) */
+		double mape = 0, median = 0, worst = 0, bias = 0;
 		for (i = 0; i < nok; i++) {
 			mape += abserr[i];
 			if (abserr[i] > worst)
 				worst = abserr[i];
 		}
+		for (i = 0; i < nrows; i++)
+			if (rows[i].ok)
+				bias += rows[i].err;
 		if (nok) {
 			mape /= nok;
+			bias /= nok;
 			qsort(abserr, (size_t)nok, sizeof(double), cmp_double);
 			median = nok % 2 ? abserr[nok / 2] : 0.5 * (abserr[nok / 2 - 1] + abserr[nok / 2]);
 		}
@@ -889,10 +895,10 @@ int tpp_cmd_validate(int argc, char **argv)
 			}
 			/* no error statistics without a predicted row */
 			if (nok)
-				printf("  ],\n  \"summary\": {\"mape\": %.6g, \"median\": %.6g, \"worst\": %.6g",
-				       mape, median, worst);
+				printf("  ],\n  \"summary\": {\"mape\": %.6g, \"median\": %.6g, \"worst\": %.6g, \"bias\": %.6g",
+				       mape, median, worst, bias);
 			else
-				printf("  ],\n  \"summary\": {\"mape\": null, \"median\": null, \"worst\": null");
+				printf("  ],\n  \"summary\": {\"mape\": null, \"median\": null, \"worst\": null, \"bias\": null");
 			printf(", \"rows\": %d, \"predicted\": %d, \"unpredicted\": %d}\n}\n",
 			       nrows, nok, nrows - nok);
 		} else {
