@@ -11,6 +11,7 @@
  * not a NIC rate".
  */
 #include "calibration.h"
+#include "cost.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -235,14 +236,25 @@ void tpp_cal_apply(const struct tpp_calibration *cal, const char *path,
 		tpp_strlcpy(tsrc, src, sizeof(tsrc));
 		for (op = 0; op < TPP_COLL__COUNT; op++) {
 			const struct tpp_cal_coll *tab = pick(cal, ti, (enum tpp_coll)op);
-			double f, beyond_Bps, scale, table_top = 0, table_last_bw = 0;
+			double f, beyond_Bps, scale, per_gpu, nv = 1, table_top = 0, table_last_bw = 0;
 			enum tpp_src beyond_src;
 			int n, i, stride, fit_ok, bw_measured, kept_lo = 0, kept_hi = 0;
 			if (!tab)
 				continue;
 			f = tpp_cal_bus_factor((enum tpp_coll)op, tab->group);
 			/* an outer tier's figures are per GPU */
-			scale = per_gpu_scale(cal, c, ti, tab);
+			per_gpu = per_gpu_scale(cal, c, ti, tab);
+			/*
+			 * An NVLS all-reduce over another GPU count than the one
+			 * the tier's figures are stated at (measured.nvls_gpus):
+			 * expressed at that count (tpp_nvls_scale), so the
+			 * curve's calibrated and kept published points and its
+			 * figure share one group size.  Under 5 GPUs NCCL ran a
+			 * ring: nothing to convert.
+			 */
+			if (op == TPP_COLL_ALL_REDUCE && orig.nvls && orig.nvls_gpus > 0)
+				nv = tpp_nvls_scale(orig.nvls_gpus, tab->group);
+			scale = per_gpu * nv;
 			/* keep at most TPP_CURVE_MAX points, evenly spread, always
 			 * with the largest size; into a scratch curve first so a
 			 * table without 2 usable points changes nothing */
@@ -291,7 +303,12 @@ void tpp_cal_apply(const struct tpp_calibration *cal, const char *path,
 			 * says which.
 			 */
 			t->busbw_alpha_s[op] = tab->fit.valid ? tab->fit.alpha_s : 0;
-			t->busbw_gpus[op] = tab->group;
+			/* a tier that did not state its NVLS group takes the
+			 * table's, when the table replaced its all-reduce
+			 * figures whole (none of the published ones kept) */
+			if (op == TPP_COLL_ALL_REDUCE && t->nvls && !orig.nvls_gpus &&
+			    tab->group >= 5 && bw_measured && !kept_lo && !kept_hi)
+				t->nvls_gpus = tab->group;
 			if (fit_ok) {
 				t->busbw_Bps[op] = tab->fit.busbw_Bps * scale;
 			} else if (bw_measured) {
@@ -309,10 +326,14 @@ void tpp_cal_apply(const struct tpp_calibration *cal, const char *path,
 				tpp_appendf(tsrc, sizeof(tsrc),
 					    "; %s: below the smallest size measured, the %s size curve",
 					    tpp_coll_names[op], tpp_src_names[beyond_src]);
-			if (scale != 1)
+			if (per_gpu != 1)
 				tpp_appendf(tsrc, sizeof(tsrc),
 					    "; %s: per GPU, busbw / %.0f (the GPUs of a node in a ring across nodes)",
-					    tpp_coll_names[op], 1.0 / scale);
+					    tpp_coll_names[op], 1.0 / per_gpu);
+			if (nv != 1)
+				tpp_appendf(tsrc, sizeof(tsrc),
+					    "; %s: NVLS over %d GPUs, stated at the tier's %d (busbw x %.3f)",
+					    tpp_coll_names[op], tab->group, orig.nvls_gpus, nv);
 			t->busbw_src[op] = TPP_SRC_CALIBRATION;
 			any = 1;
 		}

@@ -520,6 +520,7 @@ static int parse_gpu(struct tpp_ydoc *d, yaml_node_t *node,
 
 struct tier_measured {
 	yaml_node_t *busbw, *curve;
+	int nvls_gpus;
 	char source[TPP_SOURCE_LEN];
 };
 
@@ -529,6 +530,9 @@ static const struct tpp_yfield tier_measured_fields[] = {
 	 .required = 1},
 	{.key = "busbw_curve_GBps", .type = TPP_YF_CUSTOM,
 	 .offset = offsetof(struct tier_measured, curve), .handler = tpp_y_keep_node},
+	{.key = "nvls_gpus", .type = TPP_YF_INT,
+	 .offset = offsetof(struct tier_measured, nvls_gpus), .min = 5,
+	 .max = 1 << 24},
 	{.key = "source", .type = TPP_YF_STR,
 	 .offset = offsetof(struct tier_measured, source),
 	 .size = TPP_SOURCE_LEN, .required = 1},
@@ -760,6 +764,19 @@ static int parse_tier_measured(struct tpp_ydoc *d, yaml_node_t *node, int i,
 		return rc;
 	if (m.curve && (rc = parse_curves(d, m.curve, what, t, err)))
 		return rc;
+	/* the GPUs its NVLS all-reduce figures were measured over: an NVLS
+	 * tier's, inside one of its domains, with an all-reduce figure */
+	if (m.nvls_gpus) {
+		yaml_node_t *at = tpp_y_map_get(d, node, "nvls_gpus");
+		if (!t->nvls)
+			return tpp_y_err(d, at, err, "%s.nvls_gpus: the tier has no NVLS (features: [nvls])", what);
+		if (t->span_gpus > 0 && m.nvls_gpus > t->span_gpus)
+			return tpp_y_err(d, at, err, "%s.nvls_gpus %d: more GPUs than one domain of the tier (span_gpus %d)",
+					 what, m.nvls_gpus, t->span_gpus);
+		if (t->busbw_Bps[TPP_COLL_ALL_REDUCE] <= 0 && t->curve_n[TPP_COLL_ALL_REDUCE] <= 0)
+			return tpp_y_err(d, at, err, "%s.nvls_gpus: no all_reduce figure or curve to go with it", what);
+		t->nvls_gpus = m.nvls_gpus;
+	}
 	for (c = 0; c < TPP_COLL__COUNT; c++)
 		if (t->busbw_Bps[c] > 0 || t->curve_n[c] > 0)
 			t->busbw_src[c] = TPP_SRC_PUBLISHED;

@@ -96,10 +96,11 @@ struct tpp_tier {
 	double busbw_Bps[TPP_COLL__COUNT];
 	enum tpp_src busbw_src[TPP_COLL__COUNT];
 	double busbw_alpha_s[TPP_COLL__COUNT]; /* fitted latency, 0 if none */
-	/* GPUs in the group the measured figure and curve of a collective
-	 * were taken over (a calibration table's group); 0: the whole
-	 * domain (span_gpus), as the presets' published figures are read */
-	int busbw_gpus[TPP_COLL__COUNT];
+	/* GPUs the NVLS all-reduce figure and curve were measured over
+	 * (YAML measured.nvls_gpus, or a calibration table's group); 0 when
+	 * not stated: other group sizes are then priced at the figure as it
+	 * is (the cost model's nvls_group_scale) */
+	int nvls_gpus;
 	/*
 	 * Optional measured bus-bandwidth curve per collective: busbw (B/s)
 	 * at message sizes (bytes, nccl-tests size column), sizes strictly

@@ -693,25 +693,30 @@ static int nvls_ring(const struct tpp_tier *t, enum tpp_coll coll, int m, int ri
 }
 
 /*
- * An NVLS all-reduce of m GPUs priced from a figure measured over g GPUs
- * (a calibration table's group; the whole domain, span_gpus, for the
- * presets' published figures: the 8 GPUs of a node, the 72 of an NVL72):
- * each GPU sends and receives S (m+1)/m over its links (calibration.md
- * 3.3), so algbw = B_wire m/(m+1) hardly changes with m while busbw =
- * algbw 2(m-1)/m does; the figure at m is the measured one times
- * [(m-1)/(m+1)] / [(g-1)/(g+1)].  On 8 x H200 this gives 405, 435 and
- * 456 GB/s at 5, 6 and 7 GPUs from the 473 measured at 8, against a
- * measured 414, 436 and 460 (calibration.md 7.1, NVLS ramp by GPU count).
- * 1 for anything else: rings, m = g, and a figure measured over fewer
- * than 5 GPUs, which NCCL ran as a ring (nothing to scale from).
+ * An NVLS all-reduce figure measured over g GPUs, for m GPUs: each GPU
+ * sends and receives S (m+1)/m over its links (calibration.md 3.3), so
+ * algbw = B_wire m/(m+1) hardly changes with m while busbw = algbw
+ * 2(m-1)/m does; the figure at m is the measured one times
+ * [(m-1)/(m+1)] / [(g-1)/(g+1)].  From 8 x H200's 473 GB/s this gives
+ * 405, 434 and 456 GB/s at 5, 6 and 7 GPUs, against a measured 414, 436
+ * and 460 (calibration.md 7.1, NVLS ramp by GPU count).  1 when m or g is
+ * under 5 (NCCL runs a ring there: nothing NVLS to scale) or unknown (0).
  */
-static double nvls_group_scale(const struct tpp_tier *t, enum tpp_coll coll, int m)
+double tpp_nvls_scale(int m, int g)
 {
-	double g = t->busbw_gpus[coll] > 0 ? t->busbw_gpus[coll] : t->span_gpus;
-	if (coll != TPP_COLL_ALL_REDUCE || !t->nvls || nvls_ring(t, coll, m, 0) ||
-	    g < TPP_NVLS_MIN_GPUS || m == g)
+	if (m < TPP_NVLS_MIN_GPUS || g < TPP_NVLS_MIN_GPUS || m == g)
 		return 1.0;
 	return ((m - 1.0) / (m + 1.0)) / ((g - 1.0) / (g + 1.0));
+}
+
+/* The factor for an NVLS all-reduce of m GPUs on tier t, whose figures
+ * were measured over t->nvls_gpus (tpp_nvls_scale); 1 for anything else:
+ * rings, and a tier that does not say over how many GPUs it measured. */
+static double nvls_group_scale(const struct tpp_tier *t, enum tpp_coll coll, int m)
+{
+	if (coll != TPP_COLL_ALL_REDUCE || !t->nvls || nvls_ring(t, coll, m, 0))
+		return 1.0;
+	return tpp_nvls_scale(m, t->nvls_gpus);
 }
 
 static double tier_busbw(const struct tpp_tier *t, enum tpp_coll coll, int m,

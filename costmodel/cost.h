@@ -372,6 +372,11 @@ int tpp_rank_layers(int layers, int pp, int vp, int r);
 double tpp_coll_time(const struct tpp_cluster *c, enum tpp_coll coll,
 		     double bytes, int n, int stride);
 
+/* NVLS all-reduce busbw measured over g GPUs, as a factor for m GPUs:
+ * [(m-1)/(m+1)] / [(g-1)/(g+1)] (calibration.md 3.3); 1 when either is
+ * under 5 (a ring) or m == g. */
+double tpp_nvls_scale(int m, int g);
+
 /* Forward and backward time (s) of core attention (QK^T, softmax, AV) for
  * bh (sequence, head) pairs of sq queries, sk keys, head dimension dh, with
  * attention kernel `attn` (cost.c documents the model and its check). */
