@@ -925,8 +925,9 @@ static int fig_timeline(const char *dir, const struct tpp_report *r,
  * Throughput and MFU against the GPU count, both axes logarithmic, so
  * linear scaling is a straight line: the dotted reference is the
  * requested count's throughput (the smallest count's when the requested
- * one has no layout) times the GPU ratio; where the best layout falls
- * below it, the step lost that much to scaling.
+ * one has no layout) times the GPU ratio: above that count the distance
+ * below the line is what scaling out costs, below it the distance above
+ * the line is what the reference count loses against the smaller one.
  */
 static int fig_scaling(const char *dir, const struct tpp_report *r)
 {
