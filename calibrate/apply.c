@@ -274,7 +274,9 @@ void tpp_cal_apply(const struct tpp_calibration *cal, const char *path,
 					if (pt->median_s > 0 && pt->bytes > 0 &&
 					    (!cn || pt->bytes > cb[cn - 1])) {
 						cb[cn] = pt->bytes;
-						cw[cn] = pt->bytes * f / pt->median_s * scale;
+						/* NVLS conversion only where NCCL ran NVLS */
+						cw[cn] = pt->bytes * f / pt->median_s * per_gpu *
+							 (pt->bytes >= TPP_NVLS_MIN_BYTES ? nv : 1.0);
 						cn++;
 					}
 					if (i == n - 1)

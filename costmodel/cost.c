@@ -709,12 +709,15 @@ double tpp_nvls_scale(int m, int g)
 	return ((m - 1.0) / (m + 1.0)) / ((g - 1.0) / (g + 1.0));
 }
 
-/* The factor for an NVLS all-reduce of m GPUs on tier t, whose figures
- * were measured over t->nvls_gpus (tpp_nvls_scale); 1 for anything else:
- * rings, and a tier that does not say over how many GPUs it measured. */
-static double nvls_group_scale(const struct tpp_tier *t, enum tpp_coll coll, int m)
+/* The factor for an NVLS all-reduce of m GPUs and `bytes` on tier t,
+ * whose figures were measured over t->nvls_gpus (tpp_nvls_scale); 1 for
+ * anything else: rings, messages under TPP_NVLS_MIN_BYTES, and a tier
+ * that does not say over how many GPUs it measured. */
+static double nvls_group_scale(const struct tpp_tier *t, enum tpp_coll coll, int m,
+			       double bytes)
 {
-	if (coll != TPP_COLL_ALL_REDUCE || !t->nvls || nvls_ring(t, coll, m, 0))
+	if (coll != TPP_COLL_ALL_REDUCE || !t->nvls || nvls_ring(t, coll, m, 0) ||
+	    bytes < TPP_NVLS_MIN_BYTES)
 		return 1.0;
 	return tpp_nvls_scale(m, t->nvls_gpus);
 }
@@ -737,7 +740,7 @@ static double tier_busbw(const struct tpp_tier *t, enum tpp_coll coll, int m,
 		/* a measured NVLS figure, for a group of another size
 		 * than the one it was measured over */
 		if (bw > 0 && !ring)
-			bw *= nvls_group_scale(t, coll, m);
+			bw *= nvls_group_scale(t, coll, m, bytes);
 	}
 	if (bw <= 0)
 		bw = t->bw_Bps * tpp_tier_default_eff(t);
@@ -787,16 +790,18 @@ static double flat_time(const struct tpp_tier *t, enum tpp_coll coll,
 		 */
 		double b0 = t->curve_bytes[cv][0];
 		/* mesh links, or an NVLS group of another size than the
-		 * curve's */
-		double mesh = mesh_scale(t, n) * nvls_group_scale(t, coll, n);
+		 * curve's (at the size the bandwidth is read at) */
+		double mesh = mesh_scale(t, n);
 		if (bytes <= b0) {
-			double t0 = b0 * f / (t->curve_busbw_Bps[cv][0] * mesh);
+			double t0 = b0 * f / (t->curve_busbw_Bps[cv][0] * mesh *
+					      nvls_group_scale(t, coll, n, b0));
 			double a0 = TPP_COLL_BASE_LAT_S + ring_steps(coll, n) * t->latency_s;
 			if (a0 >= t0)
 				return t0;
 			return a0 + (t0 - a0) * bytes / b0;
 		}
-		return bytes * f / (tpp_tier_busbw_at(t, (enum tpp_coll)cv, bytes) * mesh);
+		return bytes * f / (tpp_tier_busbw_at(t, (enum tpp_coll)cv, bytes) * mesh *
+				    nvls_group_scale(t, coll, n, bytes));
 	}
 	busbw = tier_busbw(t, coll, n, bytes, 0);
 	alpha = TPP_COLL_BASE_LAT_S + ring_steps(coll, n) * t->latency_s;

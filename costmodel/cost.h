@@ -374,8 +374,11 @@ double tpp_coll_time(const struct tpp_cluster *c, enum tpp_coll coll,
 
 /* NVLS all-reduce busbw measured over g GPUs, as a factor for m GPUs:
  * [(m-1)/(m+1)] / [(g-1)/(g+1)] (calibration.md 3.3); 1 when either is
- * under 5 (a ring) or m == g. */
+ * under 5 (a ring) or m == g.  It applies from TPP_NVLS_MIN_BYTES: below,
+ * NCCL's all-reduce is Ring/LL (8 x H200: Ring/LL up to 1 MiB, NVLS from
+ * 2 MiB, calibration.md 5.1 item 6), whose busbw does not fall with m. */
 double tpp_nvls_scale(int m, int g);
+#define TPP_NVLS_MIN_BYTES (2.0 * 1024 * 1024)
 
 /* Forward and backward time (s) of core attention (QK^T, softmax, AV) for
  * bh (sequence, head) pairs of sq queries, sk keys, head dimension dh, with

@@ -1161,7 +1161,8 @@ static void test_nvls_latency(void)
  * 473.1 GB/s at 8 GPUs the model gives 405 / 434 / 456 GB/s at 5 / 6 / 7,
  * within 2.5 % of the 414.2 / 435.6 / 460.0 measured (calibration.md 7.1,
  * NVLS ramp by GPU count); taking 473.1 at every count was up to 14 %
- * fast.  On dgx-b200 (838 GB/s on 8 GPUs, no size curve) 6 GPUs are
+ * fast (from 2 MiB, where NCCL switches the all-reduce to NVLS; below,
+ * a Ring/LL, not scaled).  On dgx-b200 (838 GB/s on 8 GPUs, no size curve) 6 GPUs are
  * priced at 838 x (5/7) / (7/9) and 8 at 838; gb200-nvl72's 850 does not
  * say over how many GPUs (a slide): 8 GPUs get it as it is; rings (4
  * GPUs) keep theirs.
@@ -1184,6 +1185,17 @@ static void test_nvls_group_size(void)
 		double bus = S8 * 2.0 * (m - 1) / m / tpp_coll_time(&h, TPP_COLL_ALL_REDUCE, S8, m, 1);
 		CHECK_REL(bus / bus8, ((m - 1.0) / (m + 1)) / (7.0 / 9), 1e-12);
 		CHECK(fabs((bus / bus8) / (ramp[i][1] / 473.1) - 1) < 0.025);
+	}
+	/* below 2 MiB NCCL's all-reduce is Ring/LL (calibration.md 5.1): the
+	 * curve's bus bandwidth is not scaled there, from 2 MiB it is */
+	{
+		const double s1 = 1.5 * (1 << 20), s2 = 4.0 * (1 << 20);
+		double r1 = (s1 * 2.0 * 4 / 5 / tpp_coll_time(&h, TPP_COLL_ALL_REDUCE, s1, 5, 1)) /
+			    (s1 * 2.0 * 7 / 8 / tpp_coll_time(&h, TPP_COLL_ALL_REDUCE, s1, 8, 1));
+		double r2 = (s2 * 2.0 * 4 / 5 / tpp_coll_time(&h, TPP_COLL_ALL_REDUCE, s2, 5, 1)) /
+			    (s2 * 2.0 * 7 / 8 / tpp_coll_time(&h, TPP_COLL_ALL_REDUCE, s2, 8, 1));
+		CHECK_REL(r1, 1.0, 1e-12);
+		CHECK_REL(r2, (4.0 / 6) / (7.0 / 9), 1e-12);
 	}
 	load_cluster("dgx-b200", 8, &b);
 	load_cluster("gb200-nvl72", 72, &g);
