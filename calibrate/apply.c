@@ -236,7 +236,7 @@ void tpp_cal_apply(const struct tpp_calibration *cal, const char *path,
 		tpp_strlcpy(tsrc, src, sizeof(tsrc));
 		for (op = 0; op < TPP_COLL__COUNT; op++) {
 			const struct tpp_cal_coll *tab = pick(cal, ti, (enum tpp_coll)op);
-			double f, beyond_Bps, scale, per_gpu, nv = 1, table_top = 0, table_last_bw = 0;
+			double f, beyond_Bps, per_gpu, nv = 1, table_top = 0, table_last_bw = 0;
 			enum tpp_src beyond_src;
 			int n, i, stride, fit_ok, bw_measured, kept_lo = 0, kept_hi = 0;
 			if (!tab)
@@ -254,7 +254,6 @@ void tpp_cal_apply(const struct tpp_calibration *cal, const char *path,
 			 */
 			if (op == TPP_COLL_ALL_REDUCE && orig.nvls && orig.nvls_gpus > 0)
 				nv = tpp_nvls_scale(orig.nvls_gpus, tab->group);
-			scale = per_gpu * nv;
 			/* keep at most TPP_CURVE_MAX points, evenly spread, always
 			 * with the largest size; into a scratch curve first so a
 			 * table without 2 usable points changes nothing */
@@ -309,10 +308,10 @@ void tpp_cal_apply(const struct tpp_calibration *cal, const char *path,
 			 * table's, when the table replaced its all-reduce
 			 * figures whole (none of the published ones kept) */
 			if (op == TPP_COLL_ALL_REDUCE && t->nvls && !orig.nvls_gpus &&
-			    tab->group >= 5 && bw_measured && !kept_lo && !kept_hi)
+			    tab->group >= TPP_NVLS_MIN_GPUS && bw_measured && !kept_lo && !kept_hi)
 				t->nvls_gpus = tab->group;
 			if (fit_ok) {
-				t->busbw_Bps[op] = tab->fit.busbw_Bps * scale;
+				t->busbw_Bps[op] = tab->fit.busbw_Bps * per_gpu * nv;
 			} else if (bw_measured) {
 				t->busbw_Bps[op] = table_last_bw;
 			} else {

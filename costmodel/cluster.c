@@ -531,7 +531,7 @@ static const struct tpp_yfield tier_measured_fields[] = {
 	{.key = "busbw_curve_GBps", .type = TPP_YF_CUSTOM,
 	 .offset = offsetof(struct tier_measured, curve), .handler = tpp_y_keep_node},
 	{.key = "nvls_gpus", .type = TPP_YF_INT,
-	 .offset = offsetof(struct tier_measured, nvls_gpus), .min = 5,
+	 .offset = offsetof(struct tier_measured, nvls_gpus), .min = TPP_NVLS_MIN_GPUS,
 	 .max = 1 << 24},
 	{.key = "source", .type = TPP_YF_STR,
 	 .offset = offsetof(struct tier_measured, source),

@@ -65,6 +65,11 @@ extern const char *const tpp_coll_names[TPP_COLL__COUNT]; /* "all_reduce", ... *
 /* GPUs of a cluster file (nodes x gpus_per_node), as many as --gpus takes */
 #define TPP_CLUSTER_MAX_GPUS (1 << 24)
 
+/* NCCL uses NVLS (NVLink SHARP) for all-reduce from 5 GPUs up
+ * (calibration.md 3.3, 4.3); below, and in a ring that leaves the domain,
+ * the all-reduce is a ring (so no NVLS figure is measured under it). */
+#define TPP_NVLS_MIN_GPUS 5
+
 struct tpp_tier {
 	char name[TPP_NAME_LEN];
 	enum tpp_tier_kind kind;

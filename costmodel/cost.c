@@ -679,11 +679,6 @@ static double mesh_scale(const struct tpp_tier *t, int m)
 	return 1.0;
 }
 
-/* NCCL uses NVLS (NVLink SHARP) for all-reduce from 5 GPUs up
- * (calibration.md 3.3, 4.3); below, and in a ring that leaves the domain,
- * the all-reduce is a ring. */
-#define TPP_NVLS_MIN_GPUS 5
-
 /* Whether an all-reduce of m GPUs on tier t runs as a ring although the
  * tier's all-reduce figures are NVLS ones (fewer than 5 GPUs, or `ring`:
  * one stretch of a ring across domains). */
