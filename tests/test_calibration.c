@@ -36,10 +36,7 @@ static uint64_t rng_state = 0x7470706c616e2d31ULL;
 
 static double rng_uniform(void)
 {
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	z ^= z >> 31;
+	uint64_t z = tpp_test_rand64(&rng_state);
 	return ((double)(z >> 11) + 0.5) / 9007199254740992.0; /* (0, 1) */
 }
 

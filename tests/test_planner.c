@@ -613,14 +613,11 @@ static void test_zero2_pipelined(struct tpp_plan *p)
  * audit -- 673,434 feasible layouts over 220 problems -- found none
  * either (this project's notes, 2026-12-07).
  */
-static unsigned long long bound_rng = 0x9e3779b97f4a7c15ull;
-static int bound_rand(int n) /* 0 .. n-1, splitmix64 */
+static uint64_t bound_rng = 0x9e3779b97f4a7c15ULL;
+static int bound_rand(int n) /* 0 .. n-1 */
 {
-	unsigned long long z = (bound_rng += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	z ^= z >> 31;
-	return n > 1 ? (int)(z % (unsigned long long)n) : 0;
+	uint64_t z = tpp_test_rand64(&bound_rng);
+	return n > 1 ? (int)(z % (uint64_t)n) : 0;
 }
 
 /* A random power of two dividing n, at most lim. */

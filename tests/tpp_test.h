@@ -7,6 +7,7 @@
 #define TPP_TEST_H
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -53,6 +54,16 @@ static int tpp_test_checks;
 #ifndef TPP_TEST_DATA
 #define TPP_TEST_DATA "."
 #endif
+
+/* The next value of a fixed-seed splitmix64 sequence (*state advances):
+ * reproducible random inputs for the tests that draw them. */
+static inline uint64_t tpp_test_rand64(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
 
 static inline int tpp_test_done(const char *name)
 {
