@@ -376,6 +376,7 @@ void tpp_cal_apply(const struct tpp_calibration *cal, const char *path,
 		double cap = g->settled_flops_per_s > 0 ? g->settled_flops_per_s : 0;
 		c->gpu.gemm_flops[p] = cap > 0 && cap < g->best_flops_per_s ? cap : g->best_flops_per_s;
 		c->gpu.gemm_src[p] = TPP_SRC_CALIBRATION;
+		c->gpu.gemm_burst_flops[p] = 0; /* the calibration's rate is used as it is */
 		/* the published figure's shape does not go with this one; the
 		 * measured table below prices shapes instead */
 		memset(c->gpu.gemm_shape[p], 0, sizeof(c->gpu.gemm_shape[p]));

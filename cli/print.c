@@ -136,6 +136,9 @@ static void print_sources(FILE *f, const struct tpp_cluster *c,
 			if (g->gemm_shape[q][0] > 0)
 				fprintf(f, " at %.0fx%.0fx%.0f", g->gemm_shape[q][0],
 					g->gemm_shape[q][1], g->gemm_shape[q][2]);
+			if (g->gemm_burst_flops[q] > 0)
+				fprintf(f, " sustained, estimated: the burst figure %.4g x %.3f (sustained / burst, median of 4 NVIDIA parts measured both ways, cluster.h TPP_SUSTAINED_OF_BURST)",
+					g->gemm_burst_flops[q] / TPP_TFLOPS, TPP_SUSTAINED_OF_BURST);
 			fprintf(f, " (%s: %s)\n", tpp_src_names[g->gemm_src[q]],
 				g->gemm_src[q] == TPP_SRC_CALIBRATION ? c->calibration : g->gemm_source);
 		} else {

@@ -1458,11 +1458,16 @@ static void write_doc(struct doc *d, const struct tpp_report *r,
 			if (g->gemm_shape[q][0] > 0)
 				snprintf(at, sizeof(at), " at %.0fx%.0fx%.0f", g->gemm_shape[q][0],
 					 g->gemm_shape[q][1], g->gemm_shape[q][2]);
+			char burst[160] = "";
+			if (g->gemm_burst_flops[q] > 0)
+				snprintf(burst, sizeof(burst),
+					 "; sustained rate estimated as the burst figure %.4g TFLOP/s x %.3f (median sustained / burst of 4 NVIDIA parts)",
+					 g->gemm_burst_flops[q] / TPP_TFLOPS, TPP_SUSTAINED_OF_BURST);
 			d_td(d, "%.4g TFLOP/s%s%s%s", rate / TPP_TFLOPS, q != (int)prec ? " (the " : "",
 			     q != (int)prec ? tpp_prec_names[q] : "", q != (int)prec ? " figure)" : ""),
-				d_td(d, "%s: %s%s", tpp_src_names[g->gemm_src[q]],
+				d_td(d, "%s: %s%s%s", tpp_src_names[g->gemm_src[q]],
 				     usr(d, g->gemm_src[q] == TPP_SRC_CALIBRATION ? c->calibration : g->gemm_source),
-				     at);
+				     at, burst);
 		} else {
 			int q16;
 			double frac = tpp_gemm_ceiling(g, prec, &q16);

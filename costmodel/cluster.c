@@ -303,8 +303,13 @@ static const struct tpp_yfield coll_fields[TPP_COLL__COUNT] = {
 
 struct gpu_measured {
 	yaml_node_t *gemm, *shape;
+	int rate; /* enum gemm_rate */
 	char source[TPP_SOURCE_LEN];
 };
+
+/* gpu.measured.gemm_rate: what the gemm_tflops figures are. */
+enum gemm_rate { GEMM_RATE_SUSTAINED, GEMM_RATE_BURST, GEMM_RATE__COUNT };
+static const char *const gemm_rate_names[GEMM_RATE__COUNT] = {"sustained", "burst"};
 
 static const struct tpp_yfield gpu_measured_fields[] = {
 	{.key = "gemm_tflops", .type = TPP_YF_CUSTOM,
@@ -312,6 +317,9 @@ static const struct tpp_yfield gpu_measured_fields[] = {
 	 .required = 1},
 	{.key = "gemm_shape", .type = TPP_YF_CUSTOM,
 	 .offset = offsetof(struct gpu_measured, shape), .handler = tpp_y_keep_node},
+	{.key = "gemm_rate", .type = TPP_YF_ENUM,
+	 .offset = offsetof(struct gpu_measured, rate),
+	 .names = gemm_rate_names, .nnames = GEMM_RATE__COUNT},
 	{.key = "source", .type = TPP_YF_STR,
 	 .offset = offsetof(struct gpu_measured, source),
 	 .size = TPP_SOURCE_LEN, .required = 1},
@@ -506,6 +514,13 @@ static int parse_gpu(struct tpp_ydoc *d, yaml_node_t *node,
 						 tpp_prec_names[p], meas / TPP_TFLOPS,
 						 peak / TPP_TFLOPS, tpp_prec_names[p]);
 			in.g.gemm_src[p] = TPP_SRC_PUBLISHED;
+			/* a burst figure stands for the sustained rate it
+			 * implies (TPP_SUSTAINED_OF_BURST); the peak check
+			 * above is on the figure as published */
+			if (m.rate == GEMM_RATE_BURST) {
+				in.g.gemm_burst_flops[p] = meas;
+				in.g.gemm_flops[p] = meas * TPP_SUSTAINED_OF_BURST;
+			}
 		}
 		if (m.shape && (rc = parse_gemm_shape(d, m.shape, &in.g, err)))
 			return rc;

@@ -127,6 +127,21 @@ struct tpp_gemm_table {
 	float flops_per_s[TPP_GEMM_TABLE_MAX];
 };
 
+/*
+ * Sustained over burst GEMM rate, for a GPU whose only published figure is
+ * a burst (gemm_rate: burst): a training step's back-to-back GEMMs hold the
+ * board at its power limit, below the boost clock a short benchmark
+ * catches.  0.858 is the median over the NVIDIA parts ml-engineering
+ * measured both ways (compute/accelerator/README.md @0359db89, bf16 MSMF /
+ * MAMF): A100 PCIe 258 / 285 = 0.905, H200 755 / 850 = 0.888, B200
+ * 1439 / 1737 = 0.828, B300 1519 / 1892 = 0.803 (the middle two's mean).
+ * MI300X (659 / 676) is left out: the source calls its MAMF "a noisy
+ * reading of the same throttled state", not a burst.  The ratio depends on
+ * the board's power limit, so for another part it is an estimate within
+ * that range (0.80-0.91).
+ */
+#define TPP_SUSTAINED_OF_BURST 0.858
+
 struct tpp_gpu {
 	char name[TPP_NAME_LEN];
 	/* Dense (no sparsity) datasheet peak per precision, FLOP/s; 0 = unsupported. */
@@ -138,6 +153,12 @@ struct tpp_gpu {
 	 * model divides its own wave / tile and K-loop losses at that
 	 * shape out of the ceiling, so it prices that shape at the rate. */
 	double gemm_shape[TPP_PREC__COUNT][3];
+	/* The file's figure where it is a short-burst rate (YAML
+	 * gpu.measured.gemm_rate: burst, a MAMF with no sustained MSMF
+	 * published); gemm_flops then holds it times
+	 * TPP_SUSTAINED_OF_BURST.  0 where gemm_flops is the figure as
+	 * given (sustained, or a calibration's). */
+	double gemm_burst_flops[TPP_PREC__COUNT];
 	enum tpp_src gemm_src[TPP_PREC__COUNT];
 	char gemm_source[TPP_SOURCE_LEN];
 	double hbm_bytes;    /* usable device memory, bytes */

@@ -1847,6 +1847,25 @@ static void test_apply_settled(void)
 		/* fp8 keeps its published figure */
 		CHECK(c.gpu.gemm_src[TPP_PREC_FP8] == TPP_SRC_PUBLISHED);
 	}
+	/* a preset whose figures are bursts (gb200-nvl72, gemm_rate: burst):
+	 * a calibration's rate is used as it is, not times
+	 * TPP_SUSTAINED_OF_BURST; fp8, not calibrated, keeps its estimate */
+	memset(&cal, 0, sizeof(cal));
+	g->valid = 1;
+	g->prec = TPP_PREC_BF16;
+	g->npoints = 1;
+	g->pts[0] = (struct tpp_cal_gemm_point){4096, 4096, 4096, 0, 1500e12};
+	g->pts[0].median_s = 2.0 * 4096 * 4096 * 4096 / 1500e12;
+	g->best_flops_per_s = 1500e12;
+	if (load_cluster("gb200-nvl72", &c))
+		return;
+	CHECK(c.gpu.gemm_burst_flops[TPP_PREC_BF16] > 0);
+	tpp_cal_apply(&cal, "test", &c);
+	CHECK_REL(c.gpu.gemm_flops[TPP_PREC_BF16], 1500e12, 1e-12);
+	CHECK(c.gpu.gemm_burst_flops[TPP_PREC_BF16] == 0 &&
+	      c.gpu.gemm_burst_flops[TPP_PREC_FP16] == 0);
+	CHECK_REL(c.gpu.gemm_flops[TPP_PREC_FP8], TPP_SUSTAINED_OF_BURST * 3615.6e12, 1e-12);
+	CHECK(c.gpu.gemm_burst_flops[TPP_PREC_FP8] > 0);
 }
 
 /*

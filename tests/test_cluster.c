@@ -167,12 +167,14 @@ static void test_other_presets(void)
 	CHECK(c.gpu.gemm_shape[TPP_PREC_FP8][2] == 6144);
 	CHECK_REL(c.tiers[0].bw_Bps, 900e9, 1e-12);
 
-	/* dgx-b300 (calibration.md s6, s7.2): burst GEMM figures, no shape,
-	 * no measured busbw; 8 x XDR 800 Gb/s per node = 100 GB/s per GPU */
+	/* dgx-b300 (calibration.md s6; ml-engineering @0359db89): sustained
+	 * (MSMF) GEMM figures, no shape, no measured busbw; 8 x XDR 800 Gb/s
+	 * per node = 100 GB/s per GPU */
 	CHECK(load("dgx-b300", &c) == TPP_OK);
 	CHECK_REL(c.gpu.peak_flops[TPP_PREC_FP8], 4500e12, 1e-12);
-	CHECK_REL(c.gpu.gemm_flops[TPP_PREC_BF16], 1769.0e12, 1e-12);
-	CHECK_REL(c.gpu.gemm_flops[TPP_PREC_FP8], 3353.3e12, 1e-12);
+	CHECK_REL(c.gpu.gemm_flops[TPP_PREC_BF16], 1519e12, 1e-12);
+	CHECK_REL(c.gpu.gemm_flops[TPP_PREC_FP8], 2969e12, 1e-12);
+	CHECK(c.gpu.gemm_burst_flops[TPP_PREC_BF16] == 0);
 	CHECK(c.gpu.gemm_shape[TPP_PREC_BF16][0] == 0);
 	CHECK_REL(c.gpu.hbm_bytes, 288e9, 1e-12);
 	CHECK(c.tiers[0].nvls && c.tiers[0].busbw_Bps[TPP_COLL_ALL_REDUCE] <= 0);
@@ -213,6 +215,16 @@ static void test_other_presets(void)
 
 	CHECK(load("gb200-nvl72", &c) == TPP_OK);
 	CHECK_REL(c.gpu.hbm_bytes, 198.677e9, 1e-12); /* 189471 MiB */
+	/* gemm_rate: burst: the MAMF figures as published, priced at
+	 * TPP_SUSTAINED_OF_BURST of them (1563 / 3102 TFLOPS) */
+	CHECK_REL(c.gpu.gemm_burst_flops[TPP_PREC_BF16], 1822.0e12, 1e-12);
+	CHECK_REL(c.gpu.gemm_burst_flops[TPP_PREC_FP8], 3615.6e12, 1e-12);
+	CHECK_REL(c.gpu.gemm_flops[TPP_PREC_BF16], 0.858 * 1822.0e12, 1e-12);
+	CHECK_REL(c.gpu.gemm_flops[TPP_PREC_FP8], 0.858 * 3615.6e12, 1e-12);
+	/* the other presets state sustained rates: used as they are */
+	CHECK(load("dgx-b200", &c) == TPP_OK);
+	CHECK(c.gpu.gemm_burst_flops[TPP_PREC_BF16] == 0 &&
+	      c.gpu.gemm_burst_flops[TPP_PREC_FP8] == 0);
 	CHECK(load("mi300x", &c) == TPP_OK);
 	CHECK_REL(c.gpu.hbm_bytes, 205.823e9, 1e-12); /* 192 GiB */
 	CHECK(c.tiers[0].kind == TPP_TIER_XGMI && c.tiers[0].mesh);
