@@ -570,7 +570,7 @@ void tpp_cli_problem_init(struct tpp_cli_problem *p, struct tpp_cost_opts *co)
 	p->co = co;
 }
 
-_Static_assert(TPP_O__PROBLEM_END - TPP_O_GPUS == 21, "the names of tpp_cli_problem_opt");
+_Static_assert(TPP_O__PROBLEM_END - TPP_O_GPUS == 22, "the names of tpp_cli_problem_opt");
 
 /*
  * --train-tokens: a decimal number (tpp_cli_double's rules) with an
@@ -663,7 +663,7 @@ int tpp_cli_problem_opt(struct tpp_cli_problem *p, int ch, char *const *argv,
 			"gpus", "nodes", "global-batch", "seq", "precision", "fp8-recipe",
 			"top", NULL, "time-limit", NULL, "mem-reserve-gib", "attention",
 			NULL, NULL, "gpu-variation", "max-mbs", "max-cp", NULL,
-			"train-tokens", NULL, NULL,
+			"train-tokens", NULL, NULL, "zero3-rate-GBps",
 		};
 		const char *name = ch == TPP_O_MODEL ? "model" : ch == TPP_O_CLUSTER ? "cluster"
 									: names[ch - TPP_O_GPUS];
@@ -711,6 +711,13 @@ int tpp_cli_problem_opt(struct tpp_cli_problem *p, int ch, char *const *argv,
 	case TPP_O_NO_P2P_OVERLAP: p->co->p2p_overlap = 0; return TPP_OK;
 	case TPP_O_P2P_SCATTER_GATHER: p->co->p2p_scatter_gather = 1; return TPP_OK;
 	case TPP_O_GRADS16: p->co->grads16 = 1; return TPP_OK;
+	case TPP_O_ZERO3_RATE: {
+		double gbps;
+		int rc = tpp_cli_double("--zero3-rate-GBps", optarg, 1e-3, 1e5, &gbps);
+		if (rc == TPP_OK)
+			p->co->zero3_rate_Bps = gbps * 1e9;
+		return rc;
+	}
 	case TPP_O_GPU_SIGMA:
 		return tpp_cli_double("--gpu-variation", optarg, 0, 0.5, &p->co->gpu_speed_sigma);
 	case TPP_O_MAX_MBS: return tpp_cli_int("--max-mbs", optarg, 1, 1024, &p->max_mbs);

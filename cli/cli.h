@@ -33,7 +33,7 @@ enum {
 	TPP_O_LAYOUT, TPP_O_RESERVE, TPP_O_ATTN, TPP_O_NO_DP_OVERLAP,
 	TPP_O_NO_P2P_OVERLAP, TPP_O_GPU_SIGMA, TPP_O_MAX_MBS, TPP_O_MAX_CP,
 	TPP_O_ANALYTIC, TPP_O_TRAIN_TOKENS, TPP_O_P2P_SCATTER_GATHER, TPP_O_GRADS16,
-	TPP_O__PROBLEM_END
+	TPP_O_ZERO3_RATE, TPP_O__PROBLEM_END
 };
 #define TPP_CLI_PROBLEM_OPTDOCS \
 	{{"model", required_argument, 0, TPP_O_MODEL}, "NAME|FILE", "model preset (see `tpplan models`) or model YAML"}, \
@@ -54,6 +54,7 @@ enum {
 	{{"no-p2p-overlap", no_argument, 0, TPP_O_NO_P2P_OVERLAP}, NULL, "pipeline transfers block their sender in every schedule (Megatron's default)"}, \
 	{{"p2p-scatter-gather", no_argument, 0, TPP_O_P2P_SCATTER_GATHER}, NULL, "without sequence parallelism each TP rank sends 1/tp of a pipeline activation and the receiver all-gathers it over NVLink (Megatron-LM before Megatron-Core, Megatron-DeepSpeed; default: every TP rank sends the whole tensor, as Megatron-Core)"}, \
 	{{"grads-16bit", no_argument, 0, TPP_O_GRADS16}, NULL, "accumulate and reduce gradients in the 16-bit training type, 2 bytes a parameter (Megatron-Core grad_reduce_in_fp32=False, as NeMo's FP8 performance recipes; default: fp32 main gradients, 4 bytes, as Megatron-LM and Megatron-Bridge): less gradient memory, half the data-parallel reduction's bytes"}, \
+	{{"zero3-rate-GBps", required_argument, 0, TPP_O_ZERO3_RATE}, "R", "ZeRO-3 without pipelining: parameter gathers and gradient reduce-scatters move at most R GB/s per GPU (bytes gathered / time), where the implementation bounds them, not the network: 21.25 for DeepSpeed's ZeRO-3 of 2021 (issue #1174; what validate assumes for ZeRO-3 rows of the legacy stack); default: NCCL's rate"}, \
 	{{"gpu-variation", required_argument, 0, TPP_O_GPU_SIGMA}, "S", "spread (sigma) of per-GPU speed, fraction of the median (default 0.02, Sinha et al. SC22; 0 = identical GPUs)"}, \
 	{{"max-mbs", required_argument, 0, TPP_O_MAX_MBS}, "N", "largest micro-batch to try (default 16)"}, \
 	{{"max-cp", required_argument, 0, TPP_O_MAX_CP}, "N", "largest context-parallel degree to try (default 16)"}, \
@@ -253,8 +254,10 @@ size_t tpp_print_ties(char *buf, size_t size, const struct tpp_plan *p);
 void tpp_print_counts(char *buf, size_t size, const struct tpp_plan *p,
 		      const struct tpp_search *s);
 /* How much longer the published runs of the kind tpp_eval_optimistic
- * (planner.h) names took than predicted (SC21 Table 2, rows A11-A16), as the
- * caution and the report's marks state it. */
+ * (planner.h) names took than predicted at NCCL's rates (SC21 Table 2, rows
+ * A11-A16, predicted with `validate --stack legacy` as it priced them before
+ * TPP_DEEPSPEED_2021_ZERO3_BPS, i.e. plan's pricing without
+ * --zero3-rate-GBps), as the caution and the report's marks state it. */
 #define TPP_OPTIMISTIC_RANGE "1.3-2.8"
 /* The same ratio, measured over predicted step, for the PyTorch FSDP runs
  * across nodes among the published runs (64 A100 over 8 nodes: MosaicML's

@@ -160,7 +160,9 @@ static void validate_usage(FILE *f)
 		   "attention, no overlaps; unless the row says otherwise no sequence\n"
 		   "parallelism or ZeRO, full recompute) for GPT-style 16-bit rows on GPUs\n"
 		   "without fp8 that fit so (fp16 where the row states ZeRO-2/3: DeepSpeed's\n"
-		   "of 2021 took no bf16), else modern (flash attention, gradient-reduction\n"
+		   "of 2021 took no bf16; its ZeRO-3 traffic moved at 21.25 GB/s per GPU,\n"
+		   "prefetched, fp16 gradients: plan's --zero3-rate-GBps 21.25\n"
+		   "--grads-16bit), else modern (flash attention, gradient-reduction\n"
 		   "and interleaved-pipeline overlap, TP overlap searched). A row with\n"
 		   "ZeRO-2/3 and no pp is read without pipelining (FSDP / DeepSpeed ZeRO-3\n"
 		   "runs; ZeRO-2/3 under pipelining is TorchTitan's). A blank zero is not\n"
@@ -273,6 +275,22 @@ static int search_stack(const struct tpp_model *model, const struct tpp_cluster 
 		if (s->recompute == TPP_FREE) {
 			s->recompute = TPP_RECOMPUTE_FULL;
 			tpp_search_stated_recompute(s);
+		}
+		/*
+		 * ZeRO-3 in this stack is DeepSpeed's of 2021 (row_stack):
+		 * its parameter and gradient traffic at the rate that
+		 * implementation measured (TPP_DEEPSPEED_2021_ZERO3_BPS,
+		 * DeepSpeed issue #1174), prefetched beside the compute
+		 * (stage 3's overlap_comm defaults to true:
+		 * ZERO3_OPTIMIZATION_OVERLAP_COMM_DEFAULT in
+		 * deepspeed/runtime/zero/constants.py), gradients reduced in
+		 * fp16 (fp32_allreduce defaults to false:
+		 * FP32_ALLREDUCE_DEFAULT in deepspeed/runtime/constants.py).
+		 */
+		if (s->zero == 3) {
+			co->zero3_rate_Bps = TPP_DEEPSPEED_2021_ZERO3_BPS;
+			co->dp_overlap = 1;
+			co->grads16 = 1;
 		}
 	}
 	r->attn = co->attn;

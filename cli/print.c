@@ -298,7 +298,7 @@ size_t tpp_print_ties(char *buf, size_t size, const struct tpp_plan *p)
 size_t tpp_print_caution(char *buf, size_t size, const struct tpp_plan *p,
 			 const struct tpp_cli_alt *alt)
 {
-	static const char why[] = "the published ZeRO-3 runs on 384-2240 GPUs (SC21 Table 2, DeepSpeed of 2021) took " TPP_OPTIMISTIC_RANGE " times the step this model predicts, more so on more nodes, and PyTorch FSDP runs on 64 A100 over 8 nodes (MosaicML, TorchTitan) " TPP_FSDP_NODES_RANGE " times (costmodel/README.md, Accuracy)";
+	static const char why[] = "the published ZeRO-3 runs on 384-2240 GPUs (SC21 Table 2, DeepSpeed of 2021) took " TPP_OPTIMISTIC_RANGE " times the step this model predicts at NCCL's rates, more so on more nodes (that DeepSpeed moved ZeRO-3 traffic at about 21 GB/s per GPU: --zero3-rate-GBps 21.25 prices it so), and PyTorch FSDP runs on 64 A100 over 8 nodes (MosaicML, TorchTitan) " TPP_FSDP_NODES_RANGE " times (costmodel/README.md, Accuracy)";
 	static const char head[] = "Caution: the best layout uses ZeRO-3 with its data-parallel group across nodes; ";
 	char ranks[TPP_RANK_LIST] = "";
 	int i, n = 0, w;
@@ -748,12 +748,17 @@ void tpp_print_plan_json(FILE *f, const struct tpp_plan_ctx *x,
 	fprintf(f, ",\n  \"attention\": \"%s\",\n", tpp_attn_names[x->opts->attn]);
 	/* what the flags set, so a plan read later says what it assumed
 	 * (--no-dp-overlap, --no-p2p-overlap, --p2p-scatter-gather,
-	 * --grads-16bit, --mem-reserve-gib, --max-mbs, --max-cp, --analytic,
-	 * --time-limit) */
-	fprintf(f, "  \"options\": {\"dp_overlap\": %s, \"p2p_overlap\": %s, \"p2p_scatter_gather\": %s, \"grads_16bit\": %s, \"mem_reserve_gib\": %.17g, \"max_mbs\": %d, \"max_cp\": %d, \"simulate\": %s, \"time_limit_s\": %.17g},\n",
+	 * --grads-16bit, --zero3-rate-GBps (null: none), --mem-reserve-gib,
+	 * --max-mbs, --max-cp, --analytic, --time-limit) */
+	fprintf(f, "  \"options\": {\"dp_overlap\": %s, \"p2p_overlap\": %s, \"p2p_scatter_gather\": %s, \"grads_16bit\": %s, \"zero3_rate_GBps\": ",
 		x->opts->dp_overlap ? "true" : "false", x->opts->p2p_overlap ? "true" : "false",
 		x->opts->p2p_scatter_gather ? "true" : "false",
-		x->opts->grads16 ? "true" : "false",
+		x->opts->grads16 ? "true" : "false");
+	if (x->opts->zero3_rate_Bps > 0)
+		fprintf(f, "%.17g", x->opts->zero3_rate_Bps / 1e9);
+	else
+		fputs("null", f);
+	fprintf(f, ", \"mem_reserve_gib\": %.17g, \"max_mbs\": %d, \"max_cp\": %d, \"simulate\": %s, \"time_limit_s\": %.17g},\n",
 		x->opts->mem_reserve_bytes / TPP_GiB, x->search->max_mbs, x->search->max_cp,
 		x->search->simulate ? "true" : "false",
 		x->search->time_limit_s > 0 ? x->search->time_limit_s : 0);

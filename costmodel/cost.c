@@ -131,6 +131,20 @@ int tpp_zero_per_microbatch(const struct tpp_layout *l)
 }
 
 /*
+ * A ZeRO-3 (pp = 1) gather or reduce-scatter of `bytes` (the gathered /
+ * reduced size) over n ranks: NCCL's time, or bytes / o->zero3_rate_Bps
+ * where an implementation moves them slower (TPP_DEEPSPEED_2021_ZERO3_BPS).
+ */
+static double zero3_coll_time(const struct tpp_cluster *c, const struct tpp_cost_opts *o,
+			      enum tpp_coll k, double bytes, int n, int stride)
+{
+	double t = tpp_coll_time(c, k, bytes, n, stride);
+	if (o->zero3_rate_Bps > 0 && bytes / o->zero3_rate_Bps > t)
+		t = bytes / o->zero3_rate_Bps;
+	return t;
+}
+
+/*
  * Sources: TorchTitan's apply_fsdp ("reshard_after_forward = not
  * pp_enabled" under its default policy: "For PP, do not reshard after
  * forward to avoid per-microbatch all-gathers"), and PyTorch's
@@ -1730,9 +1744,9 @@ static void work_get(const struct tpp_model *m, const struct tpp_cluster *c,
 		int nd = l->dp * l->cp;
 		double pl = layer_params_gpu(m, l->tp);
 		double share = overlap_share(&c->tiers[tpp_cluster_tier_for(c, nd, l->tp)]);
-		double ag = tpp_coll_time(c, TPP_COLL_ALL_GATHER, pl * 2.0, nd, l->tp);
-		double rs = tpp_coll_time(c, TPP_COLL_REDUCE_SCATTER, pl * grad_elem_bytes(o), nd,
-					  l->tp);
+		double ag = zero3_coll_time(c, o, TPP_COLL_ALL_GATHER, pl * 2.0, nd, l->tp);
+		double rs = zero3_coll_time(c, o, TPP_COLL_REDUCE_SCATTER, pl * grad_elem_bytes(o),
+					    nd, l->tp);
 		lc->fwd_s += share * fmin(ag, lc->fwd_s);
 		if (l->recompute == TPP_RECOMPUTE_FULL)
 			lc->recomp_s += share * fmin(ag, lc->recomp_s);
@@ -2417,8 +2431,10 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 						 ? 2 + tpp_recompute_share(m, l) : 2;
 			/* one gather / reduce-scatter per layer (the FSDP unit) */
 			double L = m->layers;
-			double ag = L * tpp_coll_time(c, TPP_COLL_ALL_GATHER, param_bytes / L, nd, stride);
-			double rs = L * tpp_coll_time(c, TPP_COLL_REDUCE_SCATTER, grad_bytes / L, nd, stride);
+			double ag = L * zero3_coll_time(c, o, TPP_COLL_ALL_GATHER, param_bytes / L, nd,
+							stride);
+			double rs = L * zero3_coll_time(c, o, TPP_COLL_REDUCE_SCATTER, grad_bytes / L, nd,
+							stride);
 			double x_mb = gathers * ag + rs;
 			if (o->dp_overlap) {
 				/*

@@ -143,7 +143,30 @@ struct tpp_cost_opts {
 				     main gradients, 4 bytes (Megatron-LM
 				     forces them for bf16; Megatron-Bridge's
 				     default) */
+	double zero3_rate_Bps;    /* ZeRO-3 without pipelining: parameter
+				     gathers and gradient reduce-scatters
+				     move no faster than this per GPU (bytes
+				     gathered or reduced / time), where an
+				     implementation, not the network, bounds
+				     them (TPP_DEEPSPEED_2021_ZERO3_BPS);
+				     0: NCCL's rate (the default) */
 };
+/*
+ * DeepSpeed's ZeRO-3 of 2021 (0.3.x-0.5; SC21 Table 2's, published-runs
+ * A11-A16) gathered parameters at about 21 GB/s per GPU whatever the
+ * network: DeepSpeed issue #1174 (0.3.16, PyTorch 1.8, one 8 x A100 p4d
+ * node, NVLink) measured a 5.1B BERT's forward at ~480 ms under ZeRO-3
+ * against ~60 ms under ZeRO-2, the 10.2 GB of fp16 parameters gathered in
+ * the 480 ms that the gathers bound (the compute runs beside them, the
+ * prefetch ZeRO-3 does): 10.2e9 / 0.48 = 21.25e9 B/s, where NCCL's
+ * all-gather over that NVLink moves ~230 GB/s.  The bound was the
+ * implementation (one gather per parameter after a synchronize, a
+ * list-form all_gather with a copy per rank: costmodel/README.md), so the
+ * rate is taken as the same across nodes.  validate prices its legacy
+ * stack's ZeRO-3 rows so (cmd_validate.c); plan takes it with
+ * --zero3-rate-GBps.
+ */
+#define TPP_DEEPSPEED_2021_ZERO3_BPS 21.25e9
 /* Defaults (what the planner recommends): bf16, flash attention, fp8
  * current scaling, 3 GiB
  * reserve, 1.05, dp_overlap and p2p_overlap on.  Megatron's own defaults

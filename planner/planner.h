@@ -146,8 +146,10 @@ struct tpp_plan {
  * took 1.3-2.8 times the step this model predicts, more so the more
  * nodes; PyTorch FSDP on 64 A100 over 8 nodes (MosaicML's MPT-70B,
  * TorchTitan's three rows, tests/data/runs/) 1.09-1.25 times
- * (costmodel/README.md "Accuracy"); no sourced mechanism explains it, so
- * it is not in the model, and the user is told.
+ * (costmodel/README.md "Accuracy").  The DeepSpeed rows are priced by
+ * validate at that implementation's measured rate
+ * (TPP_DEEPSPEED_2021_ZERO3_BPS, plan's --zero3-rate-GBps); plan prices
+ * ZeRO-3 at NCCL's rates unless told, so the user is told.
  */
 int tpp_eval_optimistic(const struct tpp_eval *e);
 /* Whether p->top[i] (i >= 1) is predicted within TPP_MEASURED_SPREAD of

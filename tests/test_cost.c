@@ -1759,6 +1759,53 @@ static void test_zero3_overlap_share(void)
 	CHECK(on.layer_fwd_s == off.layer_fwd_s);
 }
 
+/*
+ * ZeRO-3 bounded by its implementation (o.zero3_rate_Bps: DeepSpeed of
+ * 2021, TPP_DEEPSPEED_2021_ZERO3_BPS): a rate above NCCL's changes
+ * nothing; where the traffic outlasts the compute it hides behind, the
+ * step is that traffic: per micro-batch the forward gather, the full
+ * recompute's and the backward's, and the gradient reduce-scatter (2
+ * bytes a parameter with grads16, as DeepSpeed's fp16), each S / R for
+ * the S = 2P bytes of the model's P parameters, and the first layer's gather and the
+ * last layer's reduce-scatter nothing hides: 4 S / R (1 + 1/L).  So
+ * halving the rate adds 4 S / (2R) (1 + 1/L), by hand: 175B on 1536
+ * A100s, one sequence each, 21.25 against 42.5 GB/s.  The simulator
+ * takes that traffic as its tail, the same difference.
+ */
+static void test_zero3_rate(void)
+{
+	struct fixture *f = fixture("175b", "dgx-a100", 1536, tpp_cost_opts_megatron);
+	struct tpp_eval e0, big, r1, r2;
+	struct tpp_eval s1, s2;
+	/* P: the layers, the word embedding over the vocabulary padded to
+	 * a multiple of 128 (50257 -> 50304, Megatron) and the positions */
+	double L = f->m->layers, R = 21.25e9;
+	double S = 2.0 * (L * tpp_model_params_per_layer(f->m) +
+			  (50304.0 + f->m->seq) * f->m->hidden);
+	f->l = layout(1, 1, 1536, 1, 1, 0, TPP_RECOMPUTE_FULL, 3, 1536);
+	f->o.gpu_speed_sigma = 0;
+	f->o.dp_overlap = 1;
+	f->o.grads16 = 1;
+	CHECK(!fixture_eval(f, &e0));
+	f->o.zero3_rate_Bps = 1e15;
+	CHECK(!fixture_eval(f, &big));
+	CHECK(big.step_s == e0.step_s && big.t.dp_comm_s == e0.t.dp_comm_s);
+	f->o.zero3_rate_Bps = R;
+	CHECK(!fixture_eval(f, &r1));
+	CHECK(tpp_sim_eval(f->m, &f->c, &f->o, &f->l, &s1, NULL) == TPP_OK);
+	f->o.zero3_rate_Bps = 2 * R;
+	CHECK(!fixture_eval(f, &r2));
+	CHECK(tpp_sim_eval(f->m, &f->c, &f->o, &f->l, &s2, NULL) == TPP_OK);
+	/* comm-bound at both rates: the traffic alone outlasts the compute */
+	CHECK(4 * S / (2 * R) > r2.t.compute_s + r2.t.recompute_s);
+	CHECK_REL(r1.step_s - r2.step_s, 4 * S / (2 * R) * (1 + 1 / L), 1e-9);
+	CHECK_REL(s1.step_s - s2.step_s, 4 * S / (2 * R) * (1 + 1 / L), 1e-9);
+	/* and the step is at least the traffic (one ~S / R per pass) */
+	CHECK(r1.step_s >= 4 * S / R && r1.step_s > 2 * e0.step_s);
+	/* the memory is not the rate's business */
+	CHECK(r1.mem.total_bytes == e0.mem.total_bytes);
+}
+
 /* Faster GEMMs never make a ZeRO-3 layout with context parallelism
  * slower: the prefetched gathers hide under the layers' whole time, the
  * exposed CP ring included (it was left out, so less compute exposed the
@@ -2153,6 +2200,7 @@ int main(int argc, char **argv)
 	test_fp8_params();
 	test_block_recompute();
 	test_zero3_overlap_share();
+	test_zero3_rate();
 	test_zero3_cp_faster_gemm();
 	test_p2p_scatter_gather();
 	test_grads16();

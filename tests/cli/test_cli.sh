@@ -191,7 +191,7 @@ for q in "bridge-25.11:MAPE 6.4% median 8.2% worst 10.8% rows 8" \
 		"$BIN" validate "$ROOT/tests/data/runs/${q%%:*}.tsv"
 done
 [ -f "$ROOT/../shared/validation/published-runs.tsv" ] &&
-	readme_quote readme-quote-validate-published 0 "MAPE 11.7% median 6.0% worst 64.0% rows 35" \
+	readme_quote readme-quote-validate-published 0 "MAPE 5.9% median 3.6% worst 21.1% rows 35" \
 		"$BIN" validate "$ROOT/../shared/validation/published-runs.tsv"
 
 # ---- JSON ------------------------------------------------------------------------
@@ -1433,7 +1433,7 @@ if "$BIN" validate "$TMP/legacy-row.tsv" --json >"$TMP/legacy-v.json" 2>"$ERR" &
 	v=$(jq -r '.rows[0].predicted_s' "$TMP/legacy-v.json")
 	p=$(jq -r '.layouts[0].step_s' "$TMP/legacy-p.json")
 	p0=$(jq -r '.layouts[0].step_s' "$TMP/legacy-p0.json")
-	if ! jq -e '.options == {"dp_overlap": false, "p2p_overlap": false, "p2p_scatter_gather": true, "grads_16bit": false, "mem_reserve_gib": 3, "max_mbs": 16, "max_cp": 16, "simulate": true, "time_limit_s": 60}' "$TMP/legacy-p.json" >/dev/null ||
+	if ! jq -e '.options == {"dp_overlap": false, "p2p_overlap": false, "p2p_scatter_gather": true, "grads_16bit": false, "zero3_rate_GBps": null, "mem_reserve_gib": 3, "max_mbs": 16, "max_cp": 16, "simulate": true, "time_limit_s": 60}' "$TMP/legacy-p.json" >/dev/null ||
 		! jq -e '.options.p2p_scatter_gather == false' "$TMP/legacy-p0.json" >/dev/null; then
 		fail "legacy-row-as-plan: the plan JSON does not record its options: $(jq -c .options "$TMP/legacy-p.json") / $(jq -c .options "$TMP/legacy-p0.json")"
 	elif awk -v v="$v" -v p="$p" -v p0="$p0" 'BEGIN { exit !((v - p) ^ 2 < 1e-6 && p0 != p) }'; then
@@ -1444,6 +1444,44 @@ if "$BIN" validate "$TMP/legacy-row.tsv" --json >"$TMP/legacy-v.json" 2>"$ERR" &
 else
 	fail "legacy-row-as-plan: exit $?: $(head -n 3 "$ERR")"
 fi
+# A ZeRO-3 row of the legacy stack is DeepSpeed's of 2021: validate prices
+# it at that implementation's rate, prefetched, with fp16 gradients, which
+# plan states as --zero3-rate-GBps 21.25 --grads-16bit (and its overlap,
+# on by default): the same step to the last digit; without the rate the
+# step is NCCL's, shorter
+cases=$((cases + 1))
+printf 'id\tlayers\thidden\theads\tvocab\tseq\tgbs\tmbs\ttp\tpp\tdp\tzero\tgpus\tcluster\tprecision\tstep_time_s\n' >"$TMP/ds-row.tsv"
+printf 'D1\t96\t12288\t96\t51200\t2048\t1536\t1\t1\t1\t1536\t3\t1536\tdgx-a100\tfp16\t66.75\n' >>"$TMP/ds-row.tsv"
+if "$BIN" validate "$TMP/ds-row.tsv" --json >"$TMP/ds-v.json" 2>"$ERR" &&
+	lay=$(jq -r '.rows[0].layout' "$TMP/ds-v.json") &&
+	"$BIN" --model "$TMP/legacy-row.yaml" --cluster dgx-a100 --gpus 1536 --precision fp16 \
+		--attention unfused --no-p2p-overlap --p2p-scatter-gather --grads-16bit \
+		--zero3-rate-GBps 21.25 --layout "$lay" --json >"$TMP/ds-p.json" 2>>"$ERR" &&
+	"$BIN" --model "$TMP/legacy-row.yaml" --cluster dgx-a100 --gpus 1536 --precision fp16 \
+		--attention unfused --no-p2p-overlap --p2p-scatter-gather --grads-16bit \
+		--layout "$lay" --json >"$TMP/ds-p0.json" 2>>"$ERR"; then
+	v=$(jq -r '.rows[0].predicted_s' "$TMP/ds-v.json")
+	p=$(jq -r '.layouts[0].step_s' "$TMP/ds-p.json")
+	p0=$(jq -r '.layouts[0].step_s' "$TMP/ds-p0.json")
+	if ! jq -e '[.rows[0].stack, (.rows[0].layout | test("zero=3,"))] == ["legacy", true]' "$TMP/ds-v.json" >/dev/null ||
+		! jq -e '.options.zero3_rate_GBps == 21.25 and .options.dp_overlap and .options.grads_16bit' "$TMP/ds-p.json" >/dev/null ||
+		! jq -e '.options.zero3_rate_GBps == null' "$TMP/ds-p0.json" >/dev/null; then
+		fail "deepspeed-row-as-plan: stack / layout / options: $(jq -c '.rows[0] | [.stack, .layout]' "$TMP/ds-v.json") $(jq -c .options "$TMP/ds-p.json")"
+	elif awk -v v="$v" -v p="$p" -v p0="$p0" 'BEGIN { exit !((v - p) ^ 2 < 1e-6 && p0 < p / 2) }'; then
+		echo "ok: deepspeed-row-as-plan ($v s; at NCCL's rates $p0 s)"
+	else
+		fail "deepspeed-row-as-plan: validate $v s, plan $p s, without the rate $p0 s"
+	fi
+else
+	fail "deepspeed-row-as-plan: exit $?: $(head -n 3 "$ERR")"
+fi
+# --zero3-rate-GBps: a positive number of GB/s, once
+expect zero3-rate-zero 2 err "--zero3-rate-GBps: 0 is out of range [0.001, 100000]" \
+	"$BIN" --model 175b --cluster dgx-a100 --zero3-rate-GBps 0
+expect zero3-rate-word 2 err "--zero3-rate-GBps: expected a number, got 'fast'" \
+	"$BIN" --model 175b --cluster dgx-a100 --zero3-rate-GBps fast
+expect zero3-rate-twice 2 err "--zero3-rate-GBps is given twice" \
+	"$BIN" --model 175b --cluster dgx-a100 --zero3-rate-GBps 20 --zero3-rate-GBps 21
 # The accuracy every plan states (cli.h TPP_ACC_*, JSON .accuracy) is the
 # model's error on the published runs: recomputed here, so that a change to
 # the model that moves it fails until the statement is updated.

@@ -556,11 +556,13 @@ same_as_plan() {
 # the search was "unknown option" to report
 same_as_plan attn-dp --attention unfused --no-dp-overlap
 same_as_plan all --attention unfused --no-dp-overlap --no-p2p-overlap --p2p-scatter-gather --mem-reserve-gib 4.5 \
-	--gpu-variation 0.05 --max-mbs 4 --max-cp 2 --layout pp=4 --grads-16bit
+	--gpu-variation 0.05 --max-mbs 4 --max-cp 2 --layout pp=4 --grads-16bit --zero3-rate-GBps 21.25
 same_as_plan analytic --analytic --gpu-variation 0
 D=$TMP/opt-all
 grep -q "^| overlap | gradient reduction with the backward: no (--no-dp-overlap); pipeline transfers beside compute: no (--no-p2p-overlap); without SP, pipeline activations scattered over the TP ranks, gathered by the receiver (--p2p-scatter-gather) |" "$D/report.md" &&
 	grep -q "^| memory reserve | 4.50 GiB per GPU |" "$D/report.md" &&
+	grep -q "^| ZeRO-3 traffic | at most 21.25 GB/s per GPU, an implementation's rate (--zero3-rate-GBps) |" "$D/report.md" &&
+	! grep -q "ZeRO-3 traffic" "$TMP/no-plots/report.md" &&
 	grep -q "^| layout constraints | --layout pp=4 |" "$D/report.md" &&
 	grep -q "^| search | micro-batch up to 4, context parallelism up to 2, ranked by simulation" "$D/report.md" &&
 	grep -q "^| precision, attention | bf16, unfused |" "$D/report.md" &&
