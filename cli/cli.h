@@ -287,8 +287,8 @@ size_t tpp_print_caution(char *buf, size_t size, const struct tpp_plan *p,
  */
 #define TPP_ACC_RUNS 42
 #define TPP_ACC_ERR_MIN (-0.1839)
-#define TPP_ACC_ERR_MEDIAN (-0.0422)
-#define TPP_ACC_ERR_MAX 0.1075
+#define TPP_ACC_ERR_MEDIAN (-0.0427)
+#define TPP_ACC_ERR_MAX 0.0663
 /*
  * The same over the runs among them that validate predicts with ZeRO-3 /
  * FSDP and no pipelining (tpp_zero_per_microbatch: layouts with pp=1 and
@@ -301,7 +301,7 @@ size_t tpp_print_caution(char *buf, size_t size, const struct tpp_plan *p,
 #define TPP_ACC_Z3_RUNS 7
 #define TPP_ACC_Z3_ERR_MIN (-0.1713)
 #define TPP_ACC_Z3_ERR_MEDIAN (-0.1283)
-#define TPP_ACC_Z3_ERR_MAX 0.0783
+#define TPP_ACC_Z3_ERR_MAX 0.0663
 /* What the global batch leaves data parallelism, for the batch
  * rejection: " (dp divides both the global batch B and the N GPUs: at most
  * their gcd, G)" into buf, "" when G is N (no limit then); returns buf. */

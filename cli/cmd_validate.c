@@ -163,7 +163,8 @@ static void validate_usage(FILE *f)
 		   "of 2021 took no bf16; its ZeRO-3 traffic moved at 21.25 GB/s per GPU,\n"
 		   "prefetched, fp16 gradients: plan's --zero3-rate-GBps 21.25\n"
 		   "--grads-16bit), else modern (flash attention, gradient-reduction\n"
-		   "and interleaved-pipeline overlap, TP overlap searched). A row with\n"
+		   "and interleaved-pipeline overlap, TP overlap searched; fp8 rows reduce\n"
+		   "gradients in bf16, as NVIDIA's performance recipes). A row with\n"
 		   "ZeRO-2/3 and no pp is read without pipelining (FSDP / DeepSpeed ZeRO-3\n"
 		   "runs; ZeRO-2/3 under pipelining is TorchTitan's). A blank zero is not\n"
 		   "answered with ZeRO-3 across nodes, which the model prices optimistically\n"
@@ -203,7 +204,8 @@ static void validate_usage(FILE *f)
  *   modern  flash attention, and the overlaps the current recipes enable
  *           (NeMo / Megatron-Bridge performance recipes): gradient
  *           reduction and, with the interleaved schedule, pipeline
- *           transfers overlapped; TP communication overlap searched.
+ *           transfers overlapped; TP communication overlap searched;
+ *           in fp8, gradients reduced in bf16 (search_stack).
  * Legacy only for a GPT-style model (GeLU MLP, full multi-head attention)
  * in 16-bit on a GPU without fp8 tensor cores, and only if some layout of
  * the row fits that way (predict_row retries with modern: the run
@@ -253,6 +255,13 @@ static int search_stack(const struct tpp_model *model, const struct tpp_cluster 
 		s->pp = 1;
 	if (r->stack == STACK_MODERN) {
 		co->dp_overlap = 1;
+		/* fp8 runs of this stack are NVIDIA's performance recipes,
+		 * which reduce gradients in bf16: NeMo's scripts/performance
+		 * set grad_reduce_in_fp32 = False with fp8, Megatron-Bridge's
+		 * (set_llama3_common_configs, scripts/performance/configs)
+		 * for every precision */
+		if (co->prec == TPP_PREC_FP8)
+			co->grads16 = 1;
 		co->p2p_overlap = 1;
 		co->p2p_scatter_gather = 0;
 		s->tp_overlap = TPP_FREE;
