@@ -259,6 +259,11 @@ void tpp_print_counts(char *buf, size_t size, const struct tpp_plan *p,
  * TPP_DEEPSPEED_2021_ZERO3_BPS, i.e. plan's pricing without
  * --zero3-rate-GBps), as the caution and the report's marks state it. */
 #define TPP_OPTIMISTIC_RANGE "1.3-2.8"
+/* The same runs' measured over predicted step at their implementation's
+ * rate (validate's legacy stack, TPP_DEEPSPEED_2021_ZERO3_BPS), which the
+ * caution states instead when the plan has --zero3-rate-GBps;
+ * tests/cli/test_cli.sh recomputes it from validate --json. */
+#define TPP_DEEPSPEED_RATE_RANGE "0.89-1.27"
 /* The same ratio, measured over predicted step, for the PyTorch FSDP runs
  * across nodes among the published runs (64 A100 over 8 nodes: MosaicML's
  * MPT-70B, TorchTitan's three rows), which the caution states beside it;
@@ -271,7 +276,7 @@ void tpp_print_counts(char *buf, size_t size, const struct tpp_plan *p,
  * that is not ZeRO-3 across nodes (tpp_cli_best_without_zero3), whose
  * outcome a caution about the best states. */
 size_t tpp_print_caution(char *buf, size_t size, const struct tpp_plan *p,
-			 const struct tpp_cli_alt *alt);
+			 const struct tpp_cli_alt *alt, const struct tpp_cost_opts *o);
 /*
  * The cost model's error on the published runs it is checked against,
  * (predicted - measured) / measured of the step time: the rows of

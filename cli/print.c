@@ -144,11 +144,15 @@ static void print_sources(FILE *f, const struct tpp_cluster *c,
 		} else {
 			int q16;
 			double frac = tpp_gemm_ceiling(g, o->prec, &q16);
+			char burst[128] = "";
+			if (q16 >= 0 && g->gemm_burst_flops[q16] > 0)
+				snprintf(burst, sizeof(burst), " (its burst figure %.4g TFLOP/s x %.3f, cluster.h TPP_SUSTAINED_OF_BURST)",
+					 g->gemm_burst_flops[q16] / TPP_TFLOPS, TPP_SUSTAINED_OF_BURST);
 			if (q16 >= 0)
-				fprintf(f, "; GEMM ceiling: no %s measurement, %.4g TFLOP/s assumed: %.1f%% of peak, the %s figure's %.1f%% x %.2f (fp8 / bf16 efficiency, median of 5 NVIDIA parts, cost.h TPP_FP8_OF_16BIT_CEILING; that figure %s: %s)\n",
+				fprintf(f, "; GEMM ceiling: no %s measurement, %.4g TFLOP/s assumed: %.1f%% of peak, the %s figure's %.1f%%%s x %.2f (fp8 / bf16 efficiency, median of 5 NVIDIA parts, cost.h TPP_FP8_OF_16BIT_CEILING; that figure %s: %s)\n",
 					tpp_prec_names[o->prec], frac * g->peak_flops[o->prec] / TPP_TFLOPS,
 					100 * frac, tpp_prec_names[q16],
-					100 * g->gemm_flops[q16] / g->peak_flops[q16], TPP_FP8_OF_16BIT_CEILING,
+					100 * g->gemm_flops[q16] / g->peak_flops[q16], burst, TPP_FP8_OF_16BIT_CEILING,
 					tpp_src_names[g->gemm_src[q16]],
 					g->gemm_src[q16] == TPP_SRC_CALIBRATION ? c->calibration : g->gemm_source);
 			else
@@ -296,13 +300,21 @@ size_t tpp_print_ties(char *buf, size_t size, const struct tpp_plan *p)
 }
 
 size_t tpp_print_caution(char *buf, size_t size, const struct tpp_plan *p,
-			 const struct tpp_cli_alt *alt)
+			 const struct tpp_cli_alt *alt, const struct tpp_cost_opts *o)
 {
-	static const char why[] = "the published ZeRO-3 runs on 384-2240 GPUs (SC21 Table 2, DeepSpeed of 2021) took " TPP_OPTIMISTIC_RANGE " times the step this model predicts at NCCL's rates, more so on more nodes (that DeepSpeed moved ZeRO-3 traffic at about 21 GB/s per GPU: --zero3-rate-GBps 21.25 prices it so), and PyTorch FSDP runs on 64 A100 over 8 nodes (MosaicML, TorchTitan) " TPP_FSDP_NODES_RANGE " times (costmodel/README.md, Accuracy)";
+	static const char fsdp[] = "PyTorch FSDP runs on 64 A100 over 8 nodes (MosaicML, TorchTitan) " TPP_FSDP_NODES_RANGE " times the step predicted at NCCL's rates (costmodel/README.md, Accuracy)";
 	static const char head[] = "Caution: the best layout uses ZeRO-3 with its data-parallel group across nodes; ";
-	char ranks[TPP_RANK_LIST] = "";
+	char ranks[TPP_RANK_LIST] = "", why[640];
 	int i, n = 0, w;
 	buf[0] = 0;
+	/* what the published runs say about the pricing this plan used: at
+	 * NCCL's rates, or at an implementation's (--zero3-rate-GBps) */
+	if (o && o->zero3_rate_Bps > 0)
+		snprintf(why, sizeof(why), "ZeRO-3 traffic here moves at most %.4g GB/s per GPU (--zero3-rate-GBps); the published ZeRO-3 runs on 384-2240 GPUs (SC21 Table 2, DeepSpeed of 2021) took " TPP_DEEPSPEED_RATE_RANGE " times the step this model predicts at their implementation's %.4g GB/s, and %s",
+			 o->zero3_rate_Bps / 1e9, TPP_DEEPSPEED_2021_ZERO3_BPS / 1e9, fsdp);
+	else
+		snprintf(why, sizeof(why), "the published ZeRO-3 runs on 384-2240 GPUs (SC21 Table 2, DeepSpeed of 2021) took " TPP_OPTIMISTIC_RANGE " times the step this model predicts at NCCL's rates, more so on more nodes (that DeepSpeed moved ZeRO-3 traffic at about %.4g GB/s per GPU: --zero3-rate-GBps %.4g prices it so), and %s",
+			 TPP_DEEPSPEED_2021_ZERO3_BPS / 1e9, TPP_DEEPSPEED_2021_ZERO3_BPS / 1e9, fsdp);
 	if (!p->n_top)
 		return 0;
 	if (tpp_eval_optimistic(&p->top[0])) {
@@ -476,7 +488,7 @@ static void print_how_sure(FILE *f, const struct tpp_plan_ctx *x, const struct t
 	char buf[1536];
 	if (tpp_print_ties(buf, sizeof(buf), p))
 		fprintf(f, "  %s\n", buf);
-	if (tpp_print_caution(buf, sizeof(buf), p, x->no_zero3))
+	if (tpp_print_caution(buf, sizeof(buf), p, x->no_zero3, x->opts))
 		fprintf(f, "  %s\n", buf);
 	if (tpp_print_accuracy(buf, sizeof(buf), x->cluster->calibration[0] != 0,
 			       p->n_top ? &p->top[0] : NULL))
@@ -771,7 +783,7 @@ void tpp_print_plan_json(FILE *f, const struct tpp_plan_ctx *x,
 	{
 		char buf[1536];
 		fprintf(f, ",\n  \"cautions\": [");
-		if (tpp_print_caution(buf, sizeof(buf), p, x->no_zero3))
+		if (tpp_print_caution(buf, sizeof(buf), p, x->no_zero3, x->opts))
 			tpp_json_str(f, buf);
 		fputc(']', f);
 	}

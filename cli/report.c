@@ -1126,7 +1126,11 @@ static const char css[] =
 
 /* A scaling, sensitivity or first-fit layout that is ZeRO-3 across nodes
  * (tpp_eval_optimistic), which the validation shows optimistic. */
-#define OPTIMISTIC_MARK " (ZeRO-3 across nodes: the published runs took " TPP_OPTIMISTIC_RANGE " times such predictions (DeepSpeed 2021, 384-2240 GPUs), PyTorch FSDP on 64 A100 " TPP_FSDP_NODES_RANGE " times; costmodel/README.md, Accuracy)"
+#define OPTIMISTIC_MARK_NCCL " (ZeRO-3 across nodes: the published runs took " TPP_OPTIMISTIC_RANGE " times such predictions (DeepSpeed 2021, 384-2240 GPUs), PyTorch FSDP on 64 A100 " TPP_FSDP_NODES_RANGE " times; costmodel/README.md, Accuracy)"
+/* With --zero3-rate-GBps the DeepSpeed runs are stated at their own rate
+ * (tpp_print_caution says the same) */
+#define OPTIMISTIC_MARK_RATE " (ZeRO-3 across nodes: the published DeepSpeed 2021 runs on 384-2240 GPUs took " TPP_DEEPSPEED_RATE_RANGE " times such predictions at their implementation's rate (--zero3-rate-GBps), PyTorch FSDP on 64 A100 " TPP_FSDP_NODES_RANGE " times at NCCL's rates; costmodel/README.md, Accuracy)"
+#define OPTIMISTIC_MARK (x->opts->zero3_rate_Bps > 0 ? OPTIMISTIC_MARK_RATE : OPTIMISTIC_MARK_NCCL)
 
 /* Columns of a memory table, a row of it (GiB), labelled `what`. */
 static const char *const mem_heads[] = {"#", "weights (GiB)", "grads (GiB)", "optimizer (GiB)",
@@ -1252,7 +1256,7 @@ static void write_best(struct doc *d, const struct tpp_report *r,
 	d_end_table(d);
 	if (tpp_print_ties(note, sizeof(note), p))
 		d_p(d, "%s", note);
-	if (tpp_print_caution(note, sizeof(note), p, r->x->no_zero3))
+	if (tpp_print_caution(note, sizeof(note), p, r->x->no_zero3, r->x->opts))
 		d_p(d, "%s", note);
 	if (tpp_cli_fewer_text(note, sizeof(note), r->x->search, r->x->cluster, &r->fewer, &p->top[0]))
 		d_p(d, "%s", note); /* ends with the layout, no full stop: it is copied */
@@ -1475,11 +1479,15 @@ static void write_doc(struct doc *d, const struct tpp_report *r,
 		} else {
 			int q16;
 			double frac = tpp_gemm_ceiling(g, prec, &q16);
+			char burst[128] = "";
+			if (q16 >= 0 && g->gemm_burst_flops[q16] > 0)
+				snprintf(burst, sizeof(burst), " (its burst figure %.4g TFLOP/s x %.3f)",
+					 g->gemm_burst_flops[q16] / TPP_TFLOPS, TPP_SUSTAINED_OF_BURST);
 			if (q16 >= 0)
 				d_td(d, "%.4g TFLOP/s (%.1f%% of peak)", frac * g->peak_flops[prec] / TPP_TFLOPS, 100 * frac),
-					d_td(d, "assumed (no %s measurement): the %s figure's %.1f%% of peak x %.2f, the median fp8 / bf16 efficiency of 5 NVIDIA parts; that figure %s: %s",
+					d_td(d, "assumed (no %s measurement): the %s figure's %.1f%% of peak%s x %.2f, the median fp8 / bf16 efficiency of 5 NVIDIA parts; that figure %s: %s",
 					     tpp_prec_names[prec], tpp_prec_names[q16],
-					     100 * g->gemm_flops[q16] / g->peak_flops[q16], TPP_FP8_OF_16BIT_CEILING,
+					     100 * g->gemm_flops[q16] / g->peak_flops[q16], burst, TPP_FP8_OF_16BIT_CEILING,
 					     tpp_src_names[g->gemm_src[q16]],
 					     usr(d, g->gemm_src[q16] == TPP_SRC_CALIBRATION ? c->calibration : g->gemm_source));
 			else

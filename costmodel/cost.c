@@ -2421,11 +2421,10 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 			 * (and once more for a full-recompute forward), and
 			 * reduce-scatters the gradients.  Without overlap
 			 * (dp_overlap off) counted as exposed: a layer cannot
-			 * start before its parameters arrive, and the
-			 * published ZeRO-3 runs on Selene (SC21 Table 2: 175B
-			 * and 530B, 384-2240 GPUs) show step time growing
-			 * with parameter count at fixed per-GPU work, i.e.
-			 * communication that prefetching did not hide.
+			 * start before its parameters arrive.  Each at NCCL's
+			 * rate, or at an implementation's where it is slower
+			 * (zero3_coll_time: DeepSpeed of 2021, whose SC21
+			 * Table 2 runs validate prices so, prefetched).
 			 */
 			double gathers = l->recompute == TPP_RECOMPUTE_FULL
 						 ? 2 + tpp_recompute_share(m, l) : 2;

@@ -611,7 +611,9 @@ static void test_zero2_pipelined(struct tpp_plan *p)
  * discards because its bound exceeds the k-th best could otherwise have
  * won (issue: search exhaustive in effect).  A broader run of the same
  * audit -- 673,434 feasible layouts over 220 problems -- found none
- * either (this project's notes, 2026-12-07).
+ * either (this project's notes, 2026-12-07), nor one of 21,437 layouts
+ * drawn mostly ZeRO-3 without pipelining under a rate cap
+ * (zero3_rate_Bps 0.1-1000 GB/s, the same day).
  */
 static uint64_t bound_rng = 0x9e3779b97f4a7c15ULL;
 static int bound_rand(int n) /* 0 .. n-1 */
@@ -640,8 +642,12 @@ static void test_bound_sampled(void)
 		{"llama3.1-405b", "dgx-h100", 1024}, {"22b", "mi300x", 64},
 		{"llama3-8b", "l40s-ethernet", 32},
 	};
+	/* an implementation's ZeRO-3 rate (0: NCCL's), drawn from a stream
+	 * of its own so the layouts drawn stay those of the seed */
+	static const double rates[] = {0, 1e9, 21.25e9, 1e12};
+	static uint64_t rate_rng = 0x2545f4914f6cdd1dULL;
 	static struct tpp_cluster c;
-	unsigned long long checked = 0, zero3 = 0, piped = 0;
+	unsigned long long checked = 0, zero3 = 0, piped = 0, capped = 0;
 	size_t i;
 	for (i = 0; i < TPP_ARRAY_LEN(probs); i++) {
 		const struct tpp_model *m = preset(probs[i].model);
@@ -659,6 +665,7 @@ static void test_bound_sampled(void)
 			o.grads16 = bound_rand(2);
 			o.attn = bound_rand(2) ? TPP_ATTN_FLASH : TPP_ATTN_UNFUSED;
 			o.gpu_speed_sigma = bound_rand(2) ? 0.02 : 0;
+			o.zero3_rate_Bps = rates[tpp_test_rand64(&rate_rng) % TPP_ARRAY_LEN(rates)];
 			if (c.gpu.peak_flops[TPP_PREC_FP8] > 0 && bound_rand(2)) {
 				o.prec = TPP_PREC_FP8;
 				o.fp8_recipe = bound_rand(2) ? TPP_FP8_CURRENT : TPP_FP8_DELAYED;
@@ -690,6 +697,7 @@ static void test_bound_sampled(void)
 				continue; /* too long to simulate: the planner prices it analytically */
 			checked++;
 			zero3 += l.zero == 3;
+			capped += tpp_zero_per_microbatch(&l) && l.dp * l.cp > 1 && o.zero3_rate_Bps > 0;
 			piped += l.pp > 1;
 			CHECK(isfinite(s.step_s) && s.step_s > 0);
 			CHECK(s.bound_s == e.bound_s);
@@ -701,10 +709,10 @@ static void test_bound_sampled(void)
 				CHECK(tpp_time_part(&s.t, k) >= -1e-12 * s.step_s);
 		}
 	}
-	printf("bound sampled: %llu feasible layouts simulated (%llu pipelined, %llu ZeRO-3)\n",
-	       checked, piped, zero3);
+	printf("bound sampled: %llu feasible layouts simulated (%llu pipelined, %llu ZeRO-3, %llu of them sharded over dp with a rate cap)\n",
+	       checked, piped, zero3, capped);
 	/* not vacuous: enough layouts of each kind were drawn */
-	CHECK(checked >= 400 && piped >= 100 && zero3 >= 20);
+	CHECK(checked >= 400 && piped >= 100 && zero3 >= 20 && capped >= 5);
 }
 
 int main(void)

@@ -1496,6 +1496,33 @@ if (cd "$ROOT" && "$BIN" validate tests/data/runs/bridge-25.11.tsv --json >"$TMP
 else
 	fail "fp8-row-as-plan: exit $?: $(head -n 3 "$ERR")"
 fi
+# with the rate given, the ZeRO-3 caution states the DeepSpeed runs at
+# their own rate (TPP_DEEPSPEED_RATE_RANGE), not the advice to pass it;
+# without, at NCCL's rates with the advice
+expect zero3-rate-caution 0 out "ZeRO-3 traffic here moves at most 21.25 GB/s per GPU (--zero3-rate-GBps); the published ZeRO-3 runs on 384-2240 GPUs (SC21 Table 2, DeepSpeed of 2021) took 0.89-1.27 times the step this model predicts at their implementation's 21.25 GB/s" \
+	"$BIN" --model 22b --cluster dgx-h100 --gpus 64 --zero3-rate-GBps 21.25 --layout zero=3,pp=1
+grep -q "prices it so" "$OUT" && fail "zero3-rate-caution: still advises the flag given"
+expect zero3-nccl-caution 0 out "took 1.3-2.8 times the step this model predicts at NCCL's rates, more so on more nodes (that DeepSpeed moved ZeRO-3 traffic at about 21.25 GB/s per GPU: --zero3-rate-GBps 21.25 prices it so)" \
+	"$BIN" --model 22b --cluster dgx-h100 --gpus 64 --layout zero=3,pp=1
+# TPP_DEEPSPEED_RATE_RANGE is what validate measures: measured / predicted
+# of the DeepSpeed rows (legacy stack, ZeRO-3 across nodes), to 2 places
+if [ -f "$TMP/acc-0.json" ] || (cd "$ROOT" && [ -f ../shared/validation/published-runs.tsv ] &&
+	"$BIN" validate ../shared/validation/published-runs.tsv --json >"$TMP/acc-0.json" 2>"$ERR"); then
+	cases=$((cases + 1))
+	rng=$(jq -r '[.rows[] | select(.zero3_nodes == true and .stack == "legacy") | .measured_s / .predicted_s] |
+		"\(min * 100 | round / 100)-\(max * 100 | round / 100)"' "$TMP/acc-0.json")
+	if [ "$rng" = "0.89-1.27" ]; then
+		echo "ok: deepspeed-rate-range ($rng)"
+	else
+		fail "deepspeed-rate-range: cli.h TPP_DEEPSPEED_RATE_RANGE says 0.89-1.27, validate gives $rng"
+	fi
+fi
+# a 16-bit figure's estimate from a burst stands under a derived fp8
+# ceiling, and says so (gb200-nvl72 without its fp8 figure)
+sed 's/    gemm_tflops: {bf16: 1822.0, fp16: 1822.0, fp8: 3615.6}/    gemm_tflops: {bf16: 1822.0, fp16: 1822.0}/' \
+	"$ROOT/topologies/gb200-nvl72.yaml" >"$TMP/gb-nofp8.yaml"
+expect ceiling-burst-fp8-derived 0 out "the bf16 figure's 62.5% (its burst figure 1822 TFLOP/s x 0.858, cluster.h TPP_SUSTAINED_OF_BURST) x 0.93" \
+	"$BIN" --model llama3-8b --cluster "$TMP/gb-nofp8.yaml" --gpus 8 --precision fp8 --top 1
 # --zero3-rate-GBps: a positive number of GB/s, once
 expect zero3-rate-zero 2 err "--zero3-rate-GBps: 0 is out of range [0.001, 100000]" \
 	"$BIN" --model 175b --cluster dgx-a100 --zero3-rate-GBps 0

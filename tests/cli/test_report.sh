@@ -558,6 +558,10 @@ same_as_plan attn-dp --attention unfused --no-dp-overlap
 same_as_plan all --attention unfused --no-dp-overlap --no-p2p-overlap --p2p-scatter-gather --mem-reserve-gib 4.5 \
 	--gpu-variation 0.05 --max-mbs 4 --max-cp 2 --layout pp=4 --grads-16bit --zero3-rate-GBps 21.25
 same_as_plan analytic --analytic --gpu-variation 0
+# the rate cap prices the report's layouts as plan's (ZeRO-3 without
+# pipelining: 22b on 8 A100 plans tp 8 at 21.25 GB/s where tp 2, dp 4 wins
+# at NCCL's rates)
+same_as_plan zero3-rate --layout zero=3,pp=1 --zero3-rate-GBps 21.25
 D=$TMP/opt-all
 grep -q "^| overlap | gradient reduction with the backward: no (--no-dp-overlap); pipeline transfers beside compute: no (--no-p2p-overlap); without SP, pipeline activations scattered over the TP ranks, gathered by the receiver (--p2p-scatter-gather) |" "$D/report.md" &&
 	grep -q "^| memory reserve | 4.50 GiB per GPU |" "$D/report.md" &&
