@@ -307,6 +307,8 @@ size_t tpp_print_caution(char *buf, size_t size, const struct tpp_plan *p,
 	char ranks[TPP_RANK_LIST] = "", why[640];
 	int i, n = 0, w;
 	buf[0] = 0;
+	if (!p->n_top)
+		return 0;
 	/* what the published runs say about the pricing this plan used: at
 	 * NCCL's rates, or at an implementation's (--zero3-rate-GBps) */
 	if (o && o->zero3_rate_Bps > 0)
@@ -315,8 +317,6 @@ size_t tpp_print_caution(char *buf, size_t size, const struct tpp_plan *p,
 	else
 		snprintf(why, sizeof(why), "the published ZeRO-3 runs on 384-2240 GPUs (SC21 Table 2, DeepSpeed of 2021) took " TPP_OPTIMISTIC_RANGE " times the step this model predicts at NCCL's rates, more so on more nodes (that DeepSpeed moved ZeRO-3 traffic at about %.4g GB/s per GPU: --zero3-rate-GBps %.4g prices it so), and %s",
 			 TPP_DEEPSPEED_2021_ZERO3_BPS / 1e9, TPP_DEEPSPEED_2021_ZERO3_BPS / 1e9, fsdp);
-	if (!p->n_top)
-		return 0;
 	if (tpp_eval_optimistic(&p->top[0])) {
 		char lb[200];
 		double d;

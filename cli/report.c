@@ -1130,7 +1130,10 @@ static const char css[] =
 /* With --zero3-rate-GBps the DeepSpeed runs are stated at their own rate
  * (tpp_print_caution says the same) */
 #define OPTIMISTIC_MARK_RATE " (ZeRO-3 across nodes: the published DeepSpeed 2021 runs on 384-2240 GPUs took " TPP_DEEPSPEED_RATE_RANGE " times such predictions at their implementation's rate (--zero3-rate-GBps), PyTorch FSDP on 64 A100 " TPP_FSDP_NODES_RANGE " times at NCCL's rates; costmodel/README.md, Accuracy)"
-#define OPTIMISTIC_MARK (x->opts->zero3_rate_Bps > 0 ? OPTIMISTIC_MARK_RATE : OPTIMISTIC_MARK_NCCL)
+static const char *optimistic_mark(const struct tpp_cost_opts *o)
+{
+	return o->zero3_rate_Bps > 0 ? OPTIMISTIC_MARK_RATE : OPTIMISTIC_MARK_NCCL;
+}
 
 /* Columns of a memory table, a row of it (GiB), labelled `what`. */
 static const char *const mem_heads[] = {"#", "weights (GiB)", "grads (GiB)", "optimizer (GiB)",
@@ -1192,7 +1195,7 @@ static void write_infeasible(struct doc *d, const struct tpp_report *r)
 		d_p(d, "With %d GPUs (%dx) a layout fits, %.3f s per step, %.0f tokens/s, %.1f%% MFU%s: --gpus %d%s --layout %s; the scaling table below goes up to it.",
 		    r->first_fit_gpus, r->first_fit_gpus / x->search->gpus, r->first_fit.step_s,
 		    r->first_fit.tokens_per_s, 100 * r->first_fit.mfu,
-		    tpp_eval_optimistic(&r->first_fit) ? OPTIMISTIC_MARK : "", r->first_fit_gpus, nodes, lb);
+		    tpp_eval_optimistic(&r->first_fit) ? optimistic_mark(x->opts) : "", r->first_fit_gpus, nodes, lb);
 	} else if (r->first_fit_gpus == 0) {
 		d_p(d, "No layout fits with more GPUs either, up to %d (%dx).",
 		    x->search->gpus << tpp_cli_first_fit_steps(x->search),
@@ -1546,7 +1549,7 @@ static void write_doc(struct doc *d, const struct tpp_report *r,
 			if (s->ok)
 				d_td(d, "%.3f", s->step_s), d_td(d, "%.0f", s->tokens_per_s),
 					d_td(d, "%.1f%%", 100 * s->mfu),
-					d_td(d, "%s%s", s->layout, s->optimistic ? OPTIMISTIC_MARK : "");
+					d_td(d, "%s%s", s->layout, s->optimistic ? optimistic_mark(x->opts) : "");
 			else
 				d_td(d, "-"), d_td(d, "-"), d_td(d, "-"),
 					d_td(d, "%s", s->stopped ? "search stopped by its time limit (--time-limit)"
@@ -1581,7 +1584,7 @@ static void write_doc(struct doc *d, const struct tpp_report *r,
 			if (s->ok)
 				d_td(d, "%.3f", s->step_s), d_td(d, "%+.1f%%", 100 * (s->step_s / best->step_s - 1)),
 					d_td(d, "%.0f", s->tokens_per_s),
-					d_td(d, "%s%s", s->layout, s->optimistic ? OPTIMISTIC_MARK : "");
+					d_td(d, "%s%s", s->layout, s->optimistic ? optimistic_mark(x->opts) : "");
 			else
 				d_td(d, "-"), d_td(d, "-"), d_td(d, "-"),
 					d_td(d, "%s", s->stopped ? "search stopped by its time limit (--time-limit)" : "no layout fits");

@@ -520,11 +520,12 @@ static int parse_gpu(struct tpp_ydoc *d, yaml_node_t *node,
 		/* a burst figure stands for the sustained rate it implies
 		 * (TPP_SUSTAINED_OF_BURST); the peak and shape checks above
 		 * are on the figure as published */
-		for (p = 0; p < TPP_PREC__COUNT; p++)
-			if (m.rate == GEMM_RATE_BURST && in.g.gemm_flops[p] > 0) {
-				in.g.gemm_burst_flops[p] = in.g.gemm_flops[p];
-				in.g.gemm_flops[p] *= TPP_SUSTAINED_OF_BURST;
-			}
+		if (m.rate == GEMM_RATE_BURST)
+			for (p = 0; p < TPP_PREC__COUNT; p++)
+				if (in.g.gemm_flops[p] > 0) {
+					in.g.gemm_burst_flops[p] = in.g.gemm_flops[p];
+					in.g.gemm_flops[p] *= TPP_SUSTAINED_OF_BURST;
+				}
 		tpp_strlcpy(in.g.gemm_source, m.source, sizeof(in.g.gemm_source));
 		one_line(in.g.gemm_source);
 	}

@@ -1813,6 +1813,19 @@ static void test_apply_nvls_group(void)
  * timed alone may run at a higher clock); a published gemm_shape is
  * dropped; fp16 takes bf16's calibration when it has none.
  */
+/* A calibration of one bf16 GEMM, n x n x n at `flops` (its best rate). */
+static void cal_one_gemm(struct tpp_calibration *cal, double n, double flops)
+{
+	struct tpp_cal_gemm *g = &cal->gemm[TPP_PREC_BF16];
+	memset(cal, 0, sizeof(*cal));
+	g->valid = 1;
+	g->prec = TPP_PREC_BF16;
+	g->npoints = 1;
+	g->pts[0] = (struct tpp_cal_gemm_point){n, n, n, 0, flops};
+	g->pts[0].median_s = 2.0 * n * n * n / flops;
+	g->best_flops_per_s = flops;
+}
+
 static void test_apply_settled(void)
 {
 	static struct tpp_calibration cal;
@@ -1820,13 +1833,7 @@ static void test_apply_settled(void)
 	struct tpp_cal_gemm *g = &cal.gemm[TPP_PREC_BF16];
 	int k;
 	for (k = 0; k < 3; k++) {
-		memset(&cal, 0, sizeof(cal));
-		g->valid = 1;
-		g->prec = TPP_PREC_BF16;
-		g->npoints = 1;
-		g->pts[0] = (struct tpp_cal_gemm_point){2048, 2048, 2048, 0, 800e12};
-		g->pts[0].median_s = 2.0 * 2048 * 2048 * 2048 / 800e12;
-		g->best_flops_per_s = 800e12;
+		cal_one_gemm(&cal, 2048, 800e12);
 		/* k 0: not settled; 1: settled lower; 2: settled higher */
 		g->settled_s = k ? 20 : 0;
 		g->settled_flops_per_s = k == 1 ? 740e12 : k == 2 ? 810e12 : 0;
@@ -1850,13 +1857,7 @@ static void test_apply_settled(void)
 	/* a preset whose figures are bursts (gb200-nvl72, gemm_rate: burst):
 	 * a calibration's rate is used as it is, not times
 	 * TPP_SUSTAINED_OF_BURST; fp8, not calibrated, keeps its estimate */
-	memset(&cal, 0, sizeof(cal));
-	g->valid = 1;
-	g->prec = TPP_PREC_BF16;
-	g->npoints = 1;
-	g->pts[0] = (struct tpp_cal_gemm_point){4096, 4096, 4096, 0, 1500e12};
-	g->pts[0].median_s = 2.0 * 4096 * 4096 * 4096 / 1500e12;
-	g->best_flops_per_s = 1500e12;
+	cal_one_gemm(&cal, 4096, 1500e12);
 	if (load_cluster("gb200-nvl72", &c))
 		return;
 	CHECK(c.gpu.gemm_burst_flops[TPP_PREC_BF16] > 0);

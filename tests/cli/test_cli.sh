@@ -1415,6 +1415,23 @@ elif ! jq -e '.summary.rows == 2 and .summary.predicted == 1' "$TMP/vs2.json" >/
 else
 	echo "ok: validate-summary"
 fi
+# row_as_plan NAME RUNS ID WITH PLAN-ARGS...: validate RUNS (--json into
+# $TMP/NAME-v.json), then plan row ID's layout with PLAN-ARGS and WITH (the
+# flags under test, split into words; $TMP/NAME-p.json) and without them
+# ($TMP/NAME-p0.json); sets v (validate's step), p and p0; non-zero when a
+# command fails
+row_as_plan() {
+	name=$1 runs=$2 id=$3 with=$4
+	shift 4
+	"$BIN" validate "$runs" --json >"$TMP/$name-v.json" 2>"$ERR" &&
+		lay=$(jq -r --arg id "$id" '.rows[] | select(.id == $id) | .layout' "$TMP/$name-v.json") &&
+		# shellcheck disable=SC2086
+		"$BIN" "$@" $with --layout "$lay" --json >"$TMP/$name-p.json" 2>>"$ERR" &&
+		"$BIN" "$@" --layout "$lay" --json >"$TMP/$name-p0.json" 2>>"$ERR" || return
+	v=$(jq -r --arg id "$id" '.rows[] | select(.id == $id) | .predicted_s' "$TMP/$name-v.json")
+	p=$(jq -r '.layouts[0].step_s' "$TMP/$name-p.json")
+	p0=$(jq -r '.layouts[0].step_s' "$TMP/$name-p0.json")
+}
 # A legacy-stack row of validate is planned by `tpplan plan` with the
 # stack's options stated as flags (--p2p-scatter-gather among them, which
 # the legacy stack's transfers need): the same step to the last digit
@@ -1422,17 +1439,9 @@ cases=$((cases + 1))
 printf 'id\tlayers\thidden\theads\tvocab\tseq\tgbs\tmbs\ttp\tpp\tdp\tvp\tgpus\tcluster\tprecision\tstep_time_s\n' >"$TMP/legacy-row.tsv"
 printf 'L1\t96\t12288\t96\t51200\t2048\t1536\t1\t4\t24\t4\t2\t384\tdgx-a100\tfp16\t76.78\n' >>"$TMP/legacy-row.tsv"
 printf 'name: legacy-row\nlayers: 96\nhidden: 12288\nheads: 96\nvocab: 51200\nseq: 2048\nglobal_batch: 1536\nmlp: gelu\ntied_embeddings: true\ndropout: true\n' >"$TMP/legacy-row.yaml"
-if "$BIN" validate "$TMP/legacy-row.tsv" --json >"$TMP/legacy-v.json" 2>"$ERR" &&
-	lay=$(jq -r '.rows[0].layout' "$TMP/legacy-v.json") &&
-	"$BIN" --model "$TMP/legacy-row.yaml" --cluster dgx-a100 --gpus 384 --precision fp16 \
-		--attention unfused --no-dp-overlap --no-p2p-overlap --p2p-scatter-gather \
-		--layout "$lay" --json >"$TMP/legacy-p.json" 2>>"$ERR" &&
-	"$BIN" --model "$TMP/legacy-row.yaml" --cluster dgx-a100 --gpus 384 --precision fp16 \
-		--attention unfused --no-dp-overlap --no-p2p-overlap \
-		--layout "$lay" --json >"$TMP/legacy-p0.json" 2>>"$ERR"; then
-	v=$(jq -r '.rows[0].predicted_s' "$TMP/legacy-v.json")
-	p=$(jq -r '.layouts[0].step_s' "$TMP/legacy-p.json")
-	p0=$(jq -r '.layouts[0].step_s' "$TMP/legacy-p0.json")
+if row_as_plan legacy "$TMP/legacy-row.tsv" L1 --p2p-scatter-gather \
+	--model "$TMP/legacy-row.yaml" --cluster dgx-a100 --gpus 384 --precision fp16 \
+	--attention unfused --no-dp-overlap --no-p2p-overlap; then
 	if ! jq -e '.options == {"dp_overlap": false, "p2p_overlap": false, "p2p_scatter_gather": true, "grads_16bit": false, "zero3_rate_GBps": null, "mem_reserve_gib": 3, "max_mbs": 16, "max_cp": 16, "simulate": true, "time_limit_s": 60}' "$TMP/legacy-p.json" >/dev/null ||
 		! jq -e '.options.p2p_scatter_gather == false' "$TMP/legacy-p0.json" >/dev/null; then
 		fail "legacy-row-as-plan: the plan JSON does not record its options: $(jq -c .options "$TMP/legacy-p.json") / $(jq -c .options "$TMP/legacy-p0.json")"
@@ -1452,17 +1461,9 @@ fi
 cases=$((cases + 1))
 printf 'id\tlayers\thidden\theads\tvocab\tseq\tgbs\tmbs\ttp\tpp\tdp\tzero\tgpus\tcluster\tprecision\tstep_time_s\n' >"$TMP/ds-row.tsv"
 printf 'D1\t96\t12288\t96\t51200\t2048\t1536\t1\t1\t1\t1536\t3\t1536\tdgx-a100\tfp16\t66.75\n' >>"$TMP/ds-row.tsv"
-if "$BIN" validate "$TMP/ds-row.tsv" --json >"$TMP/ds-v.json" 2>"$ERR" &&
-	lay=$(jq -r '.rows[0].layout' "$TMP/ds-v.json") &&
-	"$BIN" --model "$TMP/legacy-row.yaml" --cluster dgx-a100 --gpus 1536 --precision fp16 \
-		--attention unfused --no-p2p-overlap --p2p-scatter-gather --grads-16bit \
-		--zero3-rate-GBps 21.25 --layout "$lay" --json >"$TMP/ds-p.json" 2>>"$ERR" &&
-	"$BIN" --model "$TMP/legacy-row.yaml" --cluster dgx-a100 --gpus 1536 --precision fp16 \
-		--attention unfused --no-p2p-overlap --p2p-scatter-gather --grads-16bit \
-		--layout "$lay" --json >"$TMP/ds-p0.json" 2>>"$ERR"; then
-	v=$(jq -r '.rows[0].predicted_s' "$TMP/ds-v.json")
-	p=$(jq -r '.layouts[0].step_s' "$TMP/ds-p.json")
-	p0=$(jq -r '.layouts[0].step_s' "$TMP/ds-p0.json")
+if row_as_plan ds "$TMP/ds-row.tsv" D1 "--zero3-rate-GBps 21.25" \
+	--model "$TMP/legacy-row.yaml" --cluster dgx-a100 --gpus 1536 --precision fp16 \
+	--attention unfused --no-p2p-overlap --p2p-scatter-gather --grads-16bit; then
 	if ! jq -e '[.rows[0].stack, (.rows[0].layout | test("zero=3,"))] == ["legacy", true]' "$TMP/ds-v.json" >/dev/null ||
 		! jq -e '.options.zero3_rate_GBps == 21.25 and .options.dp_overlap and .options.grads_16bit' "$TMP/ds-p.json" >/dev/null ||
 		! jq -e '.options.zero3_rate_GBps == null' "$TMP/ds-p0.json" >/dev/null; then
@@ -1479,15 +1480,8 @@ fi
 # gradients are reduced in bf16: validate == plan --grads-16bit (the
 # modern stack's other options are plan's defaults), != plan without it
 cases=$((cases + 1))
-if (cd "$ROOT" && "$BIN" validate tests/data/runs/bridge-25.11.tsv --json >"$TMP/fp8-v.json" 2>"$ERR") &&
-	lay=$(jq -r '.rows[] | select(.id == "B01") | .layout' "$TMP/fp8-v.json") &&
-	"$BIN" --model llama3-8b --cluster dgx-b200 --gpus 8 --global-batch 128 --precision fp8 \
-		--grads-16bit --layout "$lay" --json >"$TMP/fp8-p.json" 2>>"$ERR" &&
-	"$BIN" --model llama3-8b --cluster dgx-b200 --gpus 8 --global-batch 128 --precision fp8 \
-		--layout "$lay" --json >"$TMP/fp8-p0.json" 2>>"$ERR"; then
-	v=$(jq -r '.rows[] | select(.id == "B01") | .predicted_s' "$TMP/fp8-v.json")
-	p=$(jq -r '.layouts[0].step_s' "$TMP/fp8-p.json")
-	p0=$(jq -r '.layouts[0].step_s' "$TMP/fp8-p0.json")
+if row_as_plan fp8 "$ROOT/tests/data/runs/bridge-25.11.tsv" B01 --grads-16bit \
+	--model llama3-8b --cluster dgx-b200 --gpus 8 --global-batch 128 --precision fp8; then
 	if awk -v v="$v" -v p="$p" -v p0="$p0" 'BEGIN { exit !((v - p) ^ 2 < 1e-8 && (v - p0) ^ 2 > 1e-7) }'; then
 		echo "ok: fp8-row-as-plan ($v s; with fp32 gradients $p0 s)"
 	else
