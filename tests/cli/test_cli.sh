@@ -182,10 +182,10 @@ readme_quote readme-quote-degree 0 "TP group on ib-hdr tp_comm +5.4 s" \
 grep -q '^    tp=16 .* TP group on ib-hdr  *tp_comm +5.4 s$' "$OUT" ||
 	fail "readme-quote-degree: not the tp=16 row: $(grep '^    tp=16 ' "$OUT")"
 for q in "bridge-25.11:MAPE 5.7% median 5.4% worst 10.4% rows 8" \
-	"mosaic-mpt-a100:MAPE 11.3% median 13.0% worst 17.1% rows 6" \
+	"mosaic-mpt-a100:MAPE 11.6% median 13.3% worst 17.3% rows 6" \
 	"torchtitan-a100:MAPE 15.8% median 13.5% worst 20.3% rows 3" \
 	"sc21-table1-scripts:MAPE 3.9% median 3.3% worst 6.1% rows 10" \
-	"nemo-perf:MAPE 10.3% median 9.2% worst 26.7% rows 40" \
+	"nemo-perf:MAPE 9.7% median 9.0% worst 26.9% rows 40" \
 	"meta-llama3-405b:MAPE 2.3% median 2.3% worst 4.2% rows 2"; do
 	readme_quote "readme-quote-validate-${q%%:*}" 0 "${q#*:}" \
 		"$BIN" validate "$ROOT/tests/data/runs/${q%%:*}.tsv"
@@ -1489,6 +1489,34 @@ if row_as_plan fp8 "$ROOT/tests/data/runs/bridge-25.11.tsv" B01 --grads-16bit \
 	fi
 else
 	fail "fp8-row-as-plan: exit $?: $(head -n 3 "$ERR")"
+fi
+# Dropout follows the row's stack (the runs format has no column for it):
+# a GeLU row of the modern stack is priced without (NeMo's Nemotron and
+# GPT-3 175B configurations, MPT), validate == plan with a model file
+# without dropout, != with; its JSON row says so; a legacy GeLU row says
+# it has dropout (legacy-row-as-plan above plans it with dropout: true)
+cases=$((cases + 1))
+printf 'id\tlayers\thidden\theads\tkv_heads\tmlp\tvocab\tseq\tgbs\tmbs\ttp\tpp\tdp\tsp\trecompute\tgpus\tcluster\tprecision\tstep_time_s\n' >"$TMP/nodrop-row.tsv"
+printf 'G1\t8\t4096\t32\t8\tgelu\t32000\t4096\t64\t1\t2\t1\t4\tyes\tnone\t8\tdgx-h100\tfp8\t1.0\n' >>"$TMP/nodrop-row.tsv"
+for d in false true; do
+	printf 'name: g1\nlayers: 8\nhidden: 4096\nheads: 32\nkv_heads: 8\nvocab: 32000\nseq: 4096\nglobal_batch: 64\nmlp: gelu\ntied_embeddings: true\ndropout: %s\n' "$d" >"$TMP/nodrop-$d.yaml"
+done
+if row_as_plan nodrop "$TMP/nodrop-row.tsv" G1 --grads-16bit \
+	--model "$TMP/nodrop-false.yaml" --cluster dgx-h100 --gpus 8 --precision fp8 &&
+	"$BIN" --model "$TMP/nodrop-true.yaml" --cluster dgx-h100 --gpus 8 --precision fp8 --grads-16bit \
+		--layout "$lay" --json >"$TMP/nodrop-pd.json" 2>>"$ERR"; then
+	pd=$(jq -r '.layouts[0].step_s' "$TMP/nodrop-pd.json")
+	if ! jq -e '[.rows[0].stack, .rows[0].dropout] == ["modern", false]' "$TMP/nodrop-v.json" >/dev/null ||
+		! "$BIN" validate "$TMP/legacy-row.tsv" --json 2>>"$ERR" |
+		jq -e '[.rows[0].stack, .rows[0].dropout] == ["legacy", true]' >/dev/null; then
+		fail "modern-row-no-dropout: stack / dropout in the JSON rows: $(jq -c '.rows[0] | [.stack, .dropout]' "$TMP/nodrop-v.json")"
+	elif awk -v v="$v" -v p="$p" -v pd="$pd" 'BEGIN { exit !((v - p) ^ 2 < 1e-12 && pd > p * 1.0005) }'; then
+		echo "ok: modern-row-no-dropout ($v s; with dropout $pd s)"
+	else
+		fail "modern-row-no-dropout: validate $v s, plan without dropout $p s, with $pd s"
+	fi
+else
+	fail "modern-row-no-dropout: exit $?: $(head -n 3 "$ERR")"
 fi
 # with the rate given, the ZeRO-3 caution states the DeepSpeed runs at
 # their own rate (TPP_DEEPSPEED_RATE_RANGE), not the advice to pass it;
