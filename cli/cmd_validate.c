@@ -258,8 +258,9 @@ static int search_stack(struct tpp_model *model, const struct tpp_cluster *clust
 	 * Dropout, which the runs format has no column for: Megatron-LM's
 	 * of 2021-22 trained GPT models with its defaults, --hidden-dropout
 	 * and --attention-dropout 0.1 (SC21's scripts set neither:
-	 * examples/academic_paper_scripts/sc21/CONFIG.sh); the modern stack's pre-training configurations set none:
-	 * NeMo's GPTConfig175B and NemotronConfig (hidden_dropout and
+	 * examples/academic_paper_scripts/sc21/CONFIG.sh); the modern
+	 * stack's pre-training configurations set none: NeMo's
+	 * GPTConfig175B and NemotronConfig (hidden_dropout and
 	 * attention_dropout 0.0; so NeMo-Framework-Launcher's
 	 * nemotron_*.yaml), MPT's (llm-foundry MPTBlock resid_pdrop 0.0,
 	 * emb_pdrop 0.0), and every Llama-family model.  NeMo's small GPT-3
