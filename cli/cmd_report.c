@@ -216,6 +216,13 @@ int tpp_cmd_report(int argc, char **argv)
 			"the report says so beside its timings\n", exec_arg);
 	if ((rc = tpp_cli_problem_cluster(&pb, cluster, &cal, &gpus)))
 		goto out;
+	{
+		/* the files it read: the model (a preset name is no file), the
+		 * cluster, the calibration in use, the exec result */
+		const char *in[] = {pb.model_arg, cluster->path, cluster->calibration, exec_arg};
+		if ((rc = tpp_report_check_inputs(out_dir, in, TPP_ARRAY_LEN(in))))
+			goto out;
+	}
 	if ((rc = tpp_cli_problem_search(&pb, &model, gpus, &s)))
 		goto out;
 	if ((rc = tpp_report_make_dir(out_dir)))

@@ -1807,28 +1807,37 @@ fail:
 #define MANIFEST ".tpplan-report"
 static const char *const fig_ext[] = {"dat", "gp", "png"};
 
+/* The i-th file a report may write into (or remove from) dir, into path
+ * (PATH_LEN bytes): 1, 0 past the last, -1 when too long. */
+static const char *const out_fixed[] = {"index.html", "report.md", MANIFEST, "gnuplot.log"};
+#define N_OUTPUTS (TPP_ARRAY_LEN(out_fixed) + FIG__COUNT * TPP_ARRAY_LEN(fig_ext))
+static int output_path(const char *dir, size_t i, char *path)
+{
+	int w;
+	if (i >= N_OUTPUTS)
+		return 0;
+	if (i < TPP_ARRAY_LEN(out_fixed)) {
+		w = snprintf(path, PATH_LEN, "%s/%s", dir, out_fixed[i]);
+	} else {
+		size_t j = i - TPP_ARRAY_LEN(out_fixed);
+		w = snprintf(path, PATH_LEN, "%s/%s.%s", dir, fig_names[j / TPP_ARRAY_LEN(fig_ext)],
+			     fig_ext[j % TPP_ARRAY_LEN(fig_ext)]);
+	}
+	return w < 0 || w >= PATH_LEN ? -1 : 1;
+}
+
 /* Every file a report may write into dir, checked as tpp_afile would
  * open it (a loop of links, a link that cannot be followed, a directory
  * in a file's place), so that it is said before the searches rather than
  * after half the files are written. */
 static int check_outputs(const char *dir)
 {
-	static const char *const fixed[] = {"index.html", "report.md", MANIFEST, "gnuplot.log"};
 	char path[PATH_LEN];
 	struct tpp_err err;
-	size_t i, j;
-	int rc = TPP_OK;
-	for (i = 0; !rc && i < TPP_ARRAY_LEN(fixed) + FIG__COUNT * TPP_ARRAY_LEN(fig_ext); i++) {
-		int w;
-		if (i < TPP_ARRAY_LEN(fixed)) {
-			w = snprintf(path, sizeof(path), "%s/%s", dir, fixed[i]);
-		} else {
-			j = i - TPP_ARRAY_LEN(fixed);
-			w = snprintf(path, sizeof(path), "%s/%s.%s", dir,
-				     fig_names[j / TPP_ARRAY_LEN(fig_ext)],
-				     fig_ext[j % TPP_ARRAY_LEN(fig_ext)]);
-		}
-		if (w < 0 || (size_t)w >= sizeof(path)) {
+	size_t i;
+	int rc = TPP_OK, k;
+	for (i = 0; !rc && (k = output_path(dir, i, path)); i++) {
+		if (k < 0) {
 			fprintf(stderr, "tpplan: report: -o %s: path too long\n", dir);
 			return TPP_E_SYSTEM;
 		}
@@ -1836,6 +1845,27 @@ static int check_outputs(const char *dir)
 			fprintf(stderr, "tpplan: report: %s\n", err.msg);
 	}
 	return rc == TPP_E_USAGE ? TPP_E_USAGE : rc ? TPP_E_SYSTEM : TPP_OK;
+}
+
+int tpp_report_check_inputs(const char *dir, const char *const *inputs, size_t n)
+{
+	char path[PATH_LEN];
+	struct stat so, si;
+	size_t i, j;
+	int k;
+	for (i = 0; (k = output_path(dir, i, path)); i++) {
+		if (k < 0 || stat(path, &so) || !S_ISREG(so.st_mode))
+			continue; /* too long: check_outputs says so */
+		for (j = 0; j < n; j++)
+			if (inputs[j] && *inputs[j] && !stat(inputs[j], &si) &&
+			    si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
+				fprintf(stderr, "tpplan: report: -o %s: %s is the input file %s, which "
+					"the report would write over or remove; name another directory "
+					"(or move the input)\n", dir, path, inputs[j]);
+				return TPP_E_USAGE;
+			}
+	}
+	return TPP_OK;
 }
 
 struct manifest {

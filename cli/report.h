@@ -115,6 +115,9 @@ void tpp_report_megatron_args(const struct tpp_model *m,
  * it reads its inputs.
  */
 int tpp_report_check_dir(const char *dir);
+/* TPP_E_USAGE (said on stderr) when one of the n input files (NULL or ""
+ * skipped) is a file a report into dir writes or removes; TPP_OK else. */
+int tpp_report_check_inputs(const char *dir, const char *const *inputs, size_t n);
 
 /* mkdir -p dir after tpp_report_check_dir: `tpplan report` makes it once
  * its inputs have been read and before its searches, so a directory that

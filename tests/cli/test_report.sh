@@ -696,6 +696,33 @@ EOF
 	else
 		fail "cal: exit $?"; sed 's/^/    /' "$TMP/err" >&2
 	fi
+	# an input file that is one of the files the report writes or
+	# removes in -o: refused before any search, the input untouched (the
+	# calibration as calibration.dat, the exec result as exec.dat, the
+	# cluster as report.md)
+	for inp in calibration.dat:cal.yaml exec.dat:exec.json report.md:cluster; do
+		name=${inp%%:*} src=${inp#*:}
+		D=$TMP/in-$name
+		mkdir -p "$D"
+		if [ "$src" = cluster ]; then
+			cp "$ROOT/topologies/dgx-a100.yaml" "$D/$name"
+			set -- --model 22b --cluster "$D/$name" --gpus 8
+		else
+			cp "$TMP/$src" "$D/$name"
+			if [ "$src" = cal.yaml ]; then set -- $PROBLEM --calibration "$D/$name"; else set -- $PROBLEM --exec "$D/$name"; fi
+		fi
+		before=$(cksum <"$D/$name")
+		"$BIN" report "$@" --no-plots -o "$D" >/dev/null 2>"$TMP/err"
+		rc=$?
+		if [ $rc -eq 2 ] && grep -qF "$D/$name is the input file" "$TMP/err" &&
+			[ "$(cksum <"$D/$name")" = "$before" ] && [ ! -e "$D/index.html" ]; then
+			ok "input-in-out ($name)"
+		else
+			fail "input-in-out ($name): exit $rc, expected 2 refusing to write over the input"
+			sed 's/^/    /' "$TMP/err" >&2
+		fi
+	done
+	set --
 
 	# ---- names from the cluster file in the gnuplot scripts ----------------------------
 	# a GPU or tier name with a `command` or a '"' ran the command when
