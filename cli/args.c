@@ -284,9 +284,8 @@ static int layout_contradiction(const char *arg, const struct tpp_search *s,
 		why = "tp_overlap=1 needs sp=1 (it overlaps the sequence-parallel all-gathers and reduce-scatters)";
 	else if (GIVEN(tp_overlap) && s->tp_overlap && GIVEN(tp) && s->tp == 1)
 		why = "tp_overlap=1 needs tp >= 2";
-	else if (GIVEN(recompute_layers) && s->recompute_layers > 0 && GIVEN(recompute) &&
-		 s->recompute != TPP_RECOMPUTE_FULL)
-		why = "recompute_layers needs recompute=full";
+	else if (GIVEN(recompute_layers) && GIVEN(recompute) && s->recompute != TPP_RECOMPUTE_FULL)
+		why = "recompute_layers needs recompute=full (0: every layer)";
 #undef GIVEN
 	if (!why)
 		return TPP_OK;

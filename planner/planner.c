@@ -425,8 +425,9 @@ static void enumerate_inner(struct ctx *x, struct tpp_layout *l)
 					for (rc = 0; rc < TPP_RECOMPUTE__COUNT; rc++) {
 						if (!in(s->recompute, rc))
 							continue;
-						/* a block size implies full recompute */
-						if (s->recompute_layers > 0 && rc != TPP_RECOMPUTE_FULL &&
+						/* a block size (0: every layer)
+						 * implies full recompute */
+						if (s->recompute_layers != TPP_FREE && rc != TPP_RECOMPUTE_FULL &&
 						    s->recompute == TPP_FREE)
 							continue;
 						for (zero = 0; zero <= 3; zero++) {

@@ -312,6 +312,14 @@ if expect block-recompute-implied 0 out '"recompute_layers": 2' "$BIN" $BLK \
 	--layout tp=4,pp=16,dp=4,cp=1,mbs=1,vp=4,sp=1,recompute_layers=2,zero=1,tp_overlap=1 --json; then
 	jcheck block-recompute-implied "$OUT" '[.layouts[].layout.recompute] | unique == ["full"]'
 fi
+# ... recompute_layers=0 (every layer) too, and with another mode it is the
+# same contradiction
+if expect block-recompute-implied-0 0 out '"recompute_layers": 0' "$BIN" $BLK \
+	--layout tp=4,pp=16,dp=4,cp=1,mbs=1,vp=4,sp=1,recompute_layers=0,zero=1,tp_overlap=1 --json; then
+	jcheck block-recompute-implied-0 "$OUT" '[.layouts[].layout | [.recompute, .recompute_layers]] | unique == [["full", 0]]'
+fi
+expect block-recompute-none-0 2 err "recompute_layers needs recompute=full (0: every layer)" "$BIN" $BLK \
+	--layout recompute=none,recompute_layers=0
 # Fields of one --layout that contradict each other are a usage error that
 # names them, whatever the model and GPU count -- not a search that rejects
 # every layout and then tries more GPUs; a field left free is searched
