@@ -1002,8 +1002,10 @@ int tpp_cli_first_fit(const struct tpp_model *m, const struct tpp_cluster *c,
 			*found = tmp->top[0];
 			return s->gpus << i;
 		}
-		if (rc != TPP_E_INFEASIBLE || tmp->timed_out)
-			return -1; /* an error, or out of time: nothing to say */
+		if (rc != TPP_E_INFEASIBLE)
+			return -1; /* an error: nothing to say */
+		if (tmp->timed_out)
+			return TPP_CLI_FIRST_FIT_TIMED_OUT - i; /* not known from 2^i x up */
 	}
 	return 0;
 }
@@ -1213,5 +1215,11 @@ void tpp_cli_print_first_fit(FILE *f, const struct tpp_search *s,
 	} else if (n == 0) {
 		int k = tpp_cli_first_fit_steps(s);
 		fprintf(f, "  nor does any with more GPUs, up to %d (%dx)\n", s->gpus << k, 1 << k);
+	} else if (n < TPP_CLI_FIRST_FIT_TIMED_OUT) {
+		int k = TPP_CLI_FIRST_FIT_TIMED_OUT - n;
+		fprintf(f, "  whether more GPUs fit is not known: the search at %d GPUs (%dx) stopped at "
+			"the time limit, which the plan's searches share (--time-limit %g s)%s\n",
+			s->gpus << k, 1 << k, s->time_limit_s,
+			k > 1 ? "; none fits below that" : "");
 	}
 }

@@ -317,9 +317,11 @@ const char *tpp_print_batch_hint(char *buf, size_t size, const struct tpp_search
  * (searched with its options; alt and tmp are scratch).  The searches
  * share what is left of s->time_limit_s after the `spent_s` the first
  * search took.  Returns that count with its best layout in *found, 0 when
- * none fits, -1 when a search failed or ran out of time, or when no
- * doubling is within the 2^24 GPUs tpplan plans for. */
+ * none fits, -1 when a search failed or when no doubling is within the
+ * 2^24 GPUs tpplan plans for, TPP_CLI_FIRST_FIT_TIMED_OUT - i when the
+ * search at 2^i x ran out of time (those below it fit none). */
 #define TPP_CLI_FIRST_FIT_MAX 6
+#define TPP_CLI_FIRST_FIT_TIMED_OUT (-10)
 /* Whether a cluster of `gpus` is one that --gpus takes: part of a node, or
  * whole nodes. */
 int tpp_cli_whole_nodes(long long gpus, int gpus_per_node);

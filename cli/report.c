@@ -1203,8 +1203,13 @@ static void write_infeasible(struct doc *d, const struct tpp_report *r)
 	} else if (!tpp_cli_first_fit_steps(x->search)) {
 		d_p(d, "More GPUs were not searched: twice %d is past the %d GPUs tpplan plans for.",
 		    x->search->gpus, 1 << 24);
+	} else if (r->first_fit_gpus <= TPP_CLI_FIRST_FIT_TIMED_OUT) {
+		int k = TPP_CLI_FIRST_FIT_TIMED_OUT - r->first_fit_gpus;
+		d_p(d, "From how many GPUs a layout fits is not known: the search at %d GPUs (%dx) stopped at the time limit, which the report's searches share (--time-limit %g s)%s.",
+		    x->search->gpus << k, 1 << k, x->search->time_limit_s,
+		    k > 1 ? "; none fits below that" : "");
 	} else {
-		d_p(d, "From how many GPUs a layout fits is not known: a search at twice the GPUs or more stopped at its time limit (--time-limit) or failed.");
+		d_p(d, "From how many GPUs a layout fits is not known: a search at twice the GPUs or more failed.");
 	}
 	if (r->fewer.gpus > 0) {
 		char buf[768];
