@@ -719,8 +719,12 @@ int tpp_cli_problem_opt(struct tpp_cli_problem *p, int ch, char *const *argv,
 	}
 	case TPP_O_GPU_SIGMA:
 		return tpp_cli_double("--gpu-variation", optarg, 0, 0.5, &p->co->gpu_speed_sigma);
-	case TPP_O_MAX_MBS: return tpp_cli_int("--max-mbs", optarg, 1, 1024, &p->max_mbs);
-	case TPP_O_MAX_CP: return tpp_cli_int("--max-cp", optarg, 1, 1024, &p->max_cp);
+	case TPP_O_MAX_MBS:
+		p->max_mbs_given = 1;
+		return tpp_cli_int("--max-mbs", optarg, 1, 1024, &p->max_mbs);
+	case TPP_O_MAX_CP:
+		p->max_cp_given = 1;
+		return tpp_cli_int("--max-cp", optarg, 1, 1024, &p->max_cp);
 	case TPP_O_ANALYTIC: p->analytic = 1; return TPP_OK;
 	case TPP_O_TRAIN_TOKENS: return cli_tokens("--train-tokens", optarg, &p->train_tokens);
 	default: return tpp_cli_bad_option(ch, argv, cmd);
@@ -753,6 +757,18 @@ int tpp_cli_problem_search(const struct tpp_cli_problem *p,
 	s->simulate = !p->analytic;
 	if (p->layout_arg && tpp_cli_parse_layout(p->layout_arg, s, &err)) {
 		fprintf(stderr, "tpplan: %s\n", err.msg);
+		return TPP_E_USAGE;
+	}
+	/* a bound given beside a --layout value past it: which one is
+	 * meant?  (the default bounds give way to a stated value) */
+	if (p->max_mbs_given && s->mbs != TPP_FREE && s->mbs > p->max_mbs) {
+		fprintf(stderr, "tpplan: --layout %s: mbs=%d is more than --max-mbs %d (give one of them)\n",
+			p->layout_arg, s->mbs, p->max_mbs);
+		return TPP_E_USAGE;
+	}
+	if (p->max_cp_given && s->cp != TPP_FREE && s->cp > p->max_cp) {
+		fprintf(stderr, "tpplan: --layout %s: cp=%d is more than --max-cp %d (give one of them)\n",
+			p->layout_arg, s->cp, p->max_cp);
 		return TPP_E_USAGE;
 	}
 	if (p->layout_arg) {

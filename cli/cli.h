@@ -56,8 +56,8 @@ enum {
 	{{"grads-16bit", no_argument, 0, TPP_O_GRADS16}, NULL, "accumulate and reduce gradients in the 16-bit training type, 2 bytes a parameter (Megatron-Core grad_reduce_in_fp32=False, as NeMo's FP8 performance recipes; default: fp32 main gradients, 4 bytes, as Megatron-LM and Megatron-Bridge): less gradient memory, half the data-parallel reduction's bytes"}, \
 	{{"zero3-rate-GBps", required_argument, 0, TPP_O_ZERO3_RATE}, "R", "ZeRO-3 without pipelining: parameter gathers and gradient reduce-scatters move at most R GB/s per GPU (bytes gathered / time), where the implementation bounds them, not the network: 21.25 for DeepSpeed's ZeRO-3 of 2021 (issue #1174; what validate assumes for ZeRO-3 rows of the legacy stack); default: NCCL's rate"}, \
 	{{"gpu-variation", required_argument, 0, TPP_O_GPU_SIGMA}, "S", "spread (sigma) of per-GPU speed, fraction of the median (default 0.02, Sinha et al. SC22; 0 = identical GPUs)"}, \
-	{{"max-mbs", required_argument, 0, TPP_O_MAX_MBS}, "N", "largest micro-batch to try (default 16)"}, \
-	{{"max-cp", required_argument, 0, TPP_O_MAX_CP}, "N", "largest context-parallel degree to try (default 16)"}, \
+	{{"max-mbs", required_argument, 0, TPP_O_MAX_MBS}, "N", "largest micro-batch to try (default 16; a --layout mbs past the default is tried, past a given N is a usage error)"}, \
+	{{"max-cp", required_argument, 0, TPP_O_MAX_CP}, "N", "largest context-parallel degree to try (default 16; likewise for --layout cp)"}, \
 	{{"analytic", no_argument, 0, TPP_O_ANALYTIC}, NULL, "rank by the analytic model only (no simulation)"}
 
 /* The problem as the options state it (0 / NULL: not given). */
@@ -67,6 +67,7 @@ struct tpp_cli_problem {
 	int gpus, nodes, gbs, seq;
 	int top;			/* default 5 */
 	int max_mbs, max_cp;		/* default 16 each */
+	int max_mbs_given, max_cp_given; /* on the command line */
 	int analytic;
 	double time_limit;		/* s per search, default 60; 0 = none */
 	double train_tokens;		/* --train-tokens; 0 = not given */

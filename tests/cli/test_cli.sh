@@ -312,6 +312,14 @@ if expect block-recompute-implied 0 out '"recompute_layers": 2' "$BIN" $BLK \
 	--layout tp=4,pp=16,dp=4,cp=1,mbs=1,vp=4,sp=1,recompute_layers=2,zero=1,tp_overlap=1 --json; then
 	jcheck block-recompute-implied "$OUT" '[.layouts[].layout.recompute] | unique == ["full"]'
 fi
+# a bound given beside a --layout value past it is a usage error (which
+# is meant?); the default bounds give way to a stated value
+expect max-cp-vs-layout 2 err "cp=8 is more than --max-cp 1" "$BIN" --model 1.3b --cluster dgx-h100 \
+	--gpus 8 --max-cp 1 --layout cp=8
+expect max-mbs-vs-layout 2 err "mbs=16 is more than --max-mbs 2" "$BIN" --model 1.3b --cluster dgx-h100 \
+	--gpus 8 --max-mbs 2 --layout mbs=16
+if expect max-mbs-default-vs-layout 0 out '"mbs": 32' "$BIN" --model 1.3b --cluster dgx-h100 --gpus 8 \
+	--layout mbs=32 --top 1 --json; then :; fi
 # ... recompute_layers=0 (every layer) too, and with another mode it is the
 # same contradiction
 if expect block-recompute-implied-0 0 out '"recompute_layers": 0' "$BIN" $BLK \
