@@ -945,7 +945,7 @@ int tpp_cmd_validate(int argc, char **argv)
 				printf("  ],\n  \"summary\": {\"mape\": null, \"median\": null, \"worst\": null, \"bias\": null");
 			printf(", \"rows\": %d, \"predicted\": %d, \"unpredicted\": %d}\n}\n",
 			       nrows, nok, nrows - nok);
-		} else {
+		} else if (nrows) { /* no rows: only the error below */
 			/* the id column as wide as the longest id (5 at least) */
 			int idw = 5;
 			for (i = 0; i < nrows; i++)
