@@ -398,9 +398,28 @@ static int predict_row(char **fv, const int *col, const char *dir,
 	    FI(C_GPUS, 0, 1, 1 << 24, &gpus))
 		return -1;
 	model->global_batch = gbs;
-	if ((rc = tpp_model_check(model, NULL, &err))) {
-		snprintf(r->reason, sizeof(r->reason), "model: %s", err.msg);
-		return -1;
+	{
+		/* the model the row describes, its fault at the column the
+		 * key it blames reads from */
+		const char *key;
+		char msg[512];
+		if (tpp_model_problem(model, &key, msg, sizeof(msg))) {
+			int c = -1, j;
+			for (j = 0; key && j < C__COUNT; j++)
+				if (!strcmp(key, col_names[j]))
+					c = j;
+			if (key && !strcmp(key, "global_batch"))
+				c = C_GBS;
+			else if (key && !strcmp(key, "head_dim"))
+				c = C_HEADS; /* hidden / heads in this format */
+			if (c >= 0) {
+				BAD(c);
+				snprintf(r->reason, sizeof(r->reason), "column '%s': %s", col_names[c], msg);
+			} else {
+				snprintf(r->reason, sizeof(r->reason), "the model: %s", msg);
+			}
+			return -1;
+		}
 	}
 	p = *F(C_PREC) ? tpp_prec_parse(F(C_PREC)) : TPP_PREC_BF16;
 	/* the runs format's precisions (shared/validation/README.md) */
@@ -500,6 +519,21 @@ static int predict_row(char **fv, const int *col, const char *dir,
 	 * method; it has no recompute_layers column); blank leaves block
 	 * recompute to the search */
 	tpp_search_stated_recompute(&s);
+	/* fields that contradict each other whatever the model (as plan's
+	 * --layout says them) */
+	if (s.vp != TPP_FREE && s.vp > 1 && s.pp == 1) {
+		BAD(C_VP);
+		snprintf(r->reason, sizeof(r->reason),
+			 "column 'vp': vp %d > 1 (the interleaved schedule) needs pp >= 2, and column 'pp' is 1",
+			 s.vp);
+		return -1;
+	}
+	if (s.sp == 1 && s.tp == 1) {
+		BAD(C_SP);
+		snprintf(r->reason, sizeof(r->reason),
+			 "column 'sp': sequence parallelism needs tp >= 2, and column 'tp' is 1");
+		return -1;
+	}
 	/*
 	 * The runs format describes a layout by its columns; what it has no
 	 * column for follows the row's software stack (row_stack): overlaps

@@ -353,6 +353,15 @@ static int model_problem(const struct tpp_model *m, const char **key,
 	return 0;
 }
 
+int tpp_model_problem(const struct tpp_model *m, const char **key, char *msg,
+		      size_t size)
+{
+	TPP_ASSERT(m && key && msg && size);
+	*key = NULL;
+	msg[0] = '\0';
+	return model_problem(m, key, msg, size);
+}
+
 int tpp_model_check(const struct tpp_model *m, const char *file,
 		    struct tpp_err *err)
 {

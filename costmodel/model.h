@@ -56,6 +56,11 @@ const struct tpp_model *tpp_model_preset(const char *name);
 int tpp_model_load(const char *name_or_path, struct tpp_model *out,
 		   struct tpp_err *err);
 
+/* The first inconsistency of m: non-zero, with *key the YAML key to blame
+ * (NULL when none) and msg ("kv_heads = 25 exceeds heads = 24"); 0 when
+ * there is none. */
+int tpp_model_problem(const struct tpp_model *m, const char **key, char *msg,
+		      size_t size);
 /* Check a model for consistency; err names the field. */
 int tpp_model_check(const struct tpp_model *m, const char *file,
 		    struct tpp_err *err);

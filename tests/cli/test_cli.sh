@@ -1916,6 +1916,26 @@ if expect validate-bad-rows-json 1 out '"unpredicted": 8' \
 	jcheck validate-bad-rows-json "$OUT" '(.rows[] | select(.id == "R05") | .measured_s) == null'
 	jcheck validate-bad-rows-json "$OUT" '[.rows[] | [.line, .column]] == [[4,39],[5,13],[6,47],[7,58],[8,63],[9,18],[10,13],[11,47]]'
 fi
+# a model fault at the column its key reads from (not "model: model ..."),
+# and fields that contradict each other whatever the model said as plan's
+# --layout says them, at their column (not "no layout ... fits in memory")
+cases=$((cases + 1))
+printf 'id\tlayers\thidden\theads\tkv_heads\tvocab\tseq\tgbs\tmbs\ttp\tpp\tdp\tvp\tsp\tgpus\tcluster\tprecision\tstep_time_s\n' >"$TMP/contra.tsv"
+printf 'K1\t8\t4096\t32\t33\t32000\t2048\t64\t1\t1\t1\t8\t\t\t8\tdgx-a100\tbf16\t1.0\n' >>"$TMP/contra.tsv"
+printf 'V1\t8\t4096\t32\t\t32000\t2048\t64\t1\t1\t1\t8\t2\t\t8\tdgx-a100\tbf16\t1.0\n' >>"$TMP/contra.tsv"
+printf 'S1\t8\t4096\t32\t\t32000\t2048\t64\t1\t1\t1\t8\t\tyes\t8\tdgx-a100\tbf16\t1.0\n' >>"$TMP/contra.tsv"
+if "$BIN" validate "$TMP/contra.tsv" --json >"$TMP/contra.json" 2>"$ERR" || [ $? -eq 1 ]; then
+	if jq -e '[.rows[] | [.id, .line, .column, .reason]] == [
+		["K1", 2, 14, "column '"'"'kv_heads'"'"': kv_heads = 33 exceeds heads = 32"],
+		["V1", 3, 37, "column '"'"'vp'"'"': vp 2 > 1 (the interleaved schedule) needs pp >= 2, and column '"'"'pp'"'"' is 1"],
+		["S1", 4, 38, "column '"'"'sp'"'"': sequence parallelism needs tp >= 2, and column '"'"'tp'"'"' is 1"]]' "$TMP/contra.json" >/dev/null; then
+		echo "ok: validate-row-contradictions"
+	else
+		fail "validate-row-contradictions: $(jq -c '[.rows[] | [.id, .line, .column, .reason]]' "$TMP/contra.json")"
+	fi
+else
+	fail "validate-row-contradictions: exit $?: $(head -n 2 "$ERR")"
+fi
 # ids that are not UTF-8, or that the 127-byte limit cuts mid-character:
 # the JSON stays UTF-8 (U+FFFD for a stray byte, no half character)
 {
