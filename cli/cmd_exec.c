@@ -9,6 +9,7 @@
  * --cluster) --> tpp_bench_init (MPI) --> tpp_exec_run (every rank) -->
  * rank 0: tpp_exec_predict --> table or JSON on stdout.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
@@ -90,6 +91,10 @@ struct plan_in {
 	int layout_line, layout_col; /* where .layouts[0].layout_arg is */
 	char mlp[16];         /* .model.mlp ("": not given) */
 	char cluster[512];    /* .cluster.path when readable, else .name; "" none */
+	/* .cluster.path when it could not be read (the preset named .name
+	 * stands in), with where it is in the plan and why; "" else */
+	char cluster_gone[512], cluster_gone_why[128];
+	int cluster_gone_line, cluster_gone_col;
 	char calibration[512]; /* .cluster.calibration; "" null or none */
 };
 
@@ -232,9 +237,17 @@ static int plan_read(const char *path, struct plan_in *p)
 				   sizeof(p->calibration), &err)))
 			goto out;
 		/* the file the plan read, unless the plan was made elsewhere:
-		 * then the preset of that name */
-		if (cpath[0] && access(cpath, R_OK) == 0)
+		 * then the preset of that name, said (its figures may not be
+		 * the file's) */
+		if (cpath[0] && access(cpath, R_OK) == 0) {
 			tpp_strlcpy(p->cluster, cpath, sizeof(p->cluster));
+		} else if (cpath[0]) {
+			yaml_node_t *pn = tpp_y_map_get(&d, cluster, "path");
+			tpp_strlcpy(p->cluster_gone, cpath, sizeof(p->cluster_gone));
+			tpp_strlcpy(p->cluster_gone_why, strerror(errno), sizeof(p->cluster_gone_why));
+			p->cluster_gone_line = (int)pn->start_mark.line + 1;
+			p->cluster_gone_col = (int)pn->start_mark.column + 1;
+		}
 		if (!p->cluster[0]) {
 			rc = tpp_y_err(&d, cluster, &err, "--plan: \"cluster\" has no \"name\" or \"path\"");
 			goto out;
@@ -350,6 +363,13 @@ int tpp_cmd_exec(int argc, char **argv)
 	if (!cluster_arg && plan.cluster[0]) {
 		cluster_arg = plan.cluster;
 		cluster_from = " (the plan's)";
+		if (plan.cluster_gone[0]) {
+			cluster_from = " (the preset of the plan's cluster name; the plan's file cannot be read)";
+			tpp_appendf(notes, sizeof(notes),
+				    "tpplan: exec: note: %s:%d:%d: the plan's cluster file %s cannot be read (%s): predicting with the preset '%s' instead, whose figures may not be that file's (--cluster FILE gives the file)\n",
+				    plan_arg, plan.cluster_gone_line, plan.cluster_gone_col,
+				    plan.cluster_gone, plan.cluster_gone_why, plan.cluster);
+		}
 		if (!cal_arg && plan.calibration[0])
 			cal_arg = plan.calibration;
 	}
@@ -564,7 +584,11 @@ int tpp_cmd_exec(int argc, char **argv)
 		}
 		if ((rc = tpp_cluster_load(cluster_arg, NULL, cluster, &err))) {
 			tpp_err_print(stderr, &err);
-			if (cluster_from[0])
+			if (plan.cluster_gone[0] && cluster_arg == plan.cluster)
+				fprintf(stderr, "%s:%d:%d: note: the plan's cluster file %s cannot be read (%s), and no preset is named '%s' (--cluster NAME|FILE gives another)\n",
+					plan_arg, plan.cluster_gone_line, plan.cluster_gone_col,
+					plan.cluster_gone, plan.cluster_gone_why, plan.cluster);
+			else if (cluster_from[0])
 				fprintf(stderr, "%s: note: the cluster is the one the plan names (--cluster NAME|FILE gives another)\n",
 					plan_arg);
 			free(cluster);

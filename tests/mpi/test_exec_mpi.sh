@@ -285,6 +285,28 @@ else
 	bad "--plan tp=2 with 3 heads: exit $rc ($(grep error "$dir/tpheads.txt" | head -n 1))"
 fi
 
+# a plan whose cluster file is gone: the preset of its name stands in,
+# said at the plan's "path" (it was silent: other figures, 100x apart in a
+# test), and without such a preset the error names the file too
+printf '%s\n' '{"schema": "tpplan.plan/v1",
+ "model": {"name": "m", "hidden": 64, "heads": 4, "ffn": 256, "seq": 32},
+ "cluster": {"name": "dgx-a100", "path": "/nonexistent/dgx-a100.yaml", "calibration": null},
+ "layouts": [{"layout_arg": "tp=2"}]}' >"$dir/gone.json"
+plan_exec gone --plan "$dir/gone.json"
+if [ "$rc" -eq 0 ] && grep -q "gone.json:3:42: the plan's cluster file /nonexistent/dgx-a100.yaml cannot be read (No such file or directory): predicting with the preset 'dgx-a100' instead" "$dir/gone.txt" &&
+	grep -q "^predictions: dgx-a100 (the preset of the plan's cluster name; the plan's file cannot be read)" "$dir/gone.txt"; then
+	ok "--plan whose cluster file is gone: the preset stands in, said at the plan's path"
+else
+	bad "--plan whose cluster file is gone: exit $rc ($(grep -i "note\|error\|predictions" "$dir/gone.txt" | head -n 3 | tr '\n' ' '))"
+fi
+sed 's/"name": "dgx-a100"/"name": "mycluster"/' "$dir/gone.json" >"$dir/gone2.json"
+plan_exec gone2 --plan "$dir/gone2.json"
+if [ "$rc" -eq 3 ] && grep -q "gone2.json:3:43: note: the plan's cluster file /nonexistent/dgx-a100.yaml cannot be read (No such file or directory), and no preset is named 'mycluster'" "$dir/gone2.txt"; then
+	ok "--plan whose cluster file is gone, no preset of its name: exit 3 naming both"
+else
+	bad "--plan whose cluster file is gone, no preset: exit $rc ($(grep -i "note\|error" "$dir/gone2.txt" | head -n 3 | tr '\n' ' '))"
+fi
+
 if make_plan p4 --model llama3-8b --cluster dgx-h100 --gpus 2 --layout tp=2,sp=1,tp_overlap=0; then
 	# full size it does not fit (the memory check names the factor that
 	# does, here on a node of 2e9 bytes)
