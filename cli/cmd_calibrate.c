@@ -275,7 +275,6 @@ static int not_a_calibration(const char *out)
 	return TPP_E_USAGE;
 }
 
-#ifdef TPP_HAVE_BENCH
 /* The file's directory must exist and be writable before hours of
  * measurement are spent: tpp_afile_check, which the write runs too, now.
  * Every refusal here is a usage error (2), as for --timeline: another
@@ -308,7 +307,6 @@ static int check_out_dir(const char *path)
 		return TPP_OK;
 	}
 }
-#endif
 
 static void summary(FILE *f, const struct tpp_calibration *cal, const char *path)
 {
@@ -402,7 +400,9 @@ static int fit_write(struct tpp_calibration *cal, const char *out, int measured)
 		tpp_err_print(stderr, &err);
 		if (measured) /* an import can be run again from its file */
 			rescue(cal, out);
-		return wrc;
+		/* --out was checked before (check_out_dir): what fails now
+		 * is the system's (a directory made in its place, ...) */
+		return wrc == TPP_E_USAGE ? TPP_E_SYSTEM : wrc;
 	}
 	summary(stdout, cal, out);
 	if (kept[0])
@@ -532,8 +532,23 @@ int tpp_cmd_calibrate(int argc, char **argv)
 				out);
 			goto out;
 		}
-		if (not_a_calibration(out))
+		if (not_a_calibration(out) || check_out_dir(out))
 			goto out;
+		/* every rank of an mpiexec would import and write the same
+		 * file, each keeping the one before as a backup */
+		{
+			static const char *const size_vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE",
+								 "PMIX_SIZE"};
+			size_t k;
+			for (k = 0; k < TPP_ARRAY_LEN(size_vars); k++) {
+				const char *v = getenv(size_vars[k]);
+				if (v && atoi(v) > 1) {
+					fprintf(stderr, "tpplan: calibrate: --import needs no MPI: run it once, not under mpiexec with %s ranks\n",
+						v);
+					goto out;
+				}
+			}
+		}
 		if (measure_flag) {
 			fprintf(stderr, "tpplan: calibrate: --import takes only --op, --group, --tier and --out\n");
 			goto out;

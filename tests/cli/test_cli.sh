@@ -1100,11 +1100,12 @@ if "$BIN" calibrate --import "$ROOT/tests/data/nccl-tests/all_reduce_perf.txt" -
 else
 	fail "calibrate-out-stdout: $(head -n 3 "$ERR")"
 fi
-# a link that cannot be followed (a file on its way) is an error; the
-# link stays a link
+# a link that cannot be followed (a file on its way) is refused before
+# the import, a usage error (2) as every refused --out; the link stays a
+# link
 : >"$TMP/cal-plain"
 ln -sf cal-plain/x "$TMP/cal-badlink.yaml"
-if expect calibrate-badlink 4 err "cannot follow the symbolic link" "$BIN" calibrate \
+if expect calibrate-badlink 2 err "cannot follow the symbolic link" "$BIN" calibrate \
 	--import "$ROOT/tests/data/nccl-tests/all_reduce_perf.txt" --group 8 --out "$TMP/cal-badlink.yaml"; then
 	[ -L "$TMP/cal-badlink.yaml" ] || fail "calibrate-badlink: the link was replaced"
 fi

@@ -445,6 +445,28 @@ fi
 out_refused "--out in a file" 2 "afile/x.yaml: .*afile is not a directory" 1 "$dir/afile/x.yaml"
 out_refused "--out in a missing directory" 2 "no/such/x.yaml: directory .*no/such: No such file or directory" 1 \
 	"$dir/no/such/x.yaml"
+# --import refuses such an --out the same way (it was 4, at the write),
+# and under mpiexec with more than one rank (every rank wrote the file,
+# each keeping the one before as a backup): once, nothing written
+nt=$(dirname "$0")/../data/nccl-tests/all_reduce_perf.txt
+"$tpplan" calibrate --import "$nt" --group 8 --out "$dir/no/such/x.yaml" >"$dir/imp-nodir.txt" 2>&1
+rc=$?
+if [ "$rc" -eq 2 ] && grep -q "no/such/x.yaml: directory .*no/such: No such file or directory" "$dir/imp-nodir.txt"; then
+	ok "--import --out in a missing directory: exit 2"
+else
+	bad "--import --out in a missing directory: exit $rc ($(head -n 1 "$dir/imp-nodir.txt"))"
+fi
+mkdir -p "$dir/imp2"
+# shellcheck disable=SC2086
+timeout 60 mpiexec $mpiflags -np 2 "$tpplan" calibrate --import "$nt" --group 8 \
+	--out "$dir/imp2/c.yaml" >"$dir/imp2.txt" 2>&1
+rc=$?
+n=$(grep -c "needs no MPI: run it once, not under mpiexec with 2 ranks" "$dir/imp2.txt")
+if [ "$rc" -ne 0 ] && [ "$n" -eq 1 ] && [ -z "$(ls "$dir/imp2")" ]; then
+	ok "--import under mpiexec -np 2: refused once, nothing written"
+else
+	bad "--import under mpiexec -np 2: exit $rc, said $n times, wrote: $(ls "$dir/imp2" | tr '\n' ' ')"
+fi
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
