@@ -553,10 +553,14 @@ int tpp_cal_check(const struct tpp_calibration *cal, const char *path,
 	/* another device: its figures are used all the same */
 	if (cal->device[0] && c->gpu.name[0] &&
 	    model_token(c->gpu.name, ctok, sizeof(ctok)) &&
-	    (!model_token(cal->device, dtok, sizeof(dtok)) || strcmp(ctok, dtok)))
-		fprintf(warn, "%s: warning: measured on \"%s\", which does not look like "
+	    (!model_token(cal->device, dtok, sizeof(dtok)) || strcmp(ctok, dtok))) {
+		char at[32] = "";
+		if (cal->device_line > 0)
+			snprintf(at, sizeof(at), ":%d:%d", cal->device_line, cal->device_col);
+		fprintf(warn, "%s%s: warning: measured on \"%s\", which does not look like "
 			"the %s of cluster %s: its figures replace the cluster's all the same\n",
-			path, cal->device, c->gpu.name, c->name);
+			path, at, cal->device, c->gpu.name, c->name);
+	}
 	/* a GEMM ceiling below 1% of the datasheet peak: no GPU or CPU that
 	 * planning is for runs its GEMMs that slowly (A100 reaches 87% and
 	 * MI300X 51%, calibration.md s7.2); a unit slip, a failed run or

@@ -555,8 +555,15 @@ static const struct tpp_yfield meta_fields[] = {
 static int parse_meta(struct tpp_ydoc *d, yaml_node_t *node, void *field,
 		      struct tpp_err *err)
 {
-	return tpp_ymap_parse(d, node, meta_fields, TPP_ARRAY_LEN(meta_fields),
-			      field, "meta", err);
+	struct tpp_calibration *c = field;
+	yaml_node_t *dev;
+	int rc = tpp_ymap_parse(d, node, meta_fields, TPP_ARRAY_LEN(meta_fields), field, "meta",
+				err);
+	if (!rc && (dev = tpp_y_map_get(d, node, "device"))) {
+		c->device_line = (int)dev->start_mark.line + 1;
+		c->device_col = (int)dev->start_mark.column + 1;
+	}
+	return rc;
 }
 
 /* ---- points ---- */
@@ -1079,6 +1086,8 @@ static int take_gemm(struct tpp_ydoc *d, yaml_node_t *item, void *p,
 		in->g.settled_k = (int)dim[2];
 	}
 	in->g.valid = 1;
+	in->g.line = (int)item->start_mark.line + 1;
+	in->g.col = (int)item->start_mark.column + 1;
 	c->gemm[in->g.prec] = in->g;
 	return TPP_OK;
 }

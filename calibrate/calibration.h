@@ -96,6 +96,7 @@ struct tpp_cal_gemm {
 	 * rate (slowest rank). */
 	double settled_s, settled_flops_per_s;
 	int settled_m, settled_n, settled_k; /* the shape it settled at; 0 = unknown */
+	int line, col;   /* where tpp_cal_load read the table (1-based); 0 otherwise */
 };
 
 struct tpp_calibration {
@@ -105,6 +106,7 @@ struct tpp_calibration {
 	char backend[16];           /* "cpu", "cuda", "import" */
 	char hosts[TPP_CAL_STR];    /* comma-separated */
 	char device[TPP_CAL_STR];   /* GPU or CPU model */
+	int device_line, device_col; /* where tpp_cal_load read it (1-based); 0 otherwise */
 	char mpi[TPP_CAL_STR], blas[TPP_CAL_STR], cuda[64], nccl[64], driver[64];
 	char source[TPP_CAL_STR];   /* e.g. imported file name */
 	int ranks, ranks_per_node;

@@ -443,8 +443,11 @@ static int cal_fits_cluster(const struct tpp_calibration *cal, const char *path,
 		if (g->settled_flops_per_s > best)
 			best = g->settled_flops_per_s;
 		if (best > peak) {
-			fprintf(stderr, "%s: error: gemm %s: measured %g TFLOP/s%s exceeds the %s peak %g TFLOP/s of %s (cluster %s)\n",
-				path, tpp_prec_names[p], best / TPP_TFLOPS,
+			char at[32] = "";
+			if (g->line > 0)
+				snprintf(at, sizeof(at), ":%d:%d", g->line, g->col);
+			fprintf(stderr, "%s%s: error: gemm %s: measured %g TFLOP/s%s exceeds the %s peak %g TFLOP/s of %s (cluster %s)\n",
+				path, at, tpp_prec_names[p], best / TPP_TFLOPS,
 				best == g->settled_flops_per_s ? " (settled)" : "",
 				tpp_prec_names[p], peak / TPP_TFLOPS, c->gpu.name,
 				c->name);

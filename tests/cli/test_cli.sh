@@ -1132,7 +1132,9 @@ if expect calibrate-import-ok 0 out "written to" "$BIN" calibrate \
 	sed 's/^  device: .*/  device: "AMD EPYC, 2 cores"/' "$TMP/cal-ar.yaml" >"$TMP/cal-dev.yaml"
 	run "$BIN" --model 125m --cluster dgx-a100 --gpus 8 --calibration "$TMP/cal-dev.yaml" --json
 	if [ "$rc" -eq 0 ]; then
-		jcheck cal-warning-json "$OUT" '(.warnings | length) == 1 and (.warnings[0] | test("does not look like the A100"))'
+		# at meta.device's line and column
+		dl=$(grep -n '^  device:' "$TMP/cal-dev.yaml" | cut -d: -f1)
+		jcheck cal-warning-json "$OUT" "(.warnings | length) == 1 and (.warnings[0] | test(\"cal-dev.yaml:$dl:11: warning: measured on .*does not look like the A100\"))"
 	else
 		fail "cal-warning-json: plan failed"
 	fi
@@ -1178,7 +1180,8 @@ if expect calibrate-import-ok 0 out "written to" "$BIN" calibrate \
 	{ grep -v -e '^gemm: \[\]$' -e '^  tables:' "$TMP/cal-ar.yaml"
 	  printf 'gemm:\n  - precision: bf16\n    best_tflops: 400\n    points: []\n'; } \
 		>"$TMP/cal-gemm-fast.yaml"
-	expect calibration-gemm-over-peak 3 err "exceeds the bf16 peak" \
+	gl=$(grep -n '^  - precision: bf16' "$TMP/cal-gemm-fast.yaml" | cut -d: -f1)
+	expect calibration-gemm-over-peak 3 err "cal-gemm-fast.yaml:$gl:5: error: gemm bf16: measured 400 TFLOP/s exceeds the bf16 peak" \
 		"$BIN" --model 125m --cluster dgx-a100 --gpus 8 \
 		--calibration "$TMP/cal-gemm-fast.yaml"
 fi
