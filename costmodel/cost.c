@@ -538,6 +538,16 @@ int tpp_gemm_table_spans(const struct tpp_gpu *g, enum tpp_prec p, double M,
 	return 1;
 }
 
+double tpp_gemm_table_max_work(const struct tpp_gpu *g, enum tpp_prec p)
+{
+	double scale, w = 0;
+	const struct tpp_gemm_table *t = gemm_table_for(g, p, &scale);
+	int i;
+	for (i = 0; t && i < t->n; i++)
+		w = fmax(w, t->m[i] * t->nn[i] * t->k[i]);
+	return w;
+}
+
 /* Forward + dgrad + wgrad of a linear layer Y[M,N] = X[M,K] W[K,N]. */
 static double linear_fwd(const struct tpp_gpu *g, enum tpp_prec p, double M,
 			 double N, double K)

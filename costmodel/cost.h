@@ -461,6 +461,8 @@ double tpp_gemm_time_sms(const struct tpp_gpu *g, enum tpp_prec p, double M,
  * table (the figure then is the ceiling, not a measurement of shapes). */
 int tpp_gemm_table_spans(const struct tpp_gpu *g, enum tpp_prec p, double M,
 			 double N, double K);
+/* The largest M*N*K the GEMM table of g measured (0 without a table). */
+double tpp_gemm_table_max_work(const struct tpp_gpu *g, enum tpp_prec p);
 
 /* Time (s) of a memory-bound pass moving `bytes` through HBM: Calculon's
  * efficiency steps (calibration.md 5.3), never less time for more bytes. */

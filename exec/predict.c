@@ -5,6 +5,7 @@
  * step from tpp_cost_eval of the executed model (its shape, layers and
  * layout; optimizer excluded since exec runs none).  Pure: no MPI.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,10 +86,21 @@ void tpp_exec_predict(const struct tpp_exec_opts *o, const struct tpp_cluster *c
 					snprintf(attn, sizeof(attn),
 						 "the attention core's GEMMs (%g x %g x %g and %g x %g x %g)",
 						 S, S, d, S, d, S);
+				/* how far past the largest measured shape: a
+				 * small shape's rate (launch-bound) priced on a
+				 * large one is no prediction */
+				double wmax = tpp_gemm_table_max_work(g, p), wx = S * S * d, far;
+				for (i = 0; i < 4; i++)
+					wx = fmax(wx, fw[i][0] * fw[i][1] * fw[i][2]);
+				far = wmax > 0 ? wx / wmax : 0;
 				snprintf(note, note_size,
 					 "%s%s%s lie outside the calibration's GEMM shapes, so their predictions are extrapolated from the nearest measured shapes",
 					 out_lin ? "the linear layers' GEMMs" : "",
 					 out_lin && out_attn ? " and " : "", attn);
+				if (far > 64)
+					tpp_appendf(note, note_size,
+						    "; the largest is %.3g times the work (M*N*K) of the largest measured, priced at that shape's rate: not a prediction to trust (calibrate --gemm-shapes with shapes this size)",
+						    far);
 			}
 		}
 	} else if (c->calibration[0]) {

@@ -502,6 +502,17 @@ if calibrated 1 calgemm --collectives none; then
 		bad "a calibration without the TP all-reduce: exit $rc ($(grep note "$dir/predgemm.txt" | tr '\n' ' '))"
 	fi
 fi
+# a GEMM table of one tiny shape (launch-bound) priced on the layer's
+# GEMMs: the note says how far past it they are and not to trust it (it
+# gave only the generic "extrapolated" note beside predictions 1e5 x off)
+if calibrated 1 caltiny --collectives none --gemm-shapes 1x1x1; then
+	run 1 predtiny --layout tp=1 --calibration "$dir/caltiny.yaml"
+	if [ "$rc" -eq 0 ] && grep -q "times the work (M\*N\*K) of the largest measured, priced at that shape's rate: not a prediction to trust" "$dir/predtiny.txt"; then
+		ok "a GEMM table of one tiny shape: the note says the predictions are far outside it"
+	else
+		bad "a GEMM table of one tiny shape: exit $rc ($(grep note "$dir/predtiny.txt" | tr '\n' ' '))"
+	fi
+fi
 # a calibration without the GEMM sweep: its note names the calibration and
 # what it lacks (it said "give a calibration of this machine" though one was)
 if calibrated 2 calnogemm --no-gemm --collectives all_reduce; then
