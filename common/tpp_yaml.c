@@ -815,6 +815,14 @@ static int fill_field(struct tpp_ydoc *d, yaml_node_t *v,
 		return TPP_OK;
 	}
 	case TPP_YF_STR:
+		/* a required string (a name) that YAML reads as null is a
+		 * slip, not the word: it printed as "~" */
+		if (f->required && v->type == YAML_SCALAR_NODE &&
+		    v->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+		    (!strcmp(scalar(v), "~") || !strcmp(scalar(v), "null") ||
+		     !strcmp(scalar(v), "Null") || !strcmp(scalar(v), "NULL")))
+			return tpp_y_err(d, v, err, "%s.%s: expected a string, got null (quote it to mean the word)",
+					 what, f->key);
 		return tpp_y_str(d, v, p, f->size, err);
 	case TPP_YF_BOOL:
 		/* "true" quoted is a string, as a quoted number is */
