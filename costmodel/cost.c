@@ -2360,7 +2360,7 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 		 * transfers are hidden only while they are shorter than a
 		 * stage's compute.  (Checked against the simulator on a 1 Gb/s
 		 * pipeline where a transfer is 3-6 times a stage's F + B:
-		 * within 3 %; it also prices NIC sharing with the DP buckets,
+		 * within 5 %; it also prices NIC sharing with the DP buckets,
 		 * which this does not.)
 		 */
 		pace = busy + p2p_pace;
