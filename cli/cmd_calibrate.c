@@ -247,17 +247,21 @@ bad:
  * by its schema line among the first lines that are not comments or
  * blank (a damaged or truncated one still has it).
  */
-static int not_a_calibration(const char *out)
+/* What is at path: 0 nothing there (or no regular file, or unreadable),
+ * 1 an empty file, 2 a calibration, 3 something else. */
+static int out_holds(const char *path)
 {
 	struct stat st;
 	char line[512];
 	FILE *f;
 	int cal = 0, n = 0;
-	if (stat(out, &st) || !S_ISREG(st.st_mode) || st.st_size == 0)
-		return TPP_OK; /* nothing there, or what check_out_dir refuses */
-	f = fopen(out, "r");
+	if (stat(path, &st) || !S_ISREG(st.st_mode))
+		return 0;
+	if (st.st_size == 0)
+		return 1;
+	f = fopen(path, "r");
 	if (!f)
-		return TPP_OK; /* the write says why it cannot */
+		return 0;
 	while (!cal && n < 16 && fgets(line, sizeof(line), f)) {
 		const char *p = line + strspn(line, " \t");
 		if (*p == '#' || *p == '\n' || *p == '\r' || !*p)
@@ -267,7 +271,14 @@ static int not_a_calibration(const char *out)
 		      strstr(p, TPP_CAL_SCHEMA) != NULL;
 	}
 	fclose(f);
-	if (cal)
+	return cal ? 2 : 3;
+}
+
+static int not_a_calibration(const char *out)
+{
+	/* nothing there, or what check_out_dir refuses; an empty file; a
+	 * calibration: fine */
+	if (out_holds(out) != 3)
 		return TPP_OK;
 	fprintf(stderr, "tpplan: calibrate: --out %s holds a file that is not a tpplan calibration "
 			"(no 'schema: %s' line); it is not replaced: name another file\n",
@@ -396,6 +407,9 @@ static int fit_write(struct tpp_calibration *cal, const char *out, int measured)
 		tpp_err_print(stderr, &err);
 	}
 	char kept[TPP_AFILE_PATH + 32];
+	/* checked before the sweep (not_a_calibration), but a file can
+	 * have come since: what is kept is said as what it is */
+	int held = out_holds(out);
 	if ((wrc = tpp_cal_write_keep(cal, out, kept, sizeof(kept), &err))) {
 		tpp_err_print(stderr, &err);
 		if (measured) /* an import can be run again from its file */
@@ -406,7 +420,9 @@ static int fit_write(struct tpp_calibration *cal, const char *out, int measured)
 	}
 	summary(stdout, cal, out);
 	if (kept[0])
-		printf("the calibration that was at %s is kept as %s\n", out, kept);
+		printf("the %s that was at %s is kept as %s\n",
+		       held == 2 ? "calibration" : held == 1 ? "empty file" : "file (not a calibration)",
+		       out, kept);
 	return rc;
 }
 

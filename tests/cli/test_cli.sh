@@ -990,6 +990,10 @@ if "$BIN" calibrate --import "$ROOT/tests/data/nccl-tests/all_reduce_perf.txt" -
 else
 	fail "calibrate-out-calibration-kept: the first import failed"
 fi
+# an empty file there is kept as what it is, not called a calibration
+: >"$TMP/cal-empty-out.yaml"
+expect calibrate-out-empty-kept 0 out "the empty file that was at $TMP/cal-empty-out.yaml is kept as" \
+	"$BIN" calibrate --import "$ROOT/tests/data/nccl-tests/all_reduce_perf.txt" --group 8 --out "$TMP/cal-empty-out.yaml"
 # results nccl-tests itself marked wrong are refused: the in-place #wrong
 # column, the "Out of bounds values ... FAILED" verdict, and their JSON forms
 NT=$ROOT/tests/data/nccl-tests
