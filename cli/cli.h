@@ -256,10 +256,11 @@ void tpp_print_counts(char *buf, size_t size, const struct tpp_plan *p,
 		      const struct tpp_search *s);
 /* How much longer the published runs of the kind tpp_eval_optimistic
  * (planner.h) names took than predicted at NCCL's rates (SC21 Table 2, rows
- * A11-A16, predicted with `validate --stack legacy` as it priced them before
- * TPP_DEEPSPEED_2021_ZERO3_BPS, i.e. plan's pricing without
- * --zero3-rate-GBps), as the caution and the report's marks state it. */
-#define TPP_OPTIMISTIC_RANGE "1.3-2.8"
+ * A11-A16, each planned as `validate` prices it -- its layout, fp16,
+ * unfused attention, prefetched with fp16 gradients -- but without
+ * --zero3-rate-GBps), as the caution and the report's marks state it;
+ * tests/cli/test_cli.sh recomputes it (deepspeed-nccl-range). */
+#define TPP_OPTIMISTIC_RANGE "1.5-4.8"
 /* The same runs' measured over predicted step at their implementation's
  * rate (validate's legacy stack, TPP_DEEPSPEED_2021_ZERO3_BPS), which the
  * caution states instead when the plan has --zero3-rate-GBps;

@@ -613,7 +613,7 @@ static int predict_row(char **fv, const int *col, const char *dir,
 	 * A row that leaves zero blank was tuned by its authors on real
 	 * step times.  The model prices ZeRO-3 with its data-parallel group
 	 * across nodes optimistically (the plan's caution: the published
-	 * runs of that kind took 1.3-2.8 times the predicted step with
+	 * runs of that kind took 1.5-4.8 times the predicted step with
 	 * DeepSpeed of 2021, 1.09-1.25 with PyTorch FSDP), so such
 	 * a best does not stand for what they ran; the best layout without
 	 * ZeRO-3 across nodes does (tpp_cli_best_without_zero3), unless none
