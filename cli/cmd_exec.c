@@ -475,11 +475,15 @@ int tpp_cmd_exec(int argc, char **argv)
 			int swiglu = plan.mlp[0] && strcmp(plan.mlp, "gelu");
 			/* the heads run: --heads, else the model's */
 			int rh = o.over.heads ? o.over.heads : o.model.heads;
-			int gqa = plan.kv_heads && plan.kv_heads != rh;
-			/* a head dimension of its own (q width heads x dh is
-			 * not hidden): exec's attention uses hidden / heads */
-			int own_dh = plan.head_dim && rh &&
-				     (long long)plan.head_dim * rh != o.model.hidden;
+			/* grouped KV heads (unless as many heads run) and a
+			 * head dimension of its own are the model's (its
+			 * heads against its hidden), not a --heads that
+			 * changes an MHA model's: exec's attention runs rh
+			 * full heads of hidden / heads */
+			int gqa = plan.kv_heads && plan.kv_heads != o.model.heads &&
+				  plan.kv_heads != rh;
+			int own_dh = plan.head_dim && o.model.heads &&
+				     (long long)plan.head_dim * o.model.heads != o.model.hidden;
 			const char *name = plan.model_name[0] ? plan.model_name : "the model";
 			/* one note: the first clause names the model, the
 			 * others go on with "its" */

@@ -331,10 +331,19 @@ if make_plan p4 --model llama3-8b --cluster dgx-h100 --gpus 2 --layout tp=2,sp=1
 	plan_exec p4h8 --plan "$dir/p4.json" --scale-down 16 --heads 8
 	plan_exec p4h4 --plan "$dir/p4.json" --scale-down 16 --heads 4
 	if [ "$rc" -eq 0 ] && ! grep -q "KV heads" "$dir/p4h8.txt" &&
-		grep -q "its 8 KV heads as 4," "$dir/p4h4.txt"; then
+		grep -q "its 8 KV heads as 4 (exec runs GPT blocks" "$dir/p4h4.txt"; then
 		ok "--heads: the notes name the heads run"
 	else
 		bad "--heads: notes: $(grep note "$dir/p4h8.txt" "$dir/p4h4.txt" | head -n 2 | tr '\n' ' ')"
+	fi
+	# an MHA model run with fewer heads stays MHA: no KV-head or
+	# head-dimension note (the README's example said "125m's 12 KV heads
+	# run as 4, its head dimension 64 as hidden / heads")
+	plan_exec p125h4 --model 125m --layout tp=2 --hidden 128 --heads 4 --ffn 512 --seq 64 --layers 2
+	if [ "$rc" -eq 0 ] && ! grep -q "KV heads\|head dimension" "$dir/p125h4.txt"; then
+		ok "--heads on an MHA model: no KV-head note"
+	else
+		bad "--heads on an MHA model: exit $rc ($(grep note "$dir/p125h4.txt" | head -n 2 | tr '\n' ' '))"
 	fi
 	# --model and --cluster win over the plan's
 	plan_exec p4flags --plan "$dir/p4.json" --model 125m --cluster dgx-a100 --scale-down 8 --json
