@@ -570,11 +570,14 @@ int tpp_cal_check(const struct tpp_calibration *cal, const char *path,
 		for (p = 0; p < TPP_PREC__COUNT; p++) {
 			const struct tpp_cal_gemm *g = &cal->gemm[p];
 			double peak = c->gpu.peak_flops[p];
+			char at[32] = "";
+			if (g->line > 0)
+				snprintf(at, sizeof(at), ":%d:%d", g->line, g->col);
 			if (g->valid && peak > 0 && g->best_flops_per_s < 0.01 * peak)
-				fprintf(warn, "%s: warning: gemm %s: measured %.3g TFLOP/s, %.2g%% of the %s's "
+				fprintf(warn, "%s%s: warning: gemm %s: measured %.3g TFLOP/s, %.2g%% of the %s's "
 					"%s peak %.1f TFLOP/s: a calibration of another machine, or a failed "
 					"run? used as measured\n",
-					path, tpp_prec_names[p], g->best_flops_per_s / TPP_TFLOPS,
+					path, at, tpp_prec_names[p], g->best_flops_per_s / TPP_TFLOPS,
 					100 * g->best_flops_per_s / peak, c->gpu.name,
 					tpp_prec_names[p], peak / TPP_TFLOPS);
 		}

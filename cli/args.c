@@ -1239,6 +1239,6 @@ void tpp_cli_print_first_fit(FILE *f, const struct tpp_search *s,
 		fprintf(f, "  whether more GPUs fit is not known: the search at %d GPUs (%dx) stopped at "
 			"the time limit, which the plan's searches share (--time-limit %g s)%s\n",
 			s->gpus << k, 1 << k, s->time_limit_s,
-			k > 1 ? "; none fits below that" : "");
+			k > 1 ? "; none fits at the counts searched below it" : "");
 	}
 }

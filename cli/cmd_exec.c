@@ -423,7 +423,11 @@ int tpp_cmd_exec(int argc, char **argv)
 		if (s.recompute != TPP_FREE && s.recompute != TPP_RECOMPUTE_NONE)
 			tpp_appendf(off, sizeof(off), "%srecompute=%s", off[0] ? ", " : "",
 				    tpp_recompute_names[s.recompute]);
+		else if (s.recompute_layers != TPP_FREE) /* implies full recompute */
+			tpp_appendf(off, sizeof(off), "%srecompute_layers=%d (full recompute)",
+				    off[0] ? ", " : "", s.recompute_layers);
 		s.recompute = TPP_RECOMPUTE_NONE;
+		s.recompute_layers = TPP_FREE;
 		if (s.zero != TPP_FREE && s.zero > 0)
 			tpp_appendf(off, sizeof(off), "%szero=%d", off[0] ? ", " : "", s.zero);
 		s.zero = 0;

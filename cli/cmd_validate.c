@@ -158,7 +158,7 @@ static void validate_usage(FILE *f)
 		   "working directory) or a path to a cluster YAML, relative to the runs file.\n"
 		   "Blank layout fields are searched; what the format has no column for follows the\n"
 		   "row's software stack (--stack fixes it): legacy (Megatron 2021-22: unfused\n"
-		   "attention, no overlaps, dropout 0.1; unless the row says otherwise no\n"
+		   "attention, no overlaps, GeLU models with dropout 0.1; unless the row says otherwise no\n"
 		   "sequence parallelism or ZeRO, full recompute) for GPT-style 16-bit rows on GPUs\n"
 		   "without fp8 that fit so (fp16 where the row states ZeRO-2/3: DeepSpeed's\n"
 		   "of 2021 took no bf16; its ZeRO-3 traffic moved at 21.25 GB/s per GPU,\n"

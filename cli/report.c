@@ -1207,7 +1207,7 @@ static void write_infeasible(struct doc *d, const struct tpp_report *r)
 		int k = TPP_CLI_FIRST_FIT_TIMED_OUT - r->first_fit_gpus;
 		d_p(d, "From how many GPUs a layout fits is not known: the search at %d GPUs (%dx) stopped at the time limit, which the report's searches share (--time-limit %g s)%s.",
 		    x->search->gpus << k, 1 << k, x->search->time_limit_s,
-		    k > 1 ? "; none fits below that" : "");
+		    k > 1 ? "; none fits at the counts searched below it" : "");
 	} else {
 		d_p(d, "From how many GPUs a layout fits is not known: a search at twice the GPUs or more failed.");
 	}

@@ -815,14 +815,17 @@ static int fill_field(struct tpp_ydoc *d, yaml_node_t *v,
 		return TPP_OK;
 	}
 	case TPP_YF_STR:
-		/* a required string (a name) that YAML reads as null is a
-		 * slip, not the word: it printed as "~" */
-		if (f->required && v->type == YAML_SCALAR_NODE &&
-		    v->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
-		    (!strcmp(scalar(v), "~") || !strcmp(scalar(v), "null") ||
-		     !strcmp(scalar(v), "Null") || !strcmp(scalar(v), "NULL")))
-			return tpp_y_err(d, v, err, "%s.%s: expected a string, got null (quote it to mean the word)",
-					 what, f->key);
+		/* a string that YAML reads as null: for a required one (a
+		 * name) a slip, not the word (it printed as "~"); an optional
+		 * one is not given (`calibration: ~` opened a file "~") */
+		if (tpp_y_is_null(v)) {
+			if (f->required)
+				return tpp_y_err(d, v, err, "%s.%s: expected a string, got null (quote it to mean the word)",
+						 what, f->key);
+			if (f->size)
+				((char *)p)[0] = '\0';
+			return TPP_OK;
+		}
 		return tpp_y_str(d, v, p, f->size, err);
 	case TPP_YF_BOOL:
 		/* "true" quoted is a string, as a quoted number is */
@@ -968,6 +971,13 @@ int tpp_y_check_schema(struct tpp_ydoc *d, const char *schema,
 }
 
 /* ---- JSON values ---- */
+
+int tpp_y_is_null(const yaml_node_t *n)
+{
+	return n && n->type == YAML_SCALAR_NODE && n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+	       (!strcmp(scalar(n), "~") || !strcmp(scalar(n), "null") ||
+		!strcmp(scalar(n), "Null") || !strcmp(scalar(n), "NULL"));
+}
 
 int tpp_yj_null(const yaml_node_t *n)
 {

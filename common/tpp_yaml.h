@@ -105,6 +105,9 @@ int tpp_y_keep_node(struct tpp_ydoc *d, yaml_node_t *node, void *field,
 int tpp_y_check_schema(struct tpp_ydoc *d, const char *schema,
 		       const char *what, struct tpp_err *err);
 
+/* Whether n is YAML's null written out: a plain ~, null, Null or NULL. */
+int tpp_y_is_null(const yaml_node_t *n);
+
 /* JSON values read through libyaml, told by the scalar style: a string
  * is double-quoted; a number, true, false or null plain. */
 /* Absent (NULL) or null. */

@@ -834,16 +834,13 @@ static int parse_tier(struct tpp_ydoc *d, yaml_node_t *node, int i,
 		 * a line of the figures list, on one line as names are */
 		yaml_node_t *u = tpp_y_map_get(d, node, "unverified");
 		const char *q = t->unverified;
-		int null = u && u->type == YAML_SCALAR_NODE &&
-			   u->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
-			   (!strcmp(t->unverified, "~") || !strcmp(t->unverified, "null") ||
-			    !strcmp(t->unverified, "Null") || !strcmp(t->unverified, "NULL"));
+		int null = tpp_y_is_null(u);
 		while (*q == ' ')
 			q++;
 		if (u && (!*q || null))
 			return tpp_y_err(d, u, err, "%s.unverified: expected why the "
 					 "bandwidth figures are unverified, got %s", what,
-					 *q ? "null" : "a blank string");
+					 null ? "null" : "a blank string");
 		if (u && tpp_has_control_char(t->unverified))
 			return tpp_y_err(d, u, err,
 					 "%s.unverified: must not contain control characters (newline, tab, line separators, bidi controls)",
@@ -1123,7 +1120,9 @@ static int parse_cluster(struct tpp_ydoc *d, struct tpp_cluster *out,
 		goto out;
 	if ((rc = parse_tiers(d, in->tiers, &in->c, err)))
 		goto out;
+	/* calibration: ~ is none, as the key left out */
 	if (tpp_y_map_get(d, root, "calibration") &&
+	    !tpp_y_is_null(tpp_y_map_get(d, root, "calibration")) &&
 	    (rc = set_calibration(d, tpp_y_map_get(d, root, "calibration"),
 				  in->calibration, &in->c, err)))
 		goto out;

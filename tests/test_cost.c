@@ -1924,15 +1924,21 @@ static void test_zb_slow_link(void)
 	char path[] = "/tmp/tpp-test-gbe-XXXXXX";
 	struct fixture *f = fixture("125m", "dgx-a100", 8, tpp_cost_opts_default);
 	struct tpp_err err;
-	int fd = mkstemp(path), mbs;
+	int fd = mkstemp(path), mbs, i;
 	FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
 	CHECK(out && fputs(yaml, out) >= 0 && fclose(out) == 0);
 	CHECK(tpp_cluster_load(path, NULL, &f->c, &err) == TPP_OK);
 	unlink(path);
-	for (mbs = 1; mbs <= 4; mbs *= 4) {
+	/* the preset's 256 sequences at mbs 1 and 4 (m = 128, 32), then
+	 * fewer micro-batches (m = 16, 8, 4: the window counts from the
+	 * second; at m = 2 the fill dominates, 10 % short) */
+	for (i = 0; i < 6; i++) {
+		static const int mbs_of[6] = {1, 4, 1, 1, 1, 1}, gbs_of[6] = {0, 0, 32, 16, 8, 4};
 		struct tpp_eval a, sim;
 		struct tpp_stages st;
-		f->l = layout(1, 4, 2, mbs, 1, 0, TPP_RECOMPUTE_NONE, 1, f->m->global_batch);
+		int gbs = gbs_of[i] ? gbs_of[i] : f->m->global_batch;
+		mbs = mbs_of[i];
+		f->l = layout(1, 4, 2, mbs, 1, 0, TPP_RECOMPUTE_NONE, 1, gbs);
 		f->l.zb = 1;
 		if (fixture_eval(f, &a) ||
 		    tpp_sim_eval(f->m, &f->c, &f->o, &f->l, &sim, NULL) != TPP_OK ||
@@ -1942,7 +1948,7 @@ static void test_zb_slow_link(void)
 		}
 		/* the case: a transfer is more than 3 stages' F + B */
 		CHECK(st.p2p_s > 3 * (a.layer_fwd_s + a.layer_bwd_s) * f->m->layers / 4);
-		CHECK(fabs(a.step_s - sim.step_s) < 0.05 * sim.step_s);
+		CHECK(fabs(a.step_s - sim.step_s) < (gbs == 4 ? 0.12 : 0.05) * sim.step_s);
 		CHECK(a.bound_s <= sim.step_s);
 		/* the waits are the transfers' */
 		CHECK(a.t.pp_p2p_s > 0.5 * a.step_s);

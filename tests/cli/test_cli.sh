@@ -947,6 +947,17 @@ expect calibrate-precisions-empty-item 2 err "--gemm-precisions: expected a comm
 	"$BIN" calibrate --gemm-precisions bf16, --out "$TMP/cal-list.yaml"
 expect calibrate-precisions-fp8 2 err "--gemm-precisions: fp8 GEMMs are not measured by any backend" \
 	"$BIN" calibrate --gemm-precisions bf16,fp8 --out "$TMP/cal-list.yaml"
+# YAML's null for an optional string is the key left out: a cluster's
+# `calibration: ~` is no calibration (it opened a file named "~"), a
+# model's `description: ~` no description (printed "(~)")
+sed 's/^name: .*/&\ncalibration: ~/' "$ROOT/topologies/dgx-a100.yaml" >"$TMP/cal-null.yaml"
+expect cluster-calibration-null 0 out "no calibration file: datasheet and published figures only" \
+	"$BIN" --model 125m --cluster "$TMP/cal-null.yaml" --gpus 8 --analytic
+printf 'name: m\ndescription: ~\nlayers: 2\nhidden: 64\nheads: 4\nvocab: 100\nseq: 32\nglobal_batch: 8\n' >"$TMP/desc-null.yaml"
+if expect model-description-null 0 out "tpplan 0.1.0: m on dgx-a100" "$BIN" --model "$TMP/desc-null.yaml" \
+	--cluster dgx-a100 --gpus 8 --analytic; then
+	grep -q "(~)" "$OUT" && fail "model-description-null: printed as (~)"
+fi
 # calibrate --import: empty names and an --out that is the --import file
 # are usage errors; the measurement is left as it was
 expect calibrate-out-empty 2 err "--out: the file name is empty" "$BIN" calibrate \
@@ -1154,7 +1165,7 @@ if expect calibrate-import-ok 0 out "written to" "$BIN" calibrate \
 	run "$BIN" --model 175b --cluster dgx-a100 --gpus 1024 --global-batch 67108864 \
 		--calibration "$TMP/cal-slow.yaml" --top 1 --json
 	if [ "$rc" -eq 0 ]; then
-		jcheck cal-slow-json "$OUT" '(.layouts[0].step_s | isfinite) and .layouts[0].step_s > 1e15 and (.warnings[0] | test("gemm bf16: measured 1e-09 TFLOP/s"))'
+		jcheck cal-slow-json "$OUT" '(.layouts[0].step_s | isfinite) and .layouts[0].step_s > 1e15 and (.warnings[0] | test("cal-slow.yaml:3:5: warning: gemm bf16: measured 1e-09 TFLOP/s"))'
 	else
 		fail "cal-slow-json: exit $rc"
 	fi

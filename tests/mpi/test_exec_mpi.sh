@@ -81,6 +81,13 @@ if [ "$notes" -eq 1 ]; then
 else
 	bad "recompute / zero not run: the note $notes times ($(grep -i note "$dir/notrun.txt" | tr '\n' ' '))"
 fi
+# recompute_layers alone implies full recompute: named too (it was not)
+numerics 1 notrunrl --layout tp=1,recompute_layers=0
+if grep -q "note: recompute_layers=0 (full recompute) not run by exec" "$dir/notrunrl.txt"; then
+	ok "recompute_layers alone not run: said so"
+else
+	bad "recompute_layers alone not run: $(grep -i note "$dir/notrunrl.txt" | head -n 2 | tr '\n' ' ')"
+fi
 
 for ph in "tp all_reduce" "layer fwd" "step"; do
 	if grep -q "^$ph " "$dir/tp2.txt"; then
