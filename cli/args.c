@@ -774,6 +774,14 @@ int tpp_cli_problem_search(const struct tpp_cli_problem *p,
 			p->layout_arg, s->cp, p->max_cp);
 		return TPP_E_USAGE;
 	}
+	/* context parallelism rides on the fused attention kernels (the
+	 * cost model's TPP_INV_CP_ATTN): with --attention unfused a stated
+	 * cp > 1 can never plan */
+	if (s->cp != TPP_FREE && s->cp > 1 && p->co->attn == TPP_ATTN_UNFUSED) {
+		fprintf(stderr, "tpplan: --layout %s: cp=%d needs --attention flash (context parallelism runs on the fused attention kernels; --attention unfused given)\n",
+			p->layout_arg, s->cp);
+		return TPP_E_USAGE;
+	}
 	if (p->layout_arg) {
 		/* the stated degrees must tile the GPUs: say so here rather
 		 * than as an empty search */
@@ -1192,21 +1200,24 @@ size_t tpp_cli_fewer_text(char *buf, size_t size, const struct tpp_search *s,
 	const char *opt = tpp_eval_optimistic(e) ? ", with ZeRO-3 across nodes, priced optimistically" : "";
 	if (best && fw->tie)
 		w = snprintf(buf, size, "Fewer GPUs: %d of the %d plan a step within the %.0f%% a "
-			     "measurement varies (%.3f s against %.3f s, %.1f%% %s%s) and free %d GPUs "
+			     "measurement varies (%.*f s against %.*f s, %.1f%% %s%s) and free %d GPUs "
 			     "(%s).  Plan it with --gpus %d%s --layout %s",
-			     n, s->gpus, 100 * TPP_MEASURED_SPREAD, e->step_s, best->step_s,
+			     n, s->gpus, 100 * TPP_MEASURED_SPREAD, tpp_step_digits(e->step_s),
+			     e->step_s, tpp_step_digits(best->step_s), best->step_s,
 			     100 * fabs(e->step_s / best->step_s - 1),
 			     e->step_s > best->step_s ? "longer" : "shorter", opt, s->gpus - n, why,
 			     n, nodes, lb);
 	else if (best)
 		w = snprintf(buf, size, "Fewer GPUs: %d of the %d plan a %.1f%% shorter step "
-			     "(%.3f s against %.3f s)%s: %s.  Plan it with --gpus %d%s --layout %s",
-			     n, s->gpus, 100 * (1 - e->step_s / best->step_s), e->step_s, best->step_s,
+			     "(%.*f s against %.*f s)%s: %s.  Plan it with --gpus %d%s --layout %s",
+			     n, s->gpus, 100 * (1 - e->step_s / best->step_s),
+			     tpp_step_digits(e->step_s), e->step_s, tpp_step_digits(best->step_s),
+			     best->step_s,
 			     opt, why, n, nodes, lb);
 	else
-		w = snprintf(buf, size, "with %d of the %d GPUs a layout fits, %.3f s per step%s (%s): "
+		w = snprintf(buf, size, "with %d of the %d GPUs a layout fits, %.*f s per step%s (%s): "
 			     "--gpus %d%s --layout %s",
-			     n, s->gpus, e->step_s, opt, why, n, nodes, lb);
+			     n, s->gpus, tpp_step_digits(e->step_s), e->step_s, opt, why, n, nodes, lb);
 	return w > 0 ? (size_t)w : 0;
 }
 
@@ -1229,8 +1240,8 @@ void tpp_cli_print_first_fit(FILE *f, const struct tpp_search *s,
 		char lb[200], nodes[40];
 		tpp_layout_format(&e->layout, lb, sizeof(lb));
 		tpp_cli_nodes_hint(nodes, sizeof(nodes), n, c);
-		fprintf(f, "  with %d GPUs (%dx) a layout fits, %.3f s per step: --gpus %d%s --layout %s\n",
-			n, n / s->gpus, e->step_s, n, nodes, lb);
+		fprintf(f, "  with %d GPUs (%dx) a layout fits, %.*f s per step: --gpus %d%s --layout %s\n",
+			n, n / s->gpus, tpp_step_digits(e->step_s), e->step_s, n, nodes, lb);
 	} else if (n == 0) {
 		int k = tpp_cli_first_fit_steps(s);
 		fprintf(f, "  nor does any with more GPUs, up to %d (%dx)\n", s->gpus << k, 1 << k);

@@ -454,6 +454,13 @@ void tpp_print_infeasible(FILE *f, const struct tpp_plan *p, const struct tpp_se
  * enough digits that the two differ when they do (80.004 of 80.000). */
 void tpp_print_gib_pair(char *buf, size_t size, double need_bytes,
 			double have_bytes);
+/* Decimals for a step time printed in seconds: six under a second (three
+ * would print 0.000 s for a sub-millisecond step, and hide the
+ * difference a percentage beside it states), else three. */
+static inline int tpp_step_digits(double step_s)
+{
+	return step_s < 1.0 ? 6 : 3;
+}
 /* What grew against the best: the (up to) two step-time parts by which
  * `alt` exceeds `best` most, e.g. "tp_comm +5.34 s", into buf. */
 void tpp_print_explain(const struct tpp_eval *alt, const struct tpp_eval *best,

@@ -44,7 +44,9 @@ void tpp_print_explain(const struct tpp_eval *alt, const struct tpp_eval *best,
 		snprintf(buf, size, "no single part dominates");
 }
 
-static void print_layout_row(FILE *f, int rank, const struct tpp_eval *e)
+/* mark: "*" after the step when the rows mix simulated and analytic steps
+ * and this one is analytic (too long to simulate), else " " */
+static void print_layout_row(FILE *f, int rank, const struct tpp_eval *e, const char *mark)
 {
 	const struct tpp_layout *l = &e->layout;
 	char rc[24];
@@ -54,11 +56,11 @@ static void print_layout_row(FILE *f, int rank, const struct tpp_eval *e)
 	else
 		snprintf(rc, sizeof(rc), "%s", tpp_recompute_names[l->recompute]);
 	/* a step under a second keeps six decimals (0.004 hid differences) */
-	fprintf(f, "%4d  %3d %3d %5d %3d %4d %3d %-11s %3s %-9s %4d %4d  %9.*f %11.0f %8.1f %6.1f%% %8.1f\n",
+	fprintf(f, "%4d  %3d %3d %5d %3d %4d %3d %-11s %3s %-9s %4d %4d  %9.*f%s%11.0f %8.1f %6.1f%% %8.1f\n",
 		rank, l->tp, l->pp, l->dp, l->cp, l->mbs, l->vp,
 		tpp_sched_names[tpp_layout_sched(l)], l->tp_overlap ? "ovl" : l->sp ? "yes" : "no",
 		rc, l->zero, e->microbatches,
-		e->step_s < 1 ? 6 : 3, e->step_s, e->tokens_per_s, e->model_tflops_per_gpu,
+		tpp_step_digits(e->step_s), e->step_s, mark, e->tokens_per_s, e->model_tflops_per_gpu,
 		100.0 * e->mfu, e->mem.total_bytes / GIB);
 }
 
@@ -324,8 +326,8 @@ size_t tpp_print_caution(char *buf, size_t size, const struct tpp_plan *p,
 		case TPP_ALT_FOUND:
 			tpp_layout_format(&alt->best.layout, lb, sizeof(lb));
 			d = alt->best.step_s / p->top[0].step_s - 1;
-			w = snprintf(buf, size, "%s%s, so treat its step time as optimistic.  The best layout without ZeRO-3 across nodes plans %.3f s, a %.1f%% %s step: --layout %s",
-				     head, why, alt->best.step_s, 100 * fabs(d), d > 0 ? "longer" : "shorter", lb);
+			w = snprintf(buf, size, "%s%s, so treat its step time as optimistic.  The best layout without ZeRO-3 across nodes plans %.*f s, a %.1f%% %s step: --layout %s",
+				     head, why, tpp_step_digits(alt->best.step_s), alt->best.step_s, 100 * fabs(d), d > 0 ? "longer" : "shorter", lb);
 			break;
 		case TPP_ALT_NONE_FITS:
 			w = snprintf(buf, size, "%s%s, so treat its step time as optimistic.  No layout without ZeRO-3 across nodes fits with the fields given.",
@@ -549,11 +551,22 @@ void tpp_print_plan_text(FILE *f, const struct tpp_plan_ctx *x,
 		x->opts->prec == TPP_PREC_FP8 ? " scaling)" : "",
 		tpp_attn_names[x->opts->attn]);
 	print_sources(f, c, x->opts, x->search->gpus);
-	fprintf(f, "\nbest layouts (step time %s; m = micro-batches per step):\n",
-		p->n_top && p->top[0].simulated ? "simulated event by event" : "from the analytic model");
-	print_header(f);
-	for (i = 0; i < p->n_top; i++)
-		print_layout_row(f, i + 1, &p->top[i]);
+	{
+		/* a search that simulates keeps the analytic step of a
+		 * pipeline too long to play out (TPP_SIM_MAX_CELLS): such rows
+		 * are marked when they sit among simulated ones */
+		int n_an = 0;
+		for (i = 0; i < p->n_top; i++)
+			n_an += !p->top[i].simulated;
+		fprintf(f, "\nbest layouts (step time %s; m = micro-batches per step):\n",
+			n_an == 0 ? "simulated event by event"
+			: n_an == p->n_top ? "from the analytic model"
+			: "simulated event by event, where marked * from the analytic model: too long to simulate");
+		print_header(f);
+		for (i = 0; i < p->n_top; i++)
+			print_layout_row(f, i + 1, &p->top[i],
+					 n_an && n_an < p->n_top && !p->top[i].simulated ? "*" : " ");
+	}
 	print_legend(f, p);
 	print_how_sure(f, x, p);
 	if (x->fewer)
@@ -585,8 +598,8 @@ void tpp_print_plan_text(FILE *f, const struct tpp_plan_ctx *x,
 	for (i = 0; i < p->n_best_tp; i++) {
 		const struct tpp_eval *e = &p->best_tp[i].e;
 		tpp_print_explain(e, best, why, sizeof(why));
-		fprintf(f, "    tp=%-4d %9.3f s  %+6.1f%%  TP group on %-12s %s\n",
-			p->best_tp[i].degree, e->step_s, 100 * (e->step_s / best->step_s - 1),
+		fprintf(f, "    tp=%-4d %9.*f s  %+6.1f%%  TP group on %-12s %s\n",
+			p->best_tp[i].degree, tpp_step_digits(e->step_s), e->step_s, 100 * (e->step_s / best->step_s - 1),
 			tier_name(c, e->tp_tier),
 			e == best || e->step_s == best->step_s ? "(best)" : why);
 	}
@@ -594,7 +607,8 @@ void tpp_print_plan_text(FILE *f, const struct tpp_plan_ctx *x,
 	for (i = 0; i < p->n_best_pp; i++) {
 		const struct tpp_eval *e = &p->best_pp[i].e;
 		tpp_print_explain(e, best, why, sizeof(why));
-		fprintf(f, "    pp=%-4d %9.3f s  %+6.1f%%  %s\n", p->best_pp[i].degree, e->step_s,
+		fprintf(f, "    pp=%-4d %9.*f s  %+6.1f%%  %s\n", p->best_pp[i].degree,
+			tpp_step_digits(e->step_s), e->step_s,
 			100 * (e->step_s / best->step_s - 1),
 			e->step_s == best->step_s ? "(best)" : why);
 	}
@@ -692,7 +706,10 @@ static void json_eval(FILE *f, const struct tpp_eval *e, const char *ind,
 		e->mem.at_optimizer_step ? "optimizer_step" : "pipeline");
 	fprintf(f, "%s \"fits\": %s, \"simulated\": %s, \"bound_s\": %.17g, \"tiers\": {\"tp\": %d, \"dp\": %d, \"pp\": %d, \"cp\": %d}, \"zero_pipelined\": %s",
 		ind, e->fits ? "true" : "false", e->simulated ? "true" : "false",
-		e->bound_s, e->tp_tier, e->dp_tier, e->pp_tier, e->cp_tier,
+		/* the bound holds up to the rounding of its other order of
+		 * summation (1e-12, test_bound_sampled); as printed, a lower
+		 * bound exactly */
+		fmin(e->bound_s, e->step_s), e->tp_tier, e->dp_tier, e->pp_tier, e->cp_tier,
 		tpp_zero_pipelined(l) ? "true" : "false");
 	/* --train-tokens: the training's seconds and GPU-hours at this step
 	 * (tpp_print_training) */

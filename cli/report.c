@@ -246,6 +246,26 @@ struct doc {
 	int un;
 };
 
+/* Whether every (no) top layout's step is simulated: a simulating search
+ * keeps the analytic step of a pipeline too long to play out. */
+static int tpp_report_all_simulated(const struct tpp_plan *p)
+{
+	int i;
+	for (i = 0; i < p->n_top; i++)
+		if (!p->top[i].simulated)
+			return 0;
+	return 1;
+}
+
+static int tpp_report_none_simulated(const struct tpp_plan *p)
+{
+	int i;
+	for (i = 0; i < p->n_top; i++)
+		if (p->top[i].simulated)
+			return 0;
+	return 1;
+}
+
 static void esc(struct doc *d, const char *s)
 {
 	for (; *s; s++) {
@@ -897,8 +917,8 @@ static int fig_timeline(const char *dir, const struct tpp_report *r,
 	for (pass = 0; pass < (zoom > 0 ? 2 : 1); pass++) {
 		int first = 1;
 		if (pass == 0)
-			fprintf(a.f, "set title \"Simulated schedule of the best layout, step %.3f s (%s)\"\nset xrange [0:%.9g]\n",
-				sr.step_s, tpp_sched_names[tpp_layout_sched(l)], sr.step_s);
+			fprintf(a.f, "set title \"Simulated schedule of the best layout, step %.*f s (%s)\"\nset xrange [0:%.9g]\n",
+				tpp_step_digits(sr.step_s), sr.step_s, tpp_sched_names[tpp_layout_sched(l)], sr.step_s);
 		else
 			fprintf(a.f, "set title \"The first %.3g s (pipeline fill)\"\nset xrange [0:%.9g]\n",
 				zoom, zoom);
@@ -1192,8 +1212,9 @@ static void write_infeasible(struct doc *d, const struct tpp_report *r)
 		char nodes[40];
 		tpp_layout_format(&r->first_fit.layout, lb, sizeof(lb));
 		tpp_cli_nodes_hint(nodes, sizeof(nodes), r->first_fit_gpus, x->cluster);
-		d_p(d, "With %d GPUs (%dx) a layout fits, %.3f s per step, %.0f tokens/s, %.1f%% MFU%s: --gpus %d%s --layout %s; the scaling table below goes up to it.",
-		    r->first_fit_gpus, r->first_fit_gpus / x->search->gpus, r->first_fit.step_s,
+		d_p(d, "With %d GPUs (%dx) a layout fits, %.*f s per step, %.0f tokens/s, %.1f%% MFU%s: --gpus %d%s --layout %s; the scaling table below goes up to it.",
+		    r->first_fit_gpus, r->first_fit_gpus / x->search->gpus,
+		    tpp_step_digits(r->first_fit.step_s), r->first_fit.step_s,
 		    r->first_fit.tokens_per_s, 100 * r->first_fit.mfu,
 		    tpp_eval_optimistic(&r->first_fit) ? optimistic_mark(x->opts) : "", r->first_fit_gpus, nodes, lb);
 	} else if (r->first_fit_gpus == 0) {
@@ -1255,7 +1276,9 @@ static void write_best(struct doc *d, const struct tpp_report *r,
 				 ? d_td(d, "full, %d per chunk", l->recompute_layers)
 				 : d_td(d, "%s", tpp_recompute_names[l->recompute])),
 			d_td(d, "%d", l->zero),
-			d_td(d, "%d", e->microbatches), d_td(d, "%.3f", e->step_s),
+			d_td(d, "%d", e->microbatches),
+			d_td(d, "%.*f%s", tpp_step_digits(e->step_s), e->step_s,
+			     !e->simulated && !tpp_report_none_simulated(p) ? " *" : ""),
 			d_td(d, "%.0f", e->tokens_per_s), d_td(d, "%.1f%%", 100 * e->mfu),
 			d_td(d, "%.1f", e->mem.total_bytes / GIB);
 		d_td_code(d, "layout-arg", lb, NULL);
@@ -1329,7 +1352,7 @@ static void write_best(struct doc *d, const struct tpp_report *r,
 			tpp_print_explain(e, best, note, sizeof(note));
 			tpp_layout_format(&e->layout, lb, sizeof(lb));
 			d_row(d), d_td(d, "%s=%d", k ? "pp" : "tp", t[i].degree),
-				d_td(d, "%.3f", e->step_s),
+				d_td(d, "%.*f", tpp_step_digits(e->step_s), e->step_s),
 				d_td(d, "%+.1f%%", 100 * (e->step_s / best->step_s - 1)),
 				d_td(d, "%s", e->step_s == best->step_s ? "(best)" : note);
 			d_td_code(d, "layout-arg degree", lb, NULL);
@@ -1340,12 +1363,13 @@ static void write_best(struct doc *d, const struct tpp_report *r,
 	/* 4. timeline */
 	d_h(d, 2, "Simulated schedule of the best layout");
 	if (have_timeline) {
-		d_p(d, "%s schedule, %d pipeline ranks, %d micro-batches: %zu operations, step %.3f s. F forward, B input gradient, W weight gradient, BW whole backward, DP gradient reduction (thin bar), OPT optimizer. The data is timeline.dat (tab-separated: row (pipeline rank; the data-parallel traffic after the pipeline and the optimizer, rank -1 of `tpplan --timeline`, on row %d), kind index, kind, chunk, micro-batch, start_s, end_s; `tpplan --timeline` writes the same operations as rank, chunk, micro-batch, kind, start_s, end_s).",
+		d_p(d, "%s schedule, %d pipeline ranks, %d micro-batches: %zu operations, step %.*f s. F forward, B input gradient, W weight gradient, BW whole backward, DP gradient reduction (thin bar), OPT optimizer. The data is timeline.dat (tab-separated: row (pipeline rank; the data-parallel traffic after the pipeline and the optimizer, rank -1 of `tpplan --timeline`, on row %d), kind index, kind, chunk, micro-batch, start_s, end_s; `tpplan --timeline` writes the same operations as rank, chunk, micro-batch, kind, start_s, end_s).",
 		    tpp_sched_names[tpp_layout_sched(&best->layout)], best->layout.pp,
-		    best->microbatches, tl_events, tl_step_s, best->layout.pp);
+		    best->microbatches, tl_events, tpp_step_digits(tl_step_s), tl_step_s, best->layout.pp);
 		if (!best->simulated)
-			d_note(d, "Ranked by the analytic model (--analytic): the best layout's analytic step is %.3f s, its simulated one %.3f s.",
-			       best->step_s, tl_step_s);
+			d_note(d, "Ranked by the analytic model (--analytic): the best layout's analytic step is %.*f s, its simulated one %.*f s.",
+			       tpp_step_digits(best->step_s), best->step_s,
+			       tpp_step_digits(tl_step_s), tl_step_s);
 		figure(d, fg, FIG_TIMELINE, "Simulated pipeline schedule of the best layout (Gantt chart per pipeline rank)");
 	} else {
 		d_note(d, "The best layout's pipeline is too large to play out event by event; no timeline.");
@@ -1377,7 +1401,9 @@ static void write_doc(struct doc *d, const struct tpp_report *r,
 	d_p(d, "Generated by tpplan %s on %s. %s; every figure below is %s.",
 	    tpp_version, when,
 	    !p->n_top ? "No layout of this problem is feasible: the report says why and from how many GPUs one fits"
-	    : best->simulated ? "Step times are simulated event by event" : "Step times are from the analytic model",
+	    : tpp_report_all_simulated(p) ? "Step times are simulated event by event"
+	    : tpp_report_none_simulated(p) ? "Step times are from the analytic model"
+	    : "Step times are simulated event by event, except where a step is marked * (analytic model: too long to simulate)",
 	    r->cal_path ? "priced with the measured calibration where it has a figure, datasheet / published figures elsewhere"
 			: "priced from datasheet and published figures (no calibration)");
 	if (r->cal_path) {
@@ -1552,7 +1578,7 @@ static void write_doc(struct doc *d, const struct tpp_report *r,
 			const struct tpp_report_scale *s = &r->scale[i];
 			d_row(d), d_td(d, "%d%s", s->gpus, s->gpus == x->search->gpus ? " (requested)" : "");
 			if (s->ok)
-				d_td(d, "%.3f", s->step_s), d_td(d, "%.0f", s->tokens_per_s),
+				d_td(d, "%.*f", tpp_step_digits(s->step_s), s->step_s), d_td(d, "%.0f", s->tokens_per_s),
 					d_td(d, "%.1f%%", 100 * s->mfu),
 					d_td(d, "%s%s", s->layout, s->optimistic ? optimistic_mark(x->opts) : "");
 			else
@@ -1587,7 +1613,7 @@ static void write_doc(struct doc *d, const struct tpp_report *r,
 			const struct tpp_report_sens *s = &r->sens[i];
 			d_row(d), d_td(d, "%gx", s->factor);
 			if (s->ok)
-				d_td(d, "%.3f", s->step_s), d_td(d, "%+.1f%%", 100 * (s->step_s / best->step_s - 1)),
+				d_td(d, "%.*f", tpp_step_digits(s->step_s), s->step_s), d_td(d, "%+.1f%%", 100 * (s->step_s / best->step_s - 1)),
 					d_td(d, "%.0f", s->tokens_per_s),
 					d_td(d, "%s%s", s->layout, s->optimistic ? optimistic_mark(x->opts) : "");
 			else

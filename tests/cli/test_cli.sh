@@ -167,12 +167,12 @@ for q in 96:1:47.3 4608:1:39.6 96:0:47.0 4608:0:39.5; do
 	readme_quote "readme-quote-tp-overlap-$g-$ov" 0 "MFU $mfu%" "$BIN" --model 175b --cluster dgx-h100 --gpus "$g" \
 		--global-batch 1152 --layout "tp=8,pp=12,sp=1,mbs=1,schedule=interleaved,tp_overlap=$ov" --top 1
 done
-readme_quote readme-quote-fewer 0 "Fewer GPUs: 512 of the 576 plan a 30.4% shorter step (0.350 s against 0.503 s):" \
+readme_quote readme-quote-fewer 0 "Fewer GPUs: 512 of the 576 plan a 30.4% shorter step (0.350450 s against 0.503235 s):" \
 	"$BIN" --model llama3-8b --cluster gb200-nvl72 --gpus 576
 has readme-quote-fewer out "Plan it with --gpus 512 (--nodes 128) --layout tp=1,"
 readme_quote readme-quote-fewer-tie 0 "Fewer GPUs: 512 of the 576 plan a step within the 4% a measurement varies (2.983 s against 2.969 s, 0.5% longer) and free 64 GPUs" \
 	"$BIN" --model llama3-70b --cluster gb200-nvl72 --gpus 576
-readme_quote readme-quote-fewer-fits 1 "with 4096 of the 4480 GPUs a layout fits, 0.306 s per step (" \
+readme_quote readme-quote-fewer-fits 1 "with 4096 of the 4480 GPUs a layout fits, 0.306136 s per step (" \
 	"$BIN" --model llama3-8b --cluster dgx-a100 --gpus 4480
 has readme-quote-fewer-fits err "): --gpus 4096 (--nodes 512) --layout "
 readme_quote readme-quote-train 0 "Training on 300B tokens (--train-tokens): 95368 steps of 3.146M tokens, 18.2 days on 1024 GPUs (447017 GPU-hours) at the predicted step; the published runs' error range does not cover ZeRO-3 across nodes (see the caution); with the best layout without it, 18.2 days (17.1 days to 22.3 days at that range)" \
@@ -357,6 +357,44 @@ expect layout-switch-bad 2 err "--layout: sp=true: expected 0, 1, yes or no" "$B
 	--cluster dgx-a100 --gpus 8 --layout sp=true
 expect layout-contradiction-free-field 0 out "interleaved" "$BIN" \
 	--model 175b --cluster dgx-a100 --gpus 1024 --layout pp=8,schedule=interleaved --analytic --top 1
+# a stated cp > 1 with --attention unfused can never plan (context
+# parallelism runs on the fused kernels): a usage error, not a search
+# that rejects every layout and then tries up to 64x the GPUs
+if expect layout-cp-unfused 2 err "--layout cp=2: cp=2 needs --attention flash" "$BIN" \
+	--model 125m --cluster dgx-a100 --gpus 8 --attention unfused --layout cp=2; then
+	grep -q "more GPUs" "$ERR" && fail "layout-cp-unfused: searched for more GPUs"
+fi
+expect layout-cp-flash 0 out "best layout:" "$BIN" \
+	--model 125m --cluster dgx-a100 --gpus 8 --layout cp=2 --top 1 --analytic
+# steps under a second keep six decimals wherever they are printed in
+# seconds (three printed 0.000 s beside "+48.7%"): the per-degree lists
+# of a 2-layer model on 8 GPUs
+cat >"$TMP/tiny.yaml" <<'EOF2'
+name: tiny
+layers: 2
+hidden: 256
+heads: 4
+vocab: 1000
+seq: 128
+global_batch: 64
+EOF2
+if expect sub-second-degrees 0 out "best layout per pipeline-parallel degree" "$BIN" \
+	--model "$TMP/tiny.yaml" --cluster dgx-a100 --gpus 8; then
+	grep -E '^    (tp|pp)=' "$OUT" | grep -qE ' 0\.[0-9]{3} s ' &&
+		fail "sub-second-degrees: a step with three decimals: $(grep -E '^    (tp|pp)=' "$OUT")"
+	grep -qE '^    tp=1 +0\.[0-9]{6} s ' "$OUT" || fail "sub-second-degrees: tp=1 without six decimals"
+fi
+# rows mixing simulated and analytic steps (a pipeline too long to play
+# out) are marked, and the header says so; the JSON bound is never above
+# the step it bounds
+if expect mixed-sim-marked 0 out "where marked * from the analytic model: too long to simulate" "$BIN" \
+	--model 175b --cluster dgx-a100 --gpus 1024 --global-batch 67108864; then
+	n_an=$(grep -cE '^ +[0-9]+ .*[0-9]\* +[0-9]' "$OUT")
+	[ "$n_an" -ge 1 ] || fail "mixed-sim-marked: no row marked *"
+	run "$BIN" --model 175b --cluster dgx-a100 --gpus 1024 --global-batch 67108864 --json
+	jcheck mixed-sim-json "$OUT" '([.layouts[] | select(.simulated | not)] | length) == '"$n_an"
+	jcheck mixed-sim-json "$OUT" '[.layouts[] | .bound_s <= .step_s] | all'
+fi
 expect fp8-recipe-without-fp8 2 err "--fp8-recipe applies to --precision fp8" "$BIN" \
 	--model llama3-8b --cluster dgx-h100 --fp8-recipe delayed
 expect calibration-empty 2 err "--calibration: the file name is empty" "$BIN" \
