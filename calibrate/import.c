@@ -500,6 +500,36 @@ static void text_comment(const char *line, int lineno, int col0,
 }
 
 /*
+ * The 4th column of a half (out of place, in place): nccl-tests since 2.11
+ * print #wrong, a count of wrong elements ("%6g"), or N/A without a check
+ * (-c 0); older nccl-tests and rccl-tests print the largest error
+ * ("%5.0le", e.g. 5e-07), with a '*' appended when the check failed.  A
+ * count above 0 or a '*' refuses the row: its time is of a broken run.
+ */
+static int check_column(const char *path, int lineno, const struct tok *t, int in_place,
+			struct tpp_err *err)
+{
+	const char *half = in_place ? " (in place)" : "";
+	double v;
+	if (t->len > 1 && t->s[t->len - 1] == '*')
+		return tpp_err_set(err, TPP_E_INPUT, path, lineno, t->col,
+				   "nccl-tests marked this size's check as failed (largest error %.*s)%s",
+				   t->len - 1, t->s, half);
+	if (t->len == 3 && !memcmp(t->s, "N/A", 3))
+		return TPP_OK;
+	if (!tok_num(t, &v) || v < 0 ||
+	    (!tok_int(t) && !memchr(t->s, 'e', (size_t)t->len) && !memchr(t->s, 'E', (size_t)t->len)))
+		return tpp_err_set(err, TPP_E_INPUT, path, lineno, t->col,
+				   "expected #wrong (a count of elements, or N/A) or the largest error "
+				   "(as 5e-07) after busbw, got '%.*s'%s",
+				   t->len, t->s, half);
+	if (tok_int(t) && v > 0)
+		return tpp_err_set(err, TPP_E_INPUT, path, lineno, t->col,
+				   "nccl-tests reported %.0f wrong elements at this size%s", v, half);
+	return TPP_OK; /* no wrong element, or an error within the type's tolerance */
+}
+
+/*
  * One data row.  Columns: size count type [redop] [root] time algbw busbw
  * #wrong ...  The redop is any non-numeric token after the type; a root is
  * an integer (negative, or followed by a whole number of 4-column groups).
@@ -508,8 +538,8 @@ static int text_row(const char *path, int lineno, const char *line,
 		    struct tok *tk, int nt, struct tpp_cal_coll *t,
 		    struct tpp_err *err)
 {
-	double size, x, time_us, algbw, busbw, wrong;
-	int i;
+	double size, x, time_us, algbw, busbw;
+	int i, rc;
 
 	if (!tok_num(&tk[0], &size) || !tok_int(&tk[0]))
 		return tpp_err_set(err, TPP_E_INPUT, path, lineno, tk[0].col,
@@ -552,20 +582,12 @@ static int text_row(const char *path, int lineno, const char *line,
 					   "columns not in nccl-tests order?",
 					   implied, algbw);
 	}
-	/* a #wrong that is a number must be a count ("N/A" without -c) */
-	if ((nt - i >= 4 && tok_num(&tk[i + 3], &wrong) && (wrong < 0 || wrong != floor(wrong))) ||
-	    (nt - i >= 8 && tok_num(&tk[i + 7], &wrong) && (wrong < 0 || wrong != floor(wrong))))
-		return tpp_err_set(err, TPP_E_INPUT, path, lineno, 1,
-				   "#wrong %g is not a count of elements", wrong);
-	if (nt - i >= 4 && tok_num(&tk[i + 3], &wrong) && wrong > 0)
-		return tpp_err_set(err, TPP_E_INPUT, path, lineno, tk[i + 3].col,
-				   "nccl-tests reported %.0f wrong elements at this size",
-				   wrong);
-	/* the in-place half's #wrong: the same run, equally wrong */
-	if (nt - i >= 8 && tok_num(&tk[i + 7], &wrong) && wrong > 0)
-		return tpp_err_set(err, TPP_E_INPUT, path, lineno, tk[i + 7].col,
-				   "nccl-tests reported %.0f wrong elements at this size (in place)",
-				   wrong);
+	/* each half's check column; the in-place half's is the same run,
+	 * equally wrong */
+	if (nt - i >= 4 && (rc = check_column(path, lineno, &tk[i + 3], 0, err)))
+		return rc;
+	if (nt - i >= 8 && (rc = check_column(path, lineno, &tk[i + 7], 1, err)))
+		return rc;
 	if (size == 0)
 		return TPP_OK; /* -b 0: nothing to fit */
 	return add_point(path, lineno, tk[0].col, tk[i].col, t, size, time_us / 1e6,

@@ -892,7 +892,15 @@ static void test_import(void)
 			{"  -64  -16  float  sum  -1  10.50  0.01  0.01  0\n", "whole number of bytes", 3},
 			{"  64.5  16  float  sum  -1  10.50  0.01  0.01  0\n", "whole number of bytes", 3},
 			{"  64  16  float  sum  -1  0x16  0.01  0.01  0\n", "got '0x16'", 27},
-			{"  64  16  float  sum  -1  10.50  0.01  0.01  -5\n", "#wrong -5 is not a count", 1},
+			{"  64  16  float  sum  -1  10.50  0.01  0.01  -5\n", "got '-5'", 46},
+			{"  64  16  float  sum  -1  10.50  0.01  0.01  2.5\n", "got '2.5'", 46},
+			{"  64  16  float  sum  -1  10.50  0.01  0.01  abc\n", "got 'abc'", 46},
+			/* older nccl-tests / rccl-tests: the largest error,
+			 * '*' when the check failed */
+			{"  64  16  float  sum  -1  10.50  0.01  0.01  2e+00*\n",
+			 "marked this size's check as failed (largest error 2e+00)", 46},
+			{"  64  16  float  sum  -1  10.50  0.01  0.01  0e+00  10.50  0.01  0.01  1e+00*\n",
+			 "(largest error 1e+00) (in place)", 72},
 		};
 		size_t b;
 		for (b = 0; b < TPP_ARRAY_LEN(bad); b++) {
@@ -905,6 +913,10 @@ static void test_import(void)
 			CHECK(err.line == 2 && err.col == bad[b].col);
 			CHECK_STR_CONTAINS(err.msg, bad[b].msg);
 		}
+		/* the older form with every check passed imports, as N/A does */
+		CHECK(write_text(path, "  32  8  float  sum  -1  10.00  0.00  0.00  0e+00  10.00  0.00  0.00  0e+00\n"
+				       "  64  16  float  sum  -1  10.50  0.01  0.01  5e-07  10.40  0.01  0.01  N/A\n") == 0);
+		CHECK(tpp_cal_import(path, TPP_COLL_ALL_REDUCE, 8, 0, &cal, &err) == TPP_OK);
 		remove(path);
 	}
 
