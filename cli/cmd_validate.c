@@ -450,8 +450,16 @@ static int predict_row(char **fv, const int *col, const char *dir,
 	}
 	if ((rc = tpp_cluster_load(path, NULL, cluster, &err))) {
 		BAD(C_CLUSTER);
-		snprintf(r->reason, sizeof(r->reason), "cluster: %s%s%s", err.file,
-			 err.file[0] ? ": " : "", err.msg);
+		/* at the cluster file's line:column, as plan names it */
+		if (err.file[0] && err.line > 0 && err.col > 0)
+			snprintf(r->reason, sizeof(r->reason), "cluster: %s:%d:%d: %s", err.file,
+				 err.line, err.col, err.msg);
+		else if (err.file[0] && err.line > 0)
+			snprintf(r->reason, sizeof(r->reason), "cluster: %s:%d: %s", err.file,
+				 err.line, err.msg);
+		else
+			snprintf(r->reason, sizeof(r->reason), "cluster: %s%s%s", err.file,
+				 err.file[0] ? ": " : "", err.msg);
 		return -1;
 	}
 	if (gpus % cluster->gpus_per_node && gpus > cluster->gpus_per_node) {

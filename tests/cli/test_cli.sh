@@ -1745,6 +1745,18 @@ if expect validate-small 0 out "cannot predict" \
 	grep -q '^MAPE .* rows 1  (not predicted: 1 of 2)' "$OUT" ||
 		fail "validate-small: the unpredicted row is not counted"
 fi
+# a fault inside a row's cluster file is named at that file's
+# line:column, as plan names it
+mkdir -p "$TMP/vcl"
+sed 's/^\(  hbm_gb:\) [0-9.]*/\1 -5/' "$ROOT/topologies/dgx-a100.yaml" >"$TMP/vcl/bad.yaml"
+ln=$(grep -n '^  hbm_gb: -5' "$TMP/vcl/bad.yaml" | cut -d: -f1)
+grep '^id' "$ROOT/tests/data/runs/one-good-one-bad.tsv" >"$TMP/vcl/runs.tsv"
+grep '^T01' "$ROOT/tests/data/runs/one-good-one-bad.tsv" | sed 's/\tdgx-a100\t/\tbad.yaml\t/' >>"$TMP/vcl/runs.tsv"
+if expect validate-cluster-line-col 1 out "cluster: $TMP/vcl/bad.yaml:$ln:11: gpu.hbm_gb = -5 is out of range" \
+	"$BIN" validate "$TMP/vcl/runs.tsv"; then
+	run "$BIN" validate "$TMP/vcl/runs.tsv" --json
+	jcheck validate-cluster-line-col "$OUT" '.rows[0].reason | contains("bad.yaml:'"$ln"':11: gpu.hbm_gb")'
+fi
 # a search that finds no layout names the row's line, not a column
 # (JSON column null); a measured step of microseconds is not shown as
 # 0.000s
