@@ -56,6 +56,9 @@ struct file_meta {
 				  a collective tpplan does not model: */
 	char op_other[64];     /* that name ("broadcast_perf"), "" if none */
 	int op_other_line;     /* its line (0 in JSON) */
+	int op_line, op_col;   /* where the file names its collective
+				  (text: the "Collective test starting"
+				  line; 0 in JSON and for the file name) */
 	char nccl[64];         /* "2.18.3+cuda12.2" */
 	char nccl_tests[64];   /* nccl-tests version */
 	char device[TPP_CAL_STR];
@@ -116,16 +119,23 @@ static int op_from_name(const char *s)
 	return -1;
 }
 
-/* The collective the file states in s (line `line`): op_from_name's, or
- * the name kept in m->op_other when it is none tpplan models. */
-static void meta_op(struct file_meta *m, const char *s, int line)
+/* The collective the file states in s (line `line`, s at column `col`;
+ * 0, 0 where there is none): op_from_name's, or the name kept in
+ * m->op_other when it is none tpplan models. */
+static void meta_op(struct file_meta *m, const char *s, int line, int col)
 {
 	size_t n = 0;
 	m->op = op_from_name(s);
+	while (*s == ' ' || *s == '\t') {
+		s++;
+		col += col > 0;
+	}
+	if (m->op >= 0 || !m->op_other[0]) {
+		m->op_line = line;
+		m->op_col = col;
+	}
 	if (m->op >= 0 || m->op_other[0])
 		return;
-	while (*s == ' ' || *s == '\t')
-		s++;
 	while (s[n] && s[n] != ' ' && s[n] != '\t' && s[n] != '\r' && s[n] != '\n' &&
 	       n + 1 < sizeof(m->op_other))
 		n++;
@@ -450,7 +460,7 @@ static void text_comment(const char *line, int lineno, int col0,
 		}
 	}
 	if ((p = strstr(line, "Collective test starting:")))
-		meta_op(m, p + 25, lineno);
+		meta_op(m, p + 25, lineno, (int)(p + 25 - line) + 1);
 	if ((p = strstr(line, "Avg bus bandwidth"))) {
 		const char *colon = strchr(p, ':');
 		m->summary = 1;
@@ -856,12 +866,12 @@ static int parse_json(const char *path, const char *text, struct tpp_cal_coll *t
 	if ((s = tpp_yj_str(tpp_y_map_get(&j.d, root, "collective"))) ||
 	    (s = tpp_yj_str(tpp_y_map_get(&j.d, root, "test"))) ||
 	    (s = tpp_yj_str(tpp_y_map_get(&j.d, root, "test_name"))))
-		meta_op(m, s, 0);
+		meta_op(m, s, 0, 0);
 	v = tpp_y_map_get(&j.d, root, "args");
 	if (m->op < 0 && v && v->type == YAML_SEQUENCE_NODE &&
 	    !tpp_y_seq(&j.d, v, "args", &n, err) && n > 0 &&
 	    (s = tpp_yj_str(tpp_y_seq_item(&j.d, v, 0))))
-		meta_op(m, base_name(s), 0);
+		meta_op(m, base_name(s), 0, 0);
 	v = tpp_y_map_get(&j.d, root, "nccl_version");
 	if (tpp_yj_num(v, &x) && x > 0 && x < 1e9) /* a version code */
 		nccl_code_str((long)x, m->nccl, sizeof(m->nccl));
@@ -930,7 +940,7 @@ static int parse_json(const char *path, const char *text, struct tpp_cal_coll *t
 	for (i = 0; i < n; i++) {
 		yaml_node_t *r = tpp_y_seq_item(&j.d, res, i);
 		if (m->op < 0 && (s = tpp_yj_str(tpp_y_map_get(&j.d, r, "experiment_name"))) && s[0])
-			meta_op(m, s, 0);
+			meta_op(m, s, 0, 0);
 		if ((rc = json_result(&j, r, t)))
 			goto out;
 	}
@@ -1016,14 +1026,15 @@ int tpp_cal_import_warn(const char *path, enum tpp_coll op, int group, int tier,
 	file_op = m.op;
 	if (file_op < 0 && m.op_other[0]) {
 		char names[128];
-		rc = tpp_err_set(err, TPP_E_INPUT, path, m.op_other_line, m.op_other_line ? 1 : 0,
+		rc = tpp_err_set(err, TPP_E_INPUT, path, m.op_other_line,
+				 m.op_other_line ? m.op_col : 0,
 				 "the file holds %s results, a collective tpplan does not "
 				 "model (it imports %s)", m.op_other, coll_list(names, sizeof(names)));
 		goto out;
 	}
 	if (file_op >= 0 && op != TPP_COLL__COUNT && file_op != (int)op) {
-		rc = tpp_err_set(err, TPP_E_INPUT, path, 0, 0,
-				 "the file holds %s results, not %s",
+		rc = tpp_err_set(err, TPP_E_INPUT, path, m.op_line, m.op_col,
+				 "the file holds %s results, not %s (--op)",
 				 tpp_coll_names[file_op], tpp_coll_names[op]);
 		goto out;
 	}

@@ -678,32 +678,46 @@ int tpp_cmd_validate(int argc, char **argv)
 
 	tpp_cost_opts_megatron(&co);
 	for (i = 1; i < argc; i++) {
+		/* --attention / --stack take their value as the next word or
+		 * after '=' (--stack=modern), as getopt_long does for the
+		 * other commands */
+		char name[32];
+		const char *val = NULL, *eq = argv[i][0] == '-' && argv[i][1] == '-' ? strchr(argv[i], '=') : NULL;
+		if (eq && (size_t)(eq - argv[i]) < sizeof(name)) {
+			memcpy(name, argv[i], (size_t)(eq - argv[i]));
+			name[eq - argv[i]] = '\0';
+			val = eq + 1;
+		} else {
+			tpp_strlcpy(name, argv[i], sizeof(name));
+			if (strlen(argv[i]) >= sizeof(name))
+				name[0] = '\0'; /* no option is that long */
+		}
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			validate_usage(stdout);
 			return TPP_OK;
-		} else if ((!strcmp(argv[i], "--attention") && attn_given) ||
-			   (!strcmp(argv[i], "--stack") && stack != STACK_AUTO)) {
+		} else if ((!strcmp(name, "--attention") && attn_given) ||
+			   (!strcmp(name, "--stack") && stack != STACK_AUTO)) {
 			/* as plan: a second value would silently win */
-			fprintf(stderr, "tpplan validate: %s is given twice\n", argv[i]);
+			fprintf(stderr, "tpplan validate: %s is given twice\n", name);
 			return TPP_E_USAGE;
 		} else if (!strcmp(argv[i], "--json")) {
 			json = 1;
-		} else if ((!strcmp(argv[i], "--attention") || !strcmp(argv[i], "--stack")) &&
+		} else if ((!strcmp(name, "--attention") || !strcmp(name, "--stack")) && !val &&
 			   i + 1 == argc) {
-			fprintf(stderr, "tpplan validate: %s needs a value\n", argv[i]);
+			fprintf(stderr, "tpplan validate: %s needs a value\n", name);
 			return TPP_E_USAGE;
-		} else if (!strcmp(argv[i], "--attention") && i + 1 < argc) {
-			if (tpp_cli_attention(argv[++i], &co.attn))
+		} else if (!strcmp(name, "--attention")) {
+			if (tpp_cli_attention(val ? val : argv[++i], &co.attn))
 				return TPP_E_USAGE;
 			attn_given = 1;
-		} else if (!strcmp(argv[i], "--stack") && i + 1 < argc) {
-			i++;
-			if (!strcmp(argv[i], "legacy")) {
+		} else if (!strcmp(name, "--stack")) {
+			const char *v = val ? val : argv[++i];
+			if (!strcmp(v, "legacy")) {
 				stack = STACK_LEGACY;
-			} else if (!strcmp(argv[i], "modern")) {
+			} else if (!strcmp(v, "modern")) {
 				stack = STACK_MODERN;
 			} else {
-				fprintf(stderr, "tpplan validate: --stack: expected legacy or modern, got '%s'\n", argv[i]);
+				fprintf(stderr, "tpplan validate: --stack: expected legacy or modern, got '%s'\n", v);
 				return TPP_E_USAGE;
 			}
 		} else if (argv[i][0] == '-') {

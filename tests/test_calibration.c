@@ -947,11 +947,21 @@ static void test_import(void)
 			 "  1024  256  float  none  0  10.50  0.10  0.09  0\n") == 0);
 	rc = tpp_cal_import(path, TPP_COLL__COUNT, 8, 0, &cal, &err);
 	CHECK(rc == TPP_E_INPUT);
-	CHECK(err.line == 2);
+	CHECK(err.line == 2 && err.col == 29); /* at the name */
 	CHECK_STR_CONTAINS(err.msg, "holds broadcast_perf results, a collective tpplan does not model");
 	rc = tpp_cal_import(path, TPP_COLL_ALL_REDUCE, 8, 0, &cal, &err);
 	CHECK(rc == TPP_E_INPUT);
 	CHECK_STR_CONTAINS(err.msg, "holds broadcast_perf results");
+	remove(path);
+	/* a modelled collective other than --op: refused at its name */
+	CHECK(write_text(path,
+			 "# nccl-tests version 2.13.8\n"
+			 "# Collective test starting: all_reduce_perf\n"
+			 "  1024  256  float  sum  -1  10.50  0.10  0.09  0\n") == 0);
+	rc = tpp_cal_import(path, TPP_COLL_ALL_GATHER, 8, 0, &cal, &err);
+	CHECK(rc == TPP_E_INPUT);
+	CHECK(err.line == 2 && err.col == 29);
+	CHECK_STR_CONTAINS(err.msg, "holds all_reduce results, not all_gather (--op)");
 	remove(path);
 	snprintf(path, sizeof(path), "%s/all_reduce.json", dir);
 	CHECK(write_text(path,

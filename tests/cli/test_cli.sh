@@ -1114,6 +1114,15 @@ expect switch-twice 0 out "best layouts" \
 	"$BIN" --model 125m --cluster dgx-a100 --gpus 8 --no-dp-overlap --no-dp-overlap
 expect validate-stack-twice 2 err "tpplan validate: --stack is given twice" \
 	"$BIN" validate "$ROOT/tests/data/runs/one-good-one-bad.tsv" --stack legacy --stack modern
+# --opt=value, as the getopt_long commands take it; the same checks
+expect validate-stack-equals 0 out "rows 2" \
+	"$BIN" validate "$ROOT/tests/data/runs/meta-llama3-405b.tsv" --stack=modern --attention=flash
+expect validate-stack-equals-bad 2 err "--stack: expected legacy or modern, got 'bogus'" \
+	"$BIN" validate "$ROOT/tests/data/runs/meta-llama3-405b.tsv" --stack=bogus
+expect validate-stack-equals-twice 2 err "--stack is given twice" \
+	"$BIN" validate "$ROOT/tests/data/runs/meta-llama3-405b.tsv" --stack=modern --stack legacy
+expect validate-json-value 2 err "unknown option '--json=1'" \
+	"$BIN" validate "$ROOT/tests/data/runs/meta-llama3-405b.tsv" --json=1
 expect validate-attention-twice 2 err "tpplan validate: --attention is given twice" \
 	"$BIN" validate --attention flash "$ROOT/tests/data/runs/one-good-one-bad.tsv" --attention unfused
 expect calibration-twice 2 err "--calibration is given twice" \
