@@ -176,7 +176,9 @@ static void validate_usage(FILE *f)
 		   "about, and a row that fills it is listed as not predicted, with the reason\n"
 		   "at FILE:LINE:COLUMN (the field it is about; FILE:LINE when it is about the\n"
 		   "whole row, e.g. no layout fits).  A line that starts with # is a comment\n"
-		   "(so no row id may start with #).\n"
+		   "(so no row id may start with #).  A row that ends before the header does\n"
+		   "(trailing tabs trimmed) has the fields it leaves out blank, unless one\n"
+		   "of them is required.  --stack and --attention also take --opt=VALUE.\n"
 		   "exit codes: 0 ok (rows that cannot be predicted are listed and counted),\n"
 		   "1 no row could be predicted, 2 usage, 3 input error\n");
 }
@@ -875,14 +877,28 @@ int tpp_cmd_validate(int argc, char **argv)
 			copy_printable(r->id, col[C_ID] < n ? fv[col[C_ID]] : "", sizeof(r->id));
 			copy_printable(r->source, col[C_SOURCE] >= 0 ? fv[col[C_SOURCE]] : "",
 				       sizeof(r->source));
-			if (n != ncols) {
+			/* read first: shown beside the reason when the row is
+			 * not predicted (step_time_s is a required column) */
+			bad_step = parse_measured(fv[col[C_STEP]], &r->measured_s);
+			if (n > ncols) {
 				snprintf(r->reason, sizeof(r->reason), "the row has %d columns, the header %d",
 					 n, ncols);
 				continue;
 			}
-			/* read first: shown beside the reason when the row is
-			 * not predicted (step_time_s is a required column) */
-			bad_step = parse_measured(fv[col[C_STEP]], &r->measured_s);
+			if (n < ncols) {
+				/* trailing fields left out (an editor that trims
+				 * trailing tabs): blank, where blank is allowed */
+				int c2, miss = -1;
+				for (c2 = 0; c2 < (int)TPP_ARRAY_LEN(required_cols) && miss < 0; c2++)
+					if (col[required_cols[c2]] >= n)
+						miss = required_cols[c2];
+				if (miss >= 0) {
+					snprintf(r->reason, sizeof(r->reason),
+						 "the row has %d columns, the header %d: column '%s' (required) is missing",
+						 n, ncols, col_names[miss]);
+					continue;
+				}
+			}
 			for (k = 0; k < nextra && !r->reason[0]; k++)
 				if (*fv[extra[k]]) {
 					r->byte_col = (int)(fv[extra[k]] - line) + 1;

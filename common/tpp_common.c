@@ -144,11 +144,60 @@ void tpp_strlcpy(char *dst, const char *src, size_t dst_size)
 	dst[n] = '\0';
 }
 
-/* Fetch line `line` (1-based) of `file` into buf; empty on failure. */
-static void read_source_line(const char *file, int line, char *buf, size_t n)
+static size_t char_bytes(const char *p)
+{
+	int k = tpp_utf8_len(p);
+	return k > 1 ? (size_t)k : 1;
+}
+
+/*
+ * s (len bytes, NUL-terminated) into buf (n bytes) as it is shown: whole
+ * when it fits, else a window from 40 characters before column col (as
+ * put_shown counts them: a UTF-8 sequence one, any other byte one), cut
+ * at character boundaries, with "..." where the line goes on; *shown_col
+ * is col in what buf holds (a minified JSON's error at 1:4900 gets its
+ * caret under that character, not under the end of the first 255 bytes).
+ */
+static void shown_window(const char *s, size_t len, int col, char *buf, size_t n,
+			 int *shown_col)
+{
+	size_t start = 0, end, budget;
+	int c = 1, first = 1;
+	*shown_col = col;
+	if (n < 16)
+		return;
+	if (len < n) {
+		memcpy(buf, s, len + 1);
+		return;
+	}
+	/* the window's first character: 40 before the column */
+	while (start < len && c < col - 40) {
+		start += char_bytes(s + start);
+		c++;
+	}
+	first = c;
+	budget = n - 1 - (start > 0 ? 3 : 0) - 3;
+	end = start;
+	while (end < len && end - start + char_bytes(s + end) <= budget)
+		end += char_bytes(s + end);
+	buf[0] = '\0';
+	if (start > 0)
+		strcat(buf, "...");
+	strncat(buf, s + start, end - start);
+	if (end < len)
+		strcat(buf, "...");
+	if (col > 0)
+		*shown_col = col - (first - 1) + (start > 0 ? 3 : 0);
+}
+
+/* Fetch line `line` (1-based) of `file` into buf, as shown_window shows
+ * it around column col; empty on failure. */
+static void read_source_line(const char *file, int line, int col, char *buf, size_t n,
+			     int *shown_col)
 {
 	FILE *f;
-	char tmp[4096];
+	char *tmp = NULL; /* the whole line: a minified JSON file is one */
+	size_t cap = 0;
 	int cur = 0;
 
 	buf[0] = '\0';
@@ -157,24 +206,20 @@ static void read_source_line(const char *file, int line, char *buf, size_t n)
 	f = fopen(file, "r");
 	if (!f)
 		return;
-	while (fgets(tmp, sizeof(tmp), f)) {
-		size_t len = strlen(tmp);
-		int complete = len && tmp[len - 1] == '\n';
+	while (getline(&tmp, &cap, f) >= 0) {
 		if (++cur == line) {
-			/* the line's end, "\n" or a CRLF file's "\r\n" */
-			if (complete)
+			/* up to a NUL byte, as the readers stop there; the
+			 * line's end, "\n" or a CRLF file's "\r\n" */
+			size_t len = strlen(tmp);
+			if (len && tmp[len - 1] == '\n')
 				tmp[--len] = '\0';
-			if (complete && len && tmp[len - 1] == '\r')
+			if (len && tmp[len - 1] == '\r')
 				tmp[--len] = '\0';
-			tpp_strlcpy(buf, tmp, n);
+			shown_window(tmp, len, col, buf, n, shown_col);
 			break;
 		}
-		/* skip the rest of an overlong line */
-		while (!complete && fgets(tmp, sizeof(tmp), f)) {
-			len = strlen(tmp);
-			complete = len && tmp[len - 1] == '\n';
-		}
 	}
+	free(tmp);
 	fclose(f);
 }
 
@@ -192,7 +237,7 @@ int tpp_err_set(struct tpp_err *e, int status, const char *file, int line,
 	va_start(ap, fmt);
 	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
 	va_end(ap);
-	read_source_line(file, line, e->src_line, sizeof(e->src_line));
+	read_source_line(file, line, col, e->src_line, sizeof(e->src_line), &e->src_col);
 	return status;
 }
 
@@ -241,7 +286,7 @@ void tpp_err_print(FILE *f, const struct tpp_err *e)
 		fprintf(f, "error: %s\n", e->msg);
 	if (e->src_line[0]) {
 		fputs("  ", f);
-		put_shown(f, e->src_line, e->col);
+		put_shown(f, e->src_line, e->src_col);
 	}
 }
 

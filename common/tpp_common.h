@@ -26,7 +26,8 @@ enum tpp_status {
 /*
  * An error a user can cause.  file/line/col locate it when known
  * (line == 0: no location).  col is 1-based.  When src_line is non-empty it
- * holds the offending source line, printed with a caret under col.
+ * holds the offending source line (or, when longer, a window of it around
+ * col), printed with a caret under col.
  */
 struct tpp_err {
 	int status;
@@ -34,6 +35,8 @@ struct tpp_err {
 	int line, col;
 	char msg[1024];
 	char src_line[256];
+	int src_col; /* col within src_line (a long line is shown as a
+			window around col, "..." where it is cut) */
 };
 
 /* Clear an error record; NULL is a no-op. */

@@ -644,5 +644,37 @@ int main(void)
 		remove(path);
 	}
 
+	/* a line longer than the shown buffer (a minified JSON is one line)
+	 * is shown as a window around the column, the caret under it */
+	{
+		static const char path[] = "test_common_longline.json";
+		char line[6001];
+		int i;
+		FILE *f = fopen(path, "wb");
+		CHECK(f != NULL);
+		for (i = 0; i < 6000; i++)
+			line[i] = (char)('a' + i % 26);
+		line[4899] = 'X'; /* column 4900 */
+		line[6000] = '\0';
+		if (f) {
+			fprintf(f, "{}\n%s\n", line);
+			fclose(f);
+		}
+		tpp_err_set(&err, TPP_E_INPUT, path, 2, 4900, "bad");
+		CHECK(!strncmp(err.src_line, "...", 3));
+		CHECK(strlen(err.src_line) < sizeof(err.src_line));
+		CHECK(err.src_col > 3 && err.src_col <= (int)strlen(err.src_line));
+		CHECK(err.src_col > 3 && err.src_line[err.src_col - 1] == 'X');
+		CHECK(strlen(err.src_line) > 6 &&
+		      !strcmp(err.src_line + strlen(err.src_line) - 3, "..."));
+		/* near the start: no leading "...", the column as given */
+		tpp_err_set(&err, TPP_E_INPUT, path, 2, 5, "bad");
+		CHECK(!strncmp(err.src_line, "abcde", 5) && err.src_col == 5);
+		/* a short line is shown whole */
+		tpp_err_set(&err, TPP_E_INPUT, path, 1, 2, "bad");
+		CHECK(!strcmp(err.src_line, "{}") && err.src_col == 2);
+		remove(path);
+	}
+
 	return tpp_test_done("test_common");
 }

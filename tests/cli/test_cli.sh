@@ -2067,6 +2067,21 @@ fi
 grep -v '^#' "$ROOT/tests/data/runs/era-attention.tsv" | head -n 2 | sed '2s/$/\textra/' >"$TMP/extra-col.tsv"
 if expect validate-extra-column 1 out "the row has 25 columns, the header 24" \
 	"$BIN" validate "$TMP/extra-col.tsv"; then :; fi
+# trailing fields left out (an editor trimming trailing tabs) are blank
+# where blank is allowed: T01 without its source predicts; without its
+# step time and source it is named, its step time then unread (null)
+{ grep '^id' "$ROOT/tests/data/runs/one-good-one-bad.tsv"
+  grep '^T01' "$ROOT/tests/data/runs/one-good-one-bad.tsv" | cut -f 1-23
+  grep '^T01' "$ROOT/tests/data/runs/one-good-one-bad.tsv" | sed 's/^T01/T03/' | cut -f 1-22
+} >"$TMP/trimmed.tsv"
+if expect validate-trimmed-row 0 out "column 'step_time_s' (required) is missing" \
+	"$BIN" validate "$TMP/trimmed.tsv"; then
+	grep -q '^T01 .*tp=1,pp=1,dp=32' "$OUT" || fail "validate-trimmed-row: T01 without its source not predicted"
+	grep -q '^T03 .*the row has 22 columns, the header 24' "$OUT" ||
+		fail "validate-trimmed-row: T03 not named with its column counts"
+	run "$BIN" validate "$TMP/trimmed.tsv" --json
+	jcheck validate-trimmed-row "$OUT" '.rows[0].measured_s == 3.528 and .rows[0].predicted_s > 0 and .rows[1].measured_s == null'
+fi
 expect validate-stack-bad 2 err "--stack" "$BIN" validate "$ROOT/tests/data/runs/era-attention.tsv" --stack new
 # a second corpus (Megatron-Bridge 25.11, H100 / B200 / GB200, FP8): every
 # row predicts (no threshold: accuracy is reported, not tested)
