@@ -1454,6 +1454,45 @@ static double act_per_layer(const struct tpp_model *m,
 	return replicated * rep + (split + scores) / t;
 }
 
+/*
+ * ZB-H1's deferred weight gradients (Qi et al. 2024): after a
+ * micro-batch's input-gradient pass B, its weight-gradient pass W still
+ * needs each linear layer's input X and the gradient dY of its output
+ * (dW = X^T dY), per layer per micro-batch and TP rank:
+ *   X   QKV and FC1 inputs (the LayerNorm outputs) lin s b h, split by SP;
+ *       out-projection input lin s b qd / t; FC2 input lin s b f / t
+ *       (lin: 2 bytes, 1 under FP8, as act_per_layer keeps them);
+ *   dY  QKV 2 s b (qd + 2 kvd) / t; out-projection and FC2 2 s b h (a
+ *       row-parallel layer's output gradient is whole on every TP rank,
+ *       all-gathered under SP); FC1 2 s b up / t (SwiGLU: gate and up).
+ * Without TP, 16-bit, GeLU, qd = h, f = 4h: 32 s b h [derived].  As a
+ * share of what a forward keeps per layer (act_per_layer; block
+ * recompute: the chunk's mix of checkpointed and whole layers): under
+ * full recompute W holds the recomputed inputs, many times the
+ * checkpoint.
+ */
+double tpp_zb_w_share(const struct tpp_model *m, const struct tpp_cost_opts *o,
+		      const struct tpp_layout *l)
+{
+	double t = l->tp, s = (double)m->seq / l->cp, b = l->mbs, h = m->hidden;
+	double qd = (double)m->heads * m->head_dim;
+	double kvd = (double)m->kv_heads * m->head_dim;
+	double f = m->ffn, up = (m->mlp == TPP_MLP_SWIGLU ? 2.0 : 1.0) * f;
+	double rep = l->sp ? 1.0 / t : 1.0;
+	double lin = o->prec == TPP_PREC_FP8 ? 1.0 : 2.0;
+	double x = s * b * (2.0 * lin * h * rep + lin * (qd + f) / t);
+	double dy = s * b * (2.0 * (qd + 2.0 * kvd + up) / t + 4.0 * h);
+	double kept = act_per_layer(m, o, l);
+	if (l->recompute == TPP_RECOMPUTE_FULL && l->recompute_layers > 0) {
+		struct tpp_layout ln = *l;
+		double phi = tpp_recompute_share(m, l);
+		ln.recompute = TPP_RECOMPUTE_NONE;
+		ln.recompute_layers = 0;
+		kept = phi * kept + (1.0 - phi) * act_per_layer(m, o, &ln);
+	}
+	return kept > 0 ? (x + dy) / kept : 0;
+}
+
 /* Bytes of one gradient element: fp32 main gradients, or the 16-bit
  * training type with o->grads16. */
 static double grad_elem_bytes(const struct tpp_cost_opts *o)
@@ -2033,7 +2072,8 @@ static const double *peak_layers(const struct tpp_model *m,
 
 /*
  * Memory of the most-loaded rank (costmodel.md 3) into e->mem and e->fits.
- * Under 1F1B rank r holds min(p - r, m) micro-batches of its layers;
+ * Under 1F1B rank r holds min(p - r, m) micro-batches of its layers (ZB-H1:
+ * min(p, m) on every rank, the budget of its deferred weight gradients);
  * interleaving multiplies the first rank's by 1 + (p-1)/(p v) (Korthikanti
  * et al. sec. 4.2.3, Megatron's estimator) when its chunks are equal, and
  * plays the schedule out when they are not (tpp_interleaved_peak).  cache
@@ -2081,6 +2121,12 @@ static void mem_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 		double P = rank_params(m, l, &rpx, r, &layers_r, &first, &last);
 		double inflight, held, act, other, total, wcache;
 		inflight = pp - r < mb ? pp - r : mb;
+		/* ZB-H1: every rank may hold as much as the first does under
+		 * 1F1B (Qi et al. 2024: ZB-H1's peak is 1F1B's), the budget
+		 * within which the simulator's greedy order defers the weight
+		 * gradients (tpp_zb_w_share) */
+		if (l->zb)
+			inflight = pp < mb ? pp : mb;
 		/*
 		 * fp8 with 16-bit weights (zero 0, tpp_fp8_params): Transformer
 		 * Engine keeps each Linear weight quantized from the first

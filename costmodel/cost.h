@@ -378,6 +378,11 @@ int tpp_max_chunk_layers(const struct tpp_model *m, const struct tpp_layout *l);
  * with recompute_layers > 0 the first that many of each model chunk over
  * all layers (0 for none, 1 for selective, which re-runs a part of each). */
 double tpp_recompute_share(const struct tpp_model *m, const struct tpp_layout *l);
+/* ZB-H1: what a micro-batch whose weight-gradient pass W is still to run
+ * holds after its input-gradient pass B (each linear layer's input and
+ * output gradient), as a share of what its forward keeps (cost.c). */
+double tpp_zb_w_share(const struct tpp_model *m, const struct tpp_cost_opts *o,
+		      const struct tpp_layout *l);
 /* Smallest recompute_layers (1 .. the largest chunk's layers) with which a
  * full-recompute layout fits in GPU memory; 0 when only every layer fits
  * (or no block size is smaller than a chunk), -1 when nothing fits. */

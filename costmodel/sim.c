@@ -19,7 +19,9 @@
  *                and the order of a greedy play with instant transfers
  *                (a free rank runs a B whose input has arrived, else the
  *                next F, at most p - r forwards ahead of the backwards,
- *                the 1F1B limit, else its oldest pending W, else waits;
+ *                the 1F1B limit, and within the memory the first rank
+ *                holds under 1F1B, each pending W at tpp_zb_w_share of a
+ *                forward, else its oldest pending W, else waits;
  *                with equal F, B and W this gives ZB-H1's bubble
  *                (p-1)(F + B - W)).
  * An operation starts when its rank is free and its input is there: the
@@ -86,6 +88,7 @@ struct sim {
 	int instant;       /* transfers take no time (a ZB-H1 order) */
 	int split;         /* the backwards are B and W apart (ZB-H1's own
 			      orders): a chunk's gradients are ready over W */
+	double zb_w;       /* tpp_sim_input.zb_w_share */
 };
 
 static void push(struct sim *s, int r, int kind, int chunk, int mb)
@@ -409,7 +412,13 @@ static void zb_next(struct sim *s, int r, const int *nf, const int *nb,
 		o.kind = TPP_EV_B; o.chunk = r; o.mb = nb[r];
 		tb = ready(s, &o);
 	}
-	if (nf[r] < m && nf[r] - nb[r] < p - r) {
+	/* a forward within the 1F1B limit, and within the memory the first
+	 * rank holds under 1F1B, min(p, m) forwards' worth, counting each
+	 * deferred W at its share (tpp_zb_w_share); with none pending this
+	 * is the 1F1B limit alone, so a rank is never stuck */
+	if (nf[r] < m && nf[r] - nb[r] < p - r &&
+	    (s->zb_w <= 0 ||
+	     nf[r] - nb[r] + 1 + s->zb_w * (nb[r] - nw[r]) <= (p < m ? p : m) + 1e-9)) {
 		o.kind = TPP_EV_F; o.chunk = r; o.mb = nf[r];
 		tf = ready(s, &o);
 	}
@@ -761,6 +770,7 @@ int tpp_sim_stages(const struct tpp_sim_input *in, struct tpp_sim_result *out,
 	s.v = st->vp;
 	s.n = st->nchunks;
 	s.m = st->microbatches;
+	s.zb_w = in->zb_w_share;
 	/* every (chunk, micro-batch) has three end times and each rank three
 	 * operations per micro-batch and chunk; refuse what would not fit
 	 * comfortably in memory (the caller keeps the analytic result) */
@@ -966,6 +976,8 @@ int tpp_sim_run(const struct tpp_model *m, const struct tpp_cluster *c,
 		in.dp_tail_s = e->dp_param_exposed_s + e->dp_accum_exposed_s;
 	}
 	in.optimizer_s = e->t.optimizer_s;
+	if (l->zb)
+		in.zb_w_share = tpp_zb_w_share(m, o, l);
 	rc = tpp_sim_stages(&in, out, events, cap, err);
 	free(st);
 	return rc;

@@ -1955,6 +1955,95 @@ static void test_zb_slow_link(void)
 	}
 }
 
+/*
+ * ZB-H1's deferred weight gradients within the memory the model prices.
+ * The share a pending W holds against a forward, by hand: each linear
+ * layer's input (14 s b h) and output gradient (18 s b h) against what a
+ * forward keeps (34 s b h + 5 a s^2 b: no TP, 16-bit, GeLU, unfused with
+ * dropout, K22), and against the 2 s b h checkpoint under full recompute.
+ * The greedy order keeps (F - B) + share (B - W) within min(p, m) on every
+ * rank at every forward it starts (a BW counts as both), and still defers
+ * W's past forwards (the bound is not vacuous) and beats 1F1B.  Memory:
+ * every rank priced at p micro-batches in flight, so a middle rank with 7
+ * of 32 layers on pp 5 is the peak, 7/6 of the first rank's 6.
+ */
+static void test_zb_memory_budget(void)
+{
+	struct fixture *f = fixture("175b", "dgx-a100", 8, k22_opts);
+	double sbh, want;
+	f->l = layout(1, 8, 1, 1, 1, 0, TPP_RECOMPUTE_NONE, 0, 16);
+	f->l.zb = 1;
+	sbh = (double)f->m->seq * f->m->hidden;
+	CHECK(f->m->dropout && f->m->ffn == 4 * f->m->hidden &&
+	      f->m->heads * f->m->head_dim == f->m->hidden && f->m->kv_heads == f->m->heads);
+	want = 32.0 * sbh / (34.0 * sbh + 5.0 * f->m->heads * (double)f->m->seq * f->m->seq);
+	CHECK_REL(tpp_zb_w_share(f->m, &f->o, &f->l), want, 1e-12);
+	f->l.recompute = TPP_RECOMPUTE_FULL;
+	CHECK_REL(tpp_zb_w_share(f->m, &f->o, &f->l), 16.0, 1e-12);
+
+	/* the greedy order on uneven stages (embedding, LM head) */
+	{
+		struct fixture *g = fixture("llama2-7b", "dgx-h100", 32, tpp_cost_opts_default);
+		struct tpp_eval e, sim, one;
+		struct tpp_sim_result res;
+		struct tpp_sim_event *ev;
+		struct tpp_err err;
+		size_t cap = 0, i;
+		double share;
+		int nf[4] = {0}, nb[4] = {0}, nw[4] = {0}, deferred = 0, p = 4, m = 8;
+		g->o.gpu_speed_sigma = 0;
+		g->l = layout(2, 4, 4, 1, 1, 1, TPP_RECOMPUTE_NONE, 1, 32);
+		g->l.zb = 1;
+		share = tpp_zb_w_share(g->m, &g->o, &g->l);
+		CHECK(share > 0.5 && share < 2);
+		CHECK(fixture_eval(g, &e) == TPP_OK);
+		ev = tpp_sim_events_new(&g->l, tpp_layout_microbatches(&g->l), &cap);
+		CHECK(ev != NULL);
+		CHECK(tpp_layout_microbatches(&g->l) == m);
+		if (ev && tpp_sim_run(g->m, &g->c, &g->o, &g->l, &e, &res, ev, cap, &err) == TPP_OK) {
+			for (i = 0; i < res.nevents && i < cap; i++) {
+				int r = ev[i].rank;
+				if (r < 0 || r >= p)
+					continue;
+				switch (ev[i].kind) {
+				case TPP_EV_F:
+					CHECK(nf[r] - nb[r] + 1 + share * (nb[r] - nw[r]) <= (p < m ? p : m) + 1e-9);
+					deferred += nb[r] > nw[r];
+					nf[r]++;
+					break;
+				case TPP_EV_B: nb[r]++; break;
+				case TPP_EV_W: nw[r]++; break;
+				case TPP_EV_BW: nb[r]++; nw[r]++; break;
+				default: break;
+				}
+			}
+			CHECK(deferred > 0);
+			for (i = 0; i < (size_t)p; i++)
+				CHECK(nf[i] == m && nb[i] == m && nw[i] == m);
+		} else {
+			CHECK(0);
+		}
+		free(ev);
+		CHECK(tpp_sim_eval(g->m, &g->c, &g->o, &g->l, &sim, NULL) == TPP_OK);
+		g->l.zb = 0;
+		CHECK(tpp_sim_eval(g->m, &g->c, &g->o, &g->l, &one, NULL) == TPP_OK);
+		CHECK(sim.step_s < 0.95 * one.step_s);
+	}
+
+	/* memory: 32 layers on pp 5 are 6, 7, 7, 6, 6 */
+	{
+		struct fixture *g = fixture("llama2-7b", "dgx-h100", 40, tpp_cost_opts_default);
+		struct tpp_eval zb, one;
+		g->l = layout(8, 5, 1, 1, 1, 0, TPP_RECOMPUTE_NONE, 0, 8);
+		CHECK(tpp_chunk_layers(32, 5, 0) == 6 && tpp_chunk_layers(32, 5, 1) == 7);
+		CHECK(fixture_eval(g, &one) == TPP_OK);
+		g->l.zb = 1;
+		CHECK(fixture_eval(g, &zb) == TPP_OK);
+		CHECK_REL(zb.mem.act_bytes, zb.mem.layer_act_bytes * 7.0 / 6.0, 1e-12);
+		CHECK(zb.mem.total_bytes > one.mem.total_bytes);
+	}
+}
+
 /* Pipeline transfer per boundary (costmodel.md 2.3): with SP each TP rank
  * sends its 1/tp sequence shard; without SP, Megatron-Core sends the whole
  * [s, b, h] from every TP rank, and the legacy scatter/gather sends 1/tp
@@ -2240,6 +2329,7 @@ int main(int argc, char **argv)
 	test_p2p_overlap_analytic();
 	test_zb_few_microbatches();
 	test_zb_slow_link();
+	test_zb_memory_budget();
 	test_straggler();
 	test_gemm_table();
 	test_gemm_shape();
