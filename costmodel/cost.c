@@ -1493,6 +1493,13 @@ double tpp_zb_w_share(const struct tpp_model *m, const struct tpp_cost_opts *o,
 	return kept > 0 ? (x + dy) / kept : 0;
 }
 
+double tpp_zb_budget(int p, int m, double share)
+{
+	double n = p < m ? p : m;
+	double last = 1.0 + (n - 1.0) * share;
+	return last > n ? last : n;
+}
+
 /* Bytes of one gradient element: fp32 main gradients, or the 16-bit
  * training type with o->grads16. */
 static double grad_elem_bytes(const struct tpp_cost_opts *o)
@@ -2121,12 +2128,11 @@ static void mem_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 		double P = rank_params(m, l, &rpx, r, &layers_r, &first, &last);
 		double inflight, held, act, other, total, wcache;
 		inflight = pp - r < mb ? pp - r : mb;
-		/* ZB-H1: every rank may hold as much as the first does under
-		 * 1F1B (Qi et al. 2024: ZB-H1's peak is 1F1B's), the budget
-		 * within which the simulator's greedy order defers the weight
-		 * gradients (tpp_zb_w_share) */
+		/* ZB-H1: every rank may hold its schedule's peak
+		 * (tpp_zb_budget), within which the simulator's greedy order
+		 * defers the weight gradients */
 		if (l->zb)
-			inflight = pp < mb ? pp : mb;
+			inflight = tpp_zb_budget(l->pp, mb, tpp_zb_w_share(m, o, l));
 		/*
 		 * fp8 with 16-bit weights (zero 0, tpp_fp8_params): Transformer
 		 * Engine keeps each Linear weight quantized from the first

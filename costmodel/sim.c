@@ -89,6 +89,7 @@ struct sim {
 	int split;         /* the backwards are B and W apart (ZB-H1's own
 			      orders): a chunk's gradients are ready over W */
 	double zb_w;       /* tpp_sim_input.zb_w_share */
+	double zb_budget;  /* tpp_zb_budget of it */
 };
 
 static void push(struct sim *s, int r, int kind, int chunk, int mb)
@@ -412,13 +413,13 @@ static void zb_next(struct sim *s, int r, const int *nf, const int *nb,
 		o.kind = TPP_EV_B; o.chunk = r; o.mb = nb[r];
 		tb = ready(s, &o);
 	}
-	/* a forward within the 1F1B limit, and within the memory the first
-	 * rank holds under 1F1B, min(p, m) forwards' worth, counting each
-	 * deferred W at its share (tpp_zb_w_share); with none pending this
-	 * is the 1F1B limit alone, so a rank is never stuck */
+	/* a forward within the 1F1B limit, and within ZB-H1's memory budget
+	 * (tpp_zb_budget), counting each deferred W at its share
+	 * (tpp_zb_w_share); with none pending this is the 1F1B limit alone,
+	 * so a rank is never stuck */
 	if (nf[r] < m && nf[r] - nb[r] < p - r &&
 	    (s->zb_w <= 0 ||
-	     nf[r] - nb[r] + 1 + s->zb_w * (nb[r] - nw[r]) <= (p < m ? p : m) + 1e-9)) {
+	     nf[r] - nb[r] + 1 + s->zb_w * (nb[r] - nw[r]) <= s->zb_budget + 1e-9)) {
 		o.kind = TPP_EV_F; o.chunk = r; o.mb = nf[r];
 		tf = ready(s, &o);
 	}
@@ -771,6 +772,7 @@ int tpp_sim_stages(const struct tpp_sim_input *in, struct tpp_sim_result *out,
 	s.n = st->nchunks;
 	s.m = st->microbatches;
 	s.zb_w = in->zb_w_share;
+	s.zb_budget = tpp_zb_budget(s.p, s.m, s.zb_w);
 	/* every (chunk, micro-batch) has three end times and each rank three
 	 * operations per micro-batch and chunk; refuse what would not fit
 	 * comfortably in memory (the caller keeps the analytic result) */

@@ -1961,11 +1961,11 @@ static void test_zb_slow_link(void)
  * layer's input (14 s b h) and output gradient (18 s b h) against what a
  * forward keeps (34 s b h + 5 a s^2 b: no TP, 16-bit, GeLU, unfused with
  * dropout, K22), and against the 2 s b h checkpoint under full recompute.
- * The greedy order keeps (F - B) + share (B - W) within min(p, m) on every
- * rank at every forward it starts (a BW counts as both), and still defers
- * W's past forwards (the bound is not vacuous) and beats 1F1B.  Memory:
- * every rank priced at p micro-batches in flight, so a middle rank with 7
- * of 32 layers on pp 5 is the peak, 7/6 of the first rank's 6.
+ * The greedy order keeps (F - B) + share (B - W) within the budget
+ * (tpp_zb_budget) on every rank at every forward it starts (a BW counts as
+ * both), and still defers W's past forwards (the bound is not vacuous) and
+ * beats 1F1B.  Memory: every rank priced at the budget, so a middle rank
+ * with 7 of 32 layers on pp 5 is the peak, 7/6 of the first rank's 6.
  */
 static void test_zb_memory_budget(void)
 {
@@ -1989,13 +1989,17 @@ static void test_zb_memory_budget(void)
 		struct tpp_sim_event *ev;
 		struct tpp_err err;
 		size_t cap = 0, i;
-		double share;
+		double share, budget;
 		int nf[4] = {0}, nb[4] = {0}, nw[4] = {0}, deferred = 0, p = 4, m = 8;
 		g->o.gpu_speed_sigma = 0;
 		g->l = layout(2, 4, 4, 1, 1, 1, TPP_RECOMPUTE_NONE, 1, 32);
 		g->l.zb = 1;
 		share = tpp_zb_w_share(g->m, &g->o, &g->l);
 		CHECK(share > 0.5 && share < 2);
+		budget = tpp_zb_budget(p, m, share);
+		/* the first rank's 1F1B 4 forwards, or the last rank's one
+		 * forward and 3 deferred W's, whichever is more */
+		CHECK_REL(budget, share > 1 ? 1 + 3 * share : 4.0, 1e-12);
 		CHECK(fixture_eval(g, &e) == TPP_OK);
 		ev = tpp_sim_events_new(&g->l, tpp_layout_microbatches(&g->l), &cap);
 		CHECK(ev != NULL);
@@ -2007,7 +2011,7 @@ static void test_zb_memory_budget(void)
 					continue;
 				switch (ev[i].kind) {
 				case TPP_EV_F:
-					CHECK(nf[r] - nb[r] + 1 + share * (nb[r] - nw[r]) <= (p < m ? p : m) + 1e-9);
+					CHECK(nf[r] - nb[r] + 1 + share * (nb[r] - nw[r]) <= budget + 1e-9);
 					deferred += nb[r] > nw[r];
 					nf[r]++;
 					break;

@@ -754,7 +754,7 @@ expect zero-pipelined-json 0 out '"zero_pipelined": true' \
 expect zero-pipelined-dp1 0 out '"zero_pipelined": false' \
 	"$BIN" --model 22b --cluster dgx-a100 --gpus 16 --layout zero=3,pp=2,tp=8,dp=1 --top 1 --json &&
 	jcheck zero-pipelined-dp1 "$OUT" '.layouts[0].zero_pipelined == false and .layouts[0].layout.zero == 3 and .layouts[0].layout.dp * .layouts[0].layout.cp == 1'
-expect counts-analytic 0 out "38722 valid and fit in memory, all ranked by the analytic model (--analytic)" \
+expect counts-analytic 0 out "38603 valid and fit in memory, all ranked by the analytic model (--analytic)" \
 	"$BIN" --model 13b --cluster dgx-a100 --gpus 64 --analytic
 expect part-node 0 out "4 GPUs (part of one node of 8 A100" "$BIN" --model 125m --cluster dgx --gpus 4
 expect one-node 0 out "8 GPUs (1 node x 8 A100" "$BIN" --model 125m --cluster dgx --gpus 8
