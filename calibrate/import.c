@@ -78,6 +78,9 @@ struct file_meta {
 	struct host_set group_hostset;
 	int ranks_line, ranks_col;
 	int summary;           /* text: nccl-tests' closing "# Avg bus bandwidth" seen */
+	int check_form;        /* text: the header's check column, "#wrong"
+				  (a count) 1, "error" (the largest error,
+				  older nccl-tests, rccl-tests) 2; 0 none */
 	/* what the run said of itself that does not void its timings, each
 	 * with line:col: an NCCL error it recorded at the end (its "errors",
 	 * "# error: ..."; ncclGetLastError, which a warning that did not stop
@@ -459,6 +462,14 @@ static void text_comment(const char *line, int lineno, int col0,
 				nccl_code_str(code, m->nccl, sizeof(m->nccl));
 		}
 	}
+	/* the table header: "... busbw #wrong ..." or "... busbw error ..." */
+	if ((p = strstr(line, "busbw")) && !m->check_form && strstr(line, "size") &&
+	    strstr(line, "count") && strstr(line, "algbw")) {
+		if (strstr(p, "#wrong"))
+			m->check_form = 1;
+		else if (strstr(p, " error"))
+			m->check_form = 2;
+	}
 	if ((p = strstr(line, "Collective test starting:")))
 		meta_op(m, p + 25, lineno, (int)(p + 25 - line) + 1);
 	if ((p = strstr(line, "Avg bus bandwidth"))) {
@@ -511,13 +522,16 @@ static void text_comment(const char *line, int lineno, int col0,
 
 /*
  * The 4th column of a half (out of place, in place): nccl-tests since 2.11
- * print #wrong, a count of wrong elements ("%6g"), or N/A without a check
- * (-c 0); older nccl-tests and rccl-tests print the largest error
- * ("%5.0le", e.g. 5e-07), with a '*' appended when the check failed.  A
- * count above 0 or a '*' refuses the row: its time is of a broken run.
+ * print #wrong, a count of wrong elements ("%6g": 1.23457e+06 past a
+ * million), or N/A without a check (-c 0); older nccl-tests and rccl-tests
+ * print the largest error ("%5.0le", e.g. 5e-07), with a '*' appended when
+ * the check failed.  The header says which (form: 1 #wrong, 2 error, 0
+ * not seen: an integer is a count, and so is a value of 1 or more in
+ * e-notation, as a largest error that big comes with its '*').  A count
+ * above 0 or a '*' refuses the row: its time is of a broken run.
  */
 static int check_column(const char *path, int lineno, const struct tok *t, int in_place,
-			struct tpp_err *err)
+			int form, struct tpp_err *err)
 {
 	const char *half = in_place ? " (in place)" : "";
 	double v;
@@ -528,12 +542,13 @@ static int check_column(const char *path, int lineno, const struct tok *t, int i
 	if (t->len == 3 && !memcmp(t->s, "N/A", 3))
 		return TPP_OK;
 	if (!tok_num(t, &v) || v < 0 ||
-	    (!tok_int(t) && !memchr(t->s, 'e', (size_t)t->len) && !memchr(t->s, 'E', (size_t)t->len)))
+	    (form != 2 && !tok_int(t) && !memchr(t->s, 'e', (size_t)t->len) &&
+	     !memchr(t->s, 'E', (size_t)t->len)))
 		return tpp_err_set(err, TPP_E_INPUT, path, lineno, t->col,
 				   "expected #wrong (a count of elements, or N/A) or the largest error "
 				   "(as 5e-07) after busbw, got '%.*s'%s",
 				   t->len, t->s, half);
-	if (tok_int(t) && v > 0)
+	if (v > 0 && (form == 1 || (form == 0 && (tok_int(t) || v >= 1))))
 		return tpp_err_set(err, TPP_E_INPUT, path, lineno, t->col,
 				   "nccl-tests reported %.0f wrong elements at this size%s", v, half);
 	return TPP_OK; /* no wrong element, or an error within the type's tolerance */
@@ -545,7 +560,7 @@ static int check_column(const char *path, int lineno, const struct tok *t, int i
  * an integer (negative, or followed by a whole number of 4-column groups).
  */
 static int text_row(const char *path, int lineno, const char *line,
-		    struct tok *tk, int nt, struct tpp_cal_coll *t,
+		    struct tok *tk, int nt, struct tpp_cal_coll *t, int form,
 		    struct tpp_err *err)
 {
 	double size, x, time_us, algbw, busbw;
@@ -594,9 +609,9 @@ static int text_row(const char *path, int lineno, const char *line,
 	}
 	/* each half's check column; the in-place half's is the same run,
 	 * equally wrong */
-	if (nt - i >= 4 && (rc = check_column(path, lineno, &tk[i + 3], 0, err)))
+	if (nt - i >= 4 && (rc = check_column(path, lineno, &tk[i + 3], 0, form, err)))
 		return rc;
-	if (nt - i >= 8 && (rc = check_column(path, lineno, &tk[i + 7], 1, err)))
+	if (nt - i >= 8 && (rc = check_column(path, lineno, &tk[i + 7], 1, form, err)))
 		return rc;
 	if (size == 0)
 		return TPP_OK; /* -b 0: nothing to fit */
@@ -668,7 +683,7 @@ static int parse_text(const char *path, char *text, struct tpp_cal_coll *t,
 		}
 		if (!tok_int(&tk[0]))
 			continue; /* "10-0-0-7:123:123 [0] NCCL INFO ...", not a row */
-		if ((rc = text_row(path, lineno, line, tk, nt, t, err)))
+		if ((rc = text_row(path, lineno, line, tk, nt, t, m->check_form, err)))
 			return rc;
 	}
 	return TPP_OK;

@@ -942,8 +942,9 @@ int tpp_cmd_validate(int argc, char **argv)
 				r->ok = predict_row(fv, col, dir, &co, attn_given, stack, r, &model,
 						    cluster, plan) == 0;
 			/* the field the reason is about (a column of the
-			 * format that the header has) */
-			if (!r->ok && r->bad_col >= 0 && col[r->bad_col] >= 0)
+			 * format that the header has, and the row too: one it
+			 * left out has no place on the line) */
+			if (!r->ok && r->bad_col >= 0 && col[r->bad_col] >= 0 && col[r->bad_col] < n)
 				r->byte_col = (int)(fv[col[r->bad_col]] - line) + 1;
 			if (r->ok)
 				abserr[nok++] = fabs(r->err);

@@ -594,12 +594,22 @@ void tpp_print_plan_text(FILE *f, const struct tpp_plan_ctx *x,
 		if (p->rejected[i])
 			fprintf(f, "  %llu rejected: %s%s\n", p->rejected[i],
 				tpp_reject_name(i), i == TPP_REJ_BATCH ? tpp_print_batch_hint(hint, sizeof(hint), x->search) : "");
+	{
+		int an = 0;
+		for (i = 0; i < p->n_best_tp; i++)
+			an |= !p->best_tp[i].e.simulated;
+		for (i = 0; i < p->n_best_pp; i++)
+			an |= !p->best_pp[i].e.simulated;
+		if (an && x->search->simulate)
+			fprintf(f, "  (* analytic step: a pipeline too long to simulate)\n");
+	}
 	fprintf(f, "  best layout per tensor-parallel degree:\n");
 	for (i = 0; i < p->n_best_tp; i++) {
 		const struct tpp_eval *e = &p->best_tp[i].e;
 		tpp_print_explain(e, best, why, sizeof(why));
-		fprintf(f, "    tp=%-4d %9.*f s  %+6.1f%%  TP group on %-12s %s\n",
-			p->best_tp[i].degree, tpp_step_digits(e->step_s), e->step_s, 100 * (e->step_s / best->step_s - 1),
+		fprintf(f, "    tp=%-4d %9.*f s%s %+6.1f%%  TP group on %-12s %s\n",
+			p->best_tp[i].degree, tpp_step_digits(e->step_s), e->step_s,
+			x->search->simulate && !e->simulated ? "*" : " ", 100 * (e->step_s / best->step_s - 1),
 			tier_name(c, e->tp_tier),
 			e == best || e->step_s == best->step_s ? "(best)" : why);
 	}
@@ -607,8 +617,9 @@ void tpp_print_plan_text(FILE *f, const struct tpp_plan_ctx *x,
 	for (i = 0; i < p->n_best_pp; i++) {
 		const struct tpp_eval *e = &p->best_pp[i].e;
 		tpp_print_explain(e, best, why, sizeof(why));
-		fprintf(f, "    pp=%-4d %9.*f s  %+6.1f%%  %s\n", p->best_pp[i].degree,
+		fprintf(f, "    pp=%-4d %9.*f s%s %+6.1f%%  %s\n", p->best_pp[i].degree,
 			tpp_step_digits(e->step_s), e->step_s,
+			x->search->simulate && !e->simulated ? "*" : " ",
 			100 * (e->step_s / best->step_s - 1),
 			e->step_s == best->step_s ? "(best)" : why);
 	}
@@ -733,8 +744,8 @@ static void json_degrees(FILE *f, const struct tpp_degree_best *t, int n)
 	int i;
 	for (i = 0; i < n; i++) {
 		tpp_layout_format(&t[i].e.layout, lb, sizeof(lb));
-		fprintf(f, "%s{\"degree\": %d, \"step_s\": %.17g, \"layout_arg\": ",
-			i ? ", " : "", t[i].degree, t[i].e.step_s);
+		fprintf(f, "%s{\"degree\": %d, \"step_s\": %.17g, \"simulated\": %s, \"layout_arg\": ",
+			i ? ", " : "", t[i].degree, t[i].e.step_s, t[i].e.simulated ? "true" : "false");
 		tpp_json_str(f, lb);
 		fputc('}', f);
 	}

@@ -1345,14 +1345,16 @@ static void write_best(struct doc *d, const struct tpp_report *r,
 		const struct tpp_degree_best *t = k ? p->best_pp : p->best_tp;
 		int n = k ? p->n_best_pp : p->n_best_tp;
 		d_p(d, "Best layout per %s degree (%s):", k ? "pipeline-parallel" : "tensor-parallel",
-		    best->simulated ? "simulated" : "analytic model");
+		    !x->search->simulate ? "analytic model"
+					 : "simulated; * analytic: a pipeline too long to simulate");
 		d_table(d, h, (int)TPP_ARRAY_LEN(h));
 		for (i = 0; i < n; i++) {
 			const struct tpp_eval *e = &t[i].e;
 			tpp_print_explain(e, best, note, sizeof(note));
 			tpp_layout_format(&e->layout, lb, sizeof(lb));
 			d_row(d), d_td(d, "%s=%d", k ? "pp" : "tp", t[i].degree),
-				d_td(d, "%.*f", tpp_step_digits(e->step_s), e->step_s),
+				d_td(d, "%.*f%s", tpp_step_digits(e->step_s), e->step_s,
+				     x->search->simulate && !e->simulated ? " *" : ""),
 				d_td(d, "%+.1f%%", 100 * (e->step_s / best->step_s - 1)),
 				d_td(d, "%s", e->step_s == best->step_s ? "(best)" : note);
 			d_td_code(d, "layout-arg degree", lb, NULL);

@@ -1496,8 +1496,7 @@ double tpp_zb_w_share(const struct tpp_model *m, const struct tpp_cost_opts *o,
 double tpp_zb_budget(int p, int m, double share)
 {
 	double n = p < m ? p : m;
-	double last = 1.0 + (n - 1.0) * share;
-	return last > n ? last : n;
+	return n * (share > 1.0 ? share : 1.0);
 }
 
 /* Bytes of one gradient element: fp32 main gradients, or the 16-bit
@@ -2080,7 +2079,8 @@ static const double *peak_layers(const struct tpp_model *m,
 /*
  * Memory of the most-loaded rank (costmodel.md 3) into e->mem and e->fits.
  * Under 1F1B rank r holds min(p - r, m) micro-batches of its layers (ZB-H1:
- * min(p, m) on every rank, the budget of its deferred weight gradients);
+ * tpp_zb_budget on every rank, the budget of its deferred weight
+ * gradients, and the last rank the LM head's);
  * interleaving multiplies the first rank's by 1 + (p-1)/(p v) (Korthikanti
  * et al. sec. 4.2.3, Megatron's estimator) when its chunks are equal, and
  * plays the schedule out when they are not (tpp_interleaved_peak).  cache
@@ -2126,11 +2126,12 @@ static void mem_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 	     r = l->vp > 1 && uneven ? r + 1 : next_max_rank(r, l->pp)) {
 		int layers_r, first, last;
 		double P = rank_params(m, l, &rpx, r, &layers_r, &first, &last);
-		double inflight, held, act, other, total, wcache;
-		inflight = pp - r < mb ? pp - r : mb;
-		/* ZB-H1: every rank may hold its schedule's peak
-		 * (tpp_zb_budget), within which the simulator's greedy order
-		 * defers the weight gradients */
+		double inflight, fwd_inflight, held, act, other, total, wcache;
+		inflight = fwd_inflight = pp - r < mb ? pp - r : mb;
+		/* ZB-H1: every rank may hold its budget (tpp_zb_budget), within
+		 * which the simulator's greedy order defers the weight
+		 * gradients; forwards in flight, which alone keep the first
+		 * rank's input ids and masks, stay the 1F1B count */
 		if (l->zb)
 			inflight = tpp_zb_budget(l->pp, mb, tpp_zb_w_share(m, o, l));
 		/*
@@ -2150,9 +2151,14 @@ static void mem_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 		other = 0;
 		if (first)
 			other += (8.0 * s * bmb + (m->dropout ? s * bmb * h : 0)) *
-				 inflight * interleave / (l->sp ? t : 1.0) / l->cp;
+				 fwd_inflight * interleave / (l->sp ? t : 1.0) / l->cp;
 		if (last)
 			other += 4.0 * T * h * (1.0 + Vp / h) / t;
+		/* ZB-H1's deferred LM-head weight gradient (its W, chunk_fbw)
+		 * keeps the logits' 16-bit gradient and the head's input, for
+		 * as many micro-batches as may wait: min(p, m) */
+		if (last && l->zb)
+			other += (pp < mb ? pp : mb) * 2.0 * T * (Vp / t + h);
 		/*
 		 * Interleaved 1F1B: rank r runs 2 (p - r - 1) + (v - 1) p
 		 * warm-up forwards of model chunks, then one more before its
@@ -2372,6 +2378,23 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 		    lc->tp_bwd_s + lc->cp_b_s + lc->bwd_w_s;
 
 	/*
+	 * ZB-H1 (v = 1): every forward's compute and, past chunk r, every
+	 * input gradient's -- micro-batch 0's round trip from rank r to the
+	 * last rank and back (zb_bsuf[r] = the B of chunks r+1 .. n-1).
+	 */
+	double zb_ftot = 0, zb_bsuf[TPP_MAX_CHUNKS];
+	if (l->zb && n <= TPP_MAX_CHUNKS) {
+		double acc = 0, f_, b_, w_;
+		int k;
+		for (k = n - 1; k >= 0; k--) {
+			chunk_fbw(m, &w, n, k, &f_, &b_, &w_);
+			zb_bsuf[k] = acc;
+			acc += b_;
+			zb_ftot += f_;
+		}
+	}
+
+	/*
 	 * Per-rank time of one micro-batch: its v chunks (chunk k runs on
 	 * rank k mod p) plus its transfers.  The slowest rank sets the pace.
 	 */
@@ -2394,6 +2417,25 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 		 * chunks r-1..0 (ZB-H1 may overlap that with deferred W).
 		 */
 		lb = pre_f + mb * busy + (l->zb ? 0 : pre_bw);
+		/*
+		 * ZB-H1's fill: rank r's first backward (micro-batch 0's B)
+		 * waits for that micro-batch's forward through every chunk
+		 * and its B back through chunks past r, and until then the
+		 * rank can run only forwards, at most min(p - r, m) (the 1F1B
+		 * limit every ZB-H1 order keeps); the rest of its work comes
+		 * after.  No W runs before the first B.  (Without it the
+		 * ZB-H1 bound left out the fill and the search simulated
+		 * many more ZB-H1 layouts than it needed to.)
+		 */
+		if (l->zb && n <= TPP_MAX_CHUNKS) {
+			double fr, br, wr, nr = l->pp - r < mb ? l->pp - r : mb, first_b;
+			chunk_fbw(m, &w, n, r, &fr, &br, &wr);
+			first_b = zb_ftot + zb_bsuf[r];
+			if (pre_f + nr * fr > first_b)
+				first_b = pre_f + nr * fr;
+			if (first_b + mb * busy - nr * fr > lb)
+				lb = first_b + mb * busy - nr * fr;
+		}
 		if (lb > bound_pipe)
 			bound_pipe = lb;
 		chunk_fbw(m, &w, n, r, &f, &b, &wg);

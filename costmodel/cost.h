@@ -385,11 +385,12 @@ double tpp_zb_w_share(const struct tpp_model *m, const struct tpp_cost_opts *o,
 		      const struct tpp_layout *l);
 /*
  * ZB-H1's activation budget per pipeline rank, in forwards' worth: n =
- * min(p, m) forwards, the first rank's 1F1B peak, which is ZB-H1's peak
- * where a deferred W holds no more than a forward (Qi et al. 2024, M_W <=
- * M_B); else its last rank's, one forward in flight and n - 1 deferred
- * W's at `share` each (tpp_zb_w_share).  Every rank is priced at it and
- * the simulator's greedy order keeps within it.
+ * min(p, m) micro-batches held, each a forward in flight or a deferred W
+ * (its share, tpp_zb_w_share), counted at the larger of the two: n
+ * max(1, share).  Where a W holds no more than a forward that is the
+ * first stage's 1F1B peak, ZB-H1's (Qi et al. 2024, M_W <= M_B); it covers
+ * their last stage's one forward and n - 1 deferred W's.  Every rank is
+ * priced at it and the simulator's greedy order keeps within it.
  */
 double tpp_zb_budget(int p, int m, double share);
 /* Smallest recompute_layers (1 .. the largest chunk's layers) with which a

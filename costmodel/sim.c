@@ -19,9 +19,9 @@
  *                and the order of a greedy play with instant transfers
  *                (a free rank runs a B whose input has arrived, else the
  *                next F, at most p - r forwards ahead of the backwards,
- *                the 1F1B limit, and within the memory the first rank
- *                holds under 1F1B, each pending W at tpp_zb_w_share of a
- *                forward, else its oldest pending W, else waits;
+ *                the 1F1B limit, and within ZB-H1's memory budget
+ *                (tpp_zb_budget, each pending W at tpp_zb_w_share of a
+ *                forward), else its oldest pending W, else waits;
  *                with equal F, B and W this gives ZB-H1's bubble
  *                (p-1)(F + B - W)).
  * An operation starts when its rank is free and its input is there: the
@@ -415,11 +415,15 @@ static void zb_next(struct sim *s, int r, const int *nf, const int *nb,
 	}
 	/* a forward within the 1F1B limit, and within ZB-H1's memory budget
 	 * (tpp_zb_budget), counting each deferred W at its share
-	 * (tpp_zb_w_share); with none pending this is the 1F1B limit alone,
-	 * so a rank is never stuck */
+	 * (tpp_zb_w_share) and each forward in flight at the larger of 1 and
+	 * that share (its B turns it into a deferred W, and B is never held
+	 * back): so what the rank holds stays within the budget at every
+	 * moment.  With no W pending this is the 1F1B limit alone, so a rank
+	 * is never stuck. */
 	if (nf[r] < m && nf[r] - nb[r] < p - r &&
 	    (s->zb_w <= 0 ||
-	     nf[r] - nb[r] + 1 + s->zb_w * (nb[r] - nw[r]) <= s->zb_budget + 1e-9)) {
+	     (nf[r] - nb[r] + 1) * (s->zb_w > 1 ? s->zb_w : 1.0) + s->zb_w * (nb[r] - nw[r]) <=
+		     s->zb_budget + 1e-9)) {
 		o.kind = TPP_EV_F; o.chunk = r; o.mb = nf[r];
 		tf = ready(s, &o);
 	}

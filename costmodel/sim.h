@@ -57,10 +57,9 @@ struct tpp_sim_input {
 	double zb_w_share;           /* ZB-H1's greedy order: what a pending
 					weight-gradient pass holds, as a share
 					of a forward in flight
-					(tpp_zb_w_share); each rank keeps
-					(F - B) + share (B - W) within
-					min(p, m), the first rank's 1F1B
-					peak; 0: no bound (schedule tests) */
+					(tpp_zb_w_share); each rank keeps what
+					it holds within tpp_zb_budget; 0: no
+					bound (schedule tests) */
 };
 int tpp_sim_stages(const struct tpp_sim_input *in, struct tpp_sim_result *out,
 		   struct tpp_sim_event *events, size_t cap, struct tpp_err *err);

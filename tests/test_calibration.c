@@ -913,6 +913,32 @@ static void test_import(void)
 			CHECK(err.line == 2 && err.col == bad[b].col);
 			CHECK_STR_CONTAINS(err.msg, bad[b].msg);
 		}
+		/* past a million nccl-tests print #wrong in e-notation: a
+		 * count under a #wrong header, or without a header when 1 or
+		 * more; under an "error" header the largest error, '*' alone
+		 * marking a failure */
+		{
+			static const char *const hdr[] = {
+				"#  size  count  type  redop  root  time  algbw  busbw  #wrong  time  algbw  busbw  #wrong\n",
+				"",
+				"#  size  count  type  redop  root  time  algbw  busbw  error  time  algbw  busbw  error\n"};
+			static const char *const val[] = {"1.23457e+06", "1.23457e+06", "1e+00"};
+			static const int ok[] = {0, 0, 1};
+			for (b = 0; b < 3; b++) {
+				char text[512];
+				snprintf(text, sizeof(text),
+					 "%s  32  8  float  sum  -1  10.00  0.00  0.00  0\n"
+					 "  64  16  float  sum  -1  10.50  0.01  0.01  %s\n",
+					 hdr[b], val[b]);
+				CHECK(write_text(path, text) == 0);
+				rc = tpp_cal_import(path, TPP_COLL_ALL_REDUCE, 8, 0, &cal, &err);
+				CHECK(ok[b] ? rc == TPP_OK : rc == TPP_E_INPUT);
+				if (!ok[b]) {
+					CHECK(err.col == 46);
+					CHECK_STR_CONTAINS(err.msg, "reported 1234570 wrong elements");
+				}
+			}
+		}
 		/* the older form with every check passed imports, as N/A does */
 		CHECK(write_text(path, "  32  8  float  sum  -1  10.00  0.00  0.00  0e+00  10.00  0.00  0.00  0e+00\n"
 				       "  64  16  float  sum  -1  10.50  0.01  0.01  5e-07  10.40  0.01  0.01  N/A\n") == 0);

@@ -394,6 +394,13 @@ if expect mixed-sim-marked 0 out "where marked * from the analytic model: too lo
 	run "$BIN" --model 175b --cluster dgx-a100 --gpus 1024 --global-batch 67108864 --json
 	jcheck mixed-sim-json "$OUT" '([.layouts[] | select(.simulated | not)] | length) == '"$n_an"
 	jcheck mixed-sim-json "$OUT" '[.layouts[] | .bound_s <= .step_s] | all'
+	# the per-degree lists mark theirs too, as the JSON says
+	n_deg=$(jq '[.best_per_degree.tp[], .best_per_degree.pp[] | select(.simulated | not)] | length' "$OUT")
+	[ "$n_deg" -ge 1 ] || fail "mixed-sim-marked: no analytic best per degree in the JSON"
+	run "$BIN" --model 175b --cluster dgx-a100 --gpus 1024 --global-batch 67108864
+	[ "$(grep -cE '^    (tp|pp)=[0-9]+ +[0-9.]+ s\*' "$OUT")" -eq "$n_deg" ] ||
+		fail "mixed-sim-marked: per-degree lines marked * do not match the JSON's $n_deg"
+	has mixed-sim-marked out "(* analytic step: a pipeline too long to simulate)"
 fi
 expect fp8-recipe-without-fp8 2 err "--fp8-recipe applies to --precision fp8" "$BIN" \
 	--model llama3-8b --cluster dgx-h100 --fp8-recipe delayed
@@ -754,7 +761,7 @@ expect zero-pipelined-json 0 out '"zero_pipelined": true' \
 expect zero-pipelined-dp1 0 out '"zero_pipelined": false' \
 	"$BIN" --model 22b --cluster dgx-a100 --gpus 16 --layout zero=3,pp=2,tp=8,dp=1 --top 1 --json &&
 	jcheck zero-pipelined-dp1 "$OUT" '.layouts[0].zero_pipelined == false and .layouts[0].layout.zero == 3 and .layouts[0].layout.dp * .layouts[0].layout.cp == 1'
-expect counts-analytic 0 out "38603 valid and fit in memory, all ranked by the analytic model (--analytic)" \
+expect counts-analytic 0 out "38525 valid and fit in memory, all ranked by the analytic model (--analytic)" \
 	"$BIN" --model 13b --cluster dgx-a100 --gpus 64 --analytic
 expect part-node 0 out "4 GPUs (part of one node of 8 A100" "$BIN" --model 125m --cluster dgx --gpus 4
 expect one-node 0 out "8 GPUs (1 node x 8 A100" "$BIN" --model 125m --cluster dgx --gpus 8
@@ -2081,6 +2088,21 @@ if expect validate-trimmed-row 0 out "column 'step_time_s' (required) is missing
 		fail "validate-trimmed-row: T03 not named with its column counts"
 	run "$BIN" validate "$TMP/trimmed.tsv" --json
 	jcheck validate-trimmed-row "$OUT" '.rows[0].measured_s == 3.528 and .rows[0].predicted_s > 0 and .rows[1].measured_s == null'
+fi
+# a short row whose missing optional field is what fails has no column
+# on the line to name (it read past the row: a garbage column, or none)
+# (a cluster with fp16 figures only, and a blank precision is bf16)
+mkdir -p "$TMP/vshort"
+sed -e 's/^  peak_tflops: .*/  peak_tflops: {fp16: 312}/' \
+	-e 's/^    gemm_tflops: .*/    gemm_tflops: {fp16: 258}/' \
+	-e 's/^    gemm_shape: .*/    gemm_shape: {fp16: [2304, 1536, 6144]}/' \
+	"$ROOT/topologies/dgx-a100.yaml" >"$TMP/vshort/c.yaml"
+{ printf 'id\tlayers\thidden\theads\tvocab\tseq\tgbs\tgpus\tcluster\tstep_time_s\tprecision\n'
+  printf 'S1\t24\t2304\t24\t51200\t2048\t512\t32\tc.yaml\t3.5\n'; } >"$TMP/vshort/runs.tsv"
+if expect validate-short-row-fault 1 out "runs.tsv:2: column 'precision'" \
+	"$BIN" validate "$TMP/vshort/runs.tsv"; then
+	run "$BIN" validate "$TMP/vshort/runs.tsv" --json
+	jcheck validate-short-row-fault "$OUT" '.rows[0].column == null and .rows[0].line == 2'
 fi
 expect validate-stack-bad 2 err "--stack" "$BIN" validate "$ROOT/tests/data/runs/era-attention.tsv" --stack new
 # a second corpus (Megatron-Bridge 25.11, H100 / B200 / GB200, FP8): every
