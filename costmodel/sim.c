@@ -852,11 +852,13 @@ int tpp_sim_stages(const struct tpp_sim_input *in, struct tpp_sim_result *out,
 		 * (the B's output leaves before W, but the layers' gradients
 		 * are ready only over W, so their reduction starts later);
 		 * (2) a greedy play with instant transfers -- a free rank
-		 * runs a ready B, else a ready F within the 1F1B limit, else
-		 * its oldest pending W, the W's that fill the bubbles -- its
-		 * order then played with the transfers.  Each wins somewhere:
-		 * (2) on 175B over 4480 A100s at pp 35 (4.95 s against 5.64 s
-		 * for 1F1B), (1) on 405B at pp 32 with 1024 micro-batches
+		 * runs a ready B, else a ready F within the 1F1B limit and
+		 * the memory budget (zb_next), else its oldest pending W, the
+		 * W's that fill the bubbles -- its order then played with the
+		 * transfers.  Each wins somewhere: (2) on 175B over 4480 A100s
+		 * at pp 35 (before the memory budget 4.95 s against 5.64 s for
+		 * 1F1B; with it, tp 4 cp 2: 5.30 s against 5.79 s), (1) on
+		 * 405B at pp 32 with 1024 micro-batches
 		 * (540.2 s against 542.3 s), (0) at pp 2 with 2 micro-batches
 		 * and the gradient reduction exposed.  The same greedy played
 		 * with the transfers in flight came out at most 0.3 % better
