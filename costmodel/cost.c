@@ -1499,6 +1499,16 @@ double tpp_zb_budget(int p, int m, double share)
 	return n * (share > 1.0 ? share : 1.0);
 }
 
+int tpp_zb_last_deferred(int p, int m, double share)
+{
+	/* the last rank starts a forward with none in flight: max(1, s) +
+	 * s k <= n max(1, s), so k <= (n - 1) max(1, s) / s W's wait then,
+	 * and one more after its last forward's B */
+	double n = p < m ? p : m, mx = share > 1.0 ? share : 1.0;
+	double k = share > 0 ? floor((n - 1.0) * mx / share + 1e-9) + 1.0 : m;
+	return k < m ? (int)k : m;
+}
+
 /* Bytes of one gradient element: fp32 main gradients, or the 16-bit
  * training type with o->grads16. */
 static double grad_elem_bytes(const struct tpp_cost_opts *o)
@@ -2156,9 +2166,12 @@ static void mem_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 			other += 4.0 * T * h * (1.0 + Vp / h) / t;
 		/* ZB-H1's deferred LM-head weight gradient (its W, chunk_fbw)
 		 * keeps the logits' 16-bit gradient and the head's input, for
-		 * as many micro-batches as may wait: min(p, m) */
+		 * as many micro-batches as the greedy lets wait on the last
+		 * rank (tpp_zb_last_deferred: more than min(p, m) where a W
+		 * holds less than a forward, e.g. unfused attention) */
 		if (last && l->zb)
-			other += (pp < mb ? pp : mb) * 2.0 * T * (Vp / t + h);
+			other += tpp_zb_last_deferred(l->pp, mb, tpp_zb_w_share(m, o, l)) *
+				 2.0 * T * (Vp / t + h);
 		/*
 		 * Interleaved 1F1B: rank r runs 2 (p - r - 1) + (v - 1) p
 		 * warm-up forwards of model chunks, then one more before its

@@ -393,6 +393,10 @@ double tpp_zb_w_share(const struct tpp_model *m, const struct tpp_cost_opts *o,
  * priced at it and the simulator's greedy order keeps within it.
  */
 double tpp_zb_budget(int p, int m, double share);
+/* The most weight-gradient passes the greedy ZB-H1 order lets wait on the
+ * last rank within that budget (each keeps the LM head's logits
+ * gradient, which the per-layer share does not count): at most m. */
+int tpp_zb_last_deferred(int p, int m, double share);
 /* Smallest recompute_layers (1 .. the largest chunk's layers) with which a
  * full-recompute layout fits in GPU memory; 0 when only every layer fits
  * (or no block size is smaller than a chunk), -1 when nothing fits. */
