@@ -461,6 +461,9 @@ static inline int tpp_step_digits(double step_s)
 {
 	return step_s < 1.0 ? 6 : 3;
 }
+/* How many of the plan's top layouts keep their analytic step (a pipeline
+ * too long to simulate, or --analytic): 0 all simulated, n_top none. */
+int tpp_print_top_analytic(const struct tpp_plan *p);
 /* What grew against the best: the (up to) two step-time parts by which
  * `alt` exceeds `best` most, e.g. "tp_comm +5.34 s", into buf. */
 void tpp_print_explain(const struct tpp_eval *alt, const struct tpp_eval *best,

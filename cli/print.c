@@ -64,6 +64,14 @@ static void print_layout_row(FILE *f, int rank, const struct tpp_eval *e, const 
 		100.0 * e->mfu, e->mem.total_bytes / GIB);
 }
 
+int tpp_print_top_analytic(const struct tpp_plan *p)
+{
+	int i, n = 0;
+	for (i = 0; i < p->n_top; i++)
+		n += !p->top[i].simulated;
+	return n;
+}
+
 /* What the table's short forms mean, for those it shows. */
 static void print_legend(FILE *f, const struct tpp_plan *p)
 {
@@ -555,9 +563,7 @@ void tpp_print_plan_text(FILE *f, const struct tpp_plan_ctx *x,
 		/* a search that simulates keeps the analytic step of a
 		 * pipeline too long to play out (TPP_SIM_MAX_CELLS): such rows
 		 * are marked when they sit among simulated ones */
-		int n_an = 0;
-		for (i = 0; i < p->n_top; i++)
-			n_an += !p->top[i].simulated;
+		int n_an = tpp_print_top_analytic(p);
 		fprintf(f, "\nbest layouts (step time %s; m = micro-batches per step):\n",
 			n_an == 0 ? "simulated event by event"
 			: n_an == p->n_top ? "from the analytic model"

@@ -266,9 +266,8 @@ static void put_shown(FILE *f, const char *s, int col)
 	}
 	fputs("\n  ", f);
 	for (i = 1, p = s; i < col && *p; i++) {
-		int n = tpp_utf8_len(p);
 		fputc(*p == '\t' ? '\t' : ' ', f);
-		p += n > 1 ? n : 1;
+		p += char_bytes(p);
 	}
 	fputs("^\n", f);
 }

@@ -2130,6 +2130,8 @@ static void mem_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 		ln.recompute_layers = 0;
 		apl_kept = act_per_layer(m, o, &ln);
 	}
+	/* ZB-H1: the share a deferred W holds, once for every rank */
+	double zb_share = l->zb ? tpp_zb_w_share(m, o, l) : 0;
 	/* uneven interleaved chunks: the played-out peak is not monotone
 	 * in the rank (tpp_interleaved_peak), so every rank is visited */
 	for (r = 0; r < l->pp;
@@ -2143,7 +2145,7 @@ static void mem_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 		 * gradients; forwards in flight, which alone keep the first
 		 * rank's input ids and masks, stay the 1F1B count */
 		if (l->zb)
-			inflight = tpp_zb_budget(l->pp, mb, tpp_zb_w_share(m, o, l));
+			inflight = tpp_zb_budget(l->pp, mb, zb_share);
 		/*
 		 * fp8 with 16-bit weights (zero 0, tpp_fp8_params): Transformer
 		 * Engine keeps each Linear weight quantized from the first
@@ -2170,8 +2172,7 @@ static void mem_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 		 * rank (tpp_zb_last_deferred: more than min(p, m) where a W
 		 * holds less than a forward, e.g. unfused attention) */
 		if (last && l->zb)
-			other += tpp_zb_last_deferred(l->pp, mb, tpp_zb_w_share(m, o, l)) *
-				 2.0 * T * (Vp / t + h);
+			other += tpp_zb_last_deferred(l->pp, mb, zb_share) * 2.0 * T * (Vp / t + h);
 		/*
 		 * Interleaved 1F1B: rank r runs 2 (p - r - 1) + (v - 1) p
 		 * warm-up forwards of model chunks, then one more before its
@@ -2429,6 +2430,7 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 		 * backward is followed by that micro-batch's backward through
 		 * chunks r-1..0 (ZB-H1 may overlap that with deferred W).
 		 */
+		chunk_fbw(m, &w, n, r, &f, &b, &wg);
 		lb = pre_f + mb * busy + (l->zb ? 0 : pre_bw);
 		/*
 		 * ZB-H1's fill: rank r's first backward (micro-batch 0's B)
@@ -2441,17 +2443,15 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 		 * many more ZB-H1 layouts than it needed to.)
 		 */
 		if (l->zb && n <= TPP_MAX_CHUNKS) {
-			double fr, br, wr, nr = l->pp - r < mb ? l->pp - r : mb, first_b;
-			chunk_fbw(m, &w, n, r, &fr, &br, &wr);
+			double nr = l->pp - r < mb ? l->pp - r : mb, first_b;
 			first_b = zb_ftot + zb_bsuf[r];
-			if (pre_f + nr * fr > first_b)
-				first_b = pre_f + nr * fr;
-			if (first_b + mb * busy - nr * fr > lb)
-				lb = first_b + mb * busy - nr * fr;
+			if (pre_f + nr * f > first_b)
+				first_b = pre_f + nr * f;
+			if (first_b + mb * busy - nr * f > lb)
+				lb = first_b + mb * busy - nr * f;
 		}
 		if (lb > bound_pipe)
 			bound_pipe = lb;
-		chunk_fbw(m, &w, n, r, &f, &b, &wg);
 		pre_f += f;
 		pre_bw += b + wg;
 		/*
