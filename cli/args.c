@@ -986,6 +986,7 @@ static int search_within(const struct tpp_model *m, const struct tpp_cluster *c,
 		s2->time_limit_s -= *spent_s;
 	}
 	s2->top_k = 1;
+	s2->degree_tables = 0; /* its best alone is read */
 	rc = tpp_plan_search(m, c, co, s2, tmp, &err);
 	*spent_s += tmp->elapsed_s;
 	return rc;

@@ -61,6 +61,7 @@ static int best_of(const struct tpp_model *m, const struct tpp_cluster *c,
 	struct tpp_err err;
 	int rc;
 	s1.top_k = 1;
+	s1.degree_tables = 0; /* its best alone is read */
 	rc = tpp_plan_search(m, c, co, &s1, tmp, &err);
 	if (rc == TPP_OK) {
 		*out = tmp->top[0];

@@ -490,6 +490,7 @@ static int predict_row(char **fv, const int *col, const char *dir,
 
 	tpp_search_default(&s, gpus, gbs);
 	s.top_k = 1;
+	s.degree_tables = 0; /* a row reads its best alone */
 	if (FI(C_TP, TPP_FREE, 1, 1 << 20, &s.tp) ||
 	    FI(C_PP, TPP_FREE, 1, 1 << 20, &s.pp) ||
 	    FI(C_DP, TPP_FREE, 1, 1 << 24, &s.dp) ||

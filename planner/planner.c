@@ -62,6 +62,7 @@ void tpp_search_default(struct tpp_search *s, int gpus, int gbs)
 	s->zb = TPP_FREE;
 	s->simulate = 1;
 	s->exclude_optimistic = 0;
+	s->degree_tables = 1;
 }
 
 void tpp_search_stated_recompute(struct tpp_search *s)
@@ -326,8 +327,10 @@ static void consider_fitted(struct ctx *x, const struct tpp_layout *l)
 	if (x->s->exclude_optimistic && tpp_eval_optimistic(&e))
 		return;
 	plan->feasible++;
-	note_degree(x->pick_tp, &x->n_tp, l->tp, &e);
-	note_degree(x->pick_pp, &x->n_pp, l->pp, &e);
+	if (x->s->degree_tables) {
+		note_degree(x->pick_tp, &x->n_tp, l->tp, &e);
+		note_degree(x->pick_pp, &x->n_pp, l->pp, &e);
+	}
 	if (!x->s->simulate) {
 		keep_top(plan, x->s->top_k, &e);
 		return;
@@ -714,8 +717,10 @@ int tpp_plan_search(const struct tpp_model *m, const struct tpp_cluster *c,
 			}
 			keep_top(plan, s->top_k, &e);
 			/* every finalist counts for its degrees' best */
-			keep_best(plan->best_tp, &plan->n_best_tp, e.layout.tp, &e);
-			keep_best(plan->best_pp, &plan->n_best_pp, e.layout.pp, &e);
+			if (s->degree_tables) {
+				keep_best(plan->best_tp, &plan->n_best_tp, e.layout.tp, &e);
+				keep_best(plan->best_pp, &plan->n_best_pp, e.layout.pp, &e);
+			}
 		}
 		/* the best per TP and PP degree, simulated: the rest of each
 		 * degree's candidates, pruned by its best so far */

@@ -81,9 +81,14 @@ struct tpp_search {
 				   names (ZeRO-3 across nodes), uncounted as
 				   feasible: for the best layout without them
 				   (default 0) */
+	int degree_tables;  /* also find the best layout of each TP and PP
+			       degree (plan->best_tp, best_pp), simulated
+			       when simulating (default 1); 0: the top_k
+			       alone, their tables left empty -- for a
+			       follow-up search that reads only its best */
 };
 /* All layout fields free, top_k 5, max_mbs 16, max_cp 16, simulate on,
- * time limit 60 s. */
+ * time limit 60 s, degree tables on. */
 void tpp_search_default(struct tpp_search *s, int gpus, int gbs);
 /* A stated recompute=full is Megatron's full recompute of every layer
  * (recompute_layers 0) unless recompute_layers gives a block size; the

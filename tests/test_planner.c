@@ -460,11 +460,25 @@ static void test_degree_bests(struct tpp_plan *p)
 	memcpy(tp, p->best_tp, sizeof(tp[0]) * (size_t)ntp);
 	memcpy(pp, p->best_pp, sizeof(pp[0]) * (size_t)npp);
 	CHECK(ntp >= 3 && npp >= 3);
+	/* without the tables (a follow-up search): the same ranking, nothing
+	 * simulated for them, none filled */
+	{
+		struct tpp_search f = s;
+		f.degree_tables = 0;
+		CHECK(p->simulated_picks > 0);
+		CHECK(search(preset("llama3-70b"), &c, &f, q, &err) == TPP_OK);
+		CHECK(q->n_top == p->n_top && q->simulated == p->simulated);
+		for (i = 0; i < q->n_top && i < p->n_top; i++)
+			CHECK(q->top[i].step_s == p->top[i].step_s &&
+			      !memcmp(&q->top[i].layout, &p->top[i].layout, sizeof(q->top[i].layout)));
+		CHECK(q->simulated_picks == 0 && q->n_best_tp == 0 && q->n_best_pp == 0);
+	}
 	for (k = 0; k < 2; k++)
 		for (i = 0; i < (k ? npp : ntp); i++) {
 			const struct tpp_degree_best *b = k ? &pp[i] : &tp[i];
 			struct tpp_search f = s;
 			f.top_k = 1;
+			f.degree_tables = 0;
 			if (k)
 				f.pp = b->degree;
 			else
@@ -480,6 +494,7 @@ static void test_degree_bests(struct tpp_plan *p)
 	CHECK(i >= 0);
 	s.pp = 16;
 	s.top_k = 1;
+	s.degree_tables = 0;
 	CHECK(search(preset("175b"), &c, &s, q, &err) == TPP_OK);
 	if (i >= 0)
 		CHECK(p->best_pp[i].e.step_s <= q->top[0].step_s * (1 + TPP_DEGREE_TOL));
