@@ -577,6 +577,142 @@ out:
 }
 
 /*
+ * The greedy ZB-H1 orders of earlier runs (struct tpp_sim_cache, sim.h).
+ * An order is keyed by everything play_zb reads: p, m, the W share (the
+ * budget follows from the three) and each chunk's F, B and W times,
+ * compared exactly; it is stored as each rank's 3m operations, micro-batch
+ * * 4 + kind (the chunk is the rank's own).
+ */
+struct zb_order {
+	int p, m;
+	double zb_w;
+	double *fbw;                 /* f, b, w of chunk k at 3k .. 3k + 2 */
+	int *ops;                    /* rank r's at 3 m r .. */
+	size_t bytes;
+	unsigned long long used;     /* last use, for eviction */
+};
+
+struct tpp_sim_cache {
+	struct zb_order o[TPP_SIM_CACHE_ORDERS];
+	int n;
+	size_t bytes;
+	unsigned long long clock, hits, misses;
+};
+
+struct tpp_sim_cache *tpp_sim_cache_new(void)
+{
+	return calloc(1, sizeof(struct tpp_sim_cache));
+}
+
+static void zb_order_drop(struct tpp_sim_cache *q, int i)
+{
+	q->bytes -= q->o[i].bytes;
+	free(q->o[i].fbw);
+	free(q->o[i].ops);
+	q->o[i] = q->o[--q->n];
+}
+
+void tpp_sim_cache_free(struct tpp_sim_cache *q)
+{
+	if (!q)
+		return;
+	while (q->n)
+		zb_order_drop(q, 0);
+	free(q);
+}
+
+void tpp_sim_cache_stats(const struct tpp_sim_cache *q, unsigned long long *hits,
+			 unsigned long long *misses)
+{
+	*hits = q ? q->hits : 0;
+	*misses = q ? q->misses : 0;
+}
+
+static int zb_order_matches(const struct zb_order *z, const struct sim *s)
+{
+	int k;
+	if (z->p != s->p || z->m != s->m || z->zb_w != s->zb_w)
+		return 0;
+	for (k = 0; k < s->n; k++)
+		if (z->fbw[3 * k] != s->st->f_s[k] || z->fbw[3 * k + 1] != s->st->b_s[k] ||
+		    z->fbw[3 * k + 2] != s->st->w_s[k])
+			return 0;
+	return 1;
+}
+
+/* s's ranks' lists from a stored order: 1, or 0 when none matches. */
+static int zb_order_get(struct tpp_sim_cache *q, struct sim *s)
+{
+	int i, r, j, per = 3 * s->m;
+	for (i = 0; i < q->n; i++) {
+		const struct zb_order *z = &q->o[i];
+		if (!zb_order_matches(z, s))
+			continue;
+		for (r = 0; r < s->p; r++) {
+			const int *src = z->ops + (size_t)per * r;
+			struct op *dst = s->ops + (size_t)r * s->per_rank;
+			for (j = 0; j < per; j++)
+				dst[j] = (struct op){src[j] & 3, r, src[j] >> 2};
+			s->nops[r] = per;
+		}
+		q->o[i].used = ++q->clock;
+		q->hits++;
+		return 1;
+	}
+	q->misses++;
+	return 0;
+}
+
+/* Store the order play_zb left in s's lists (every rank's 3m operations),
+ * evicting the least recently used to stay within TPP_SIM_CACHE_ORDERS
+ * and TPP_SIM_CACHE_BYTES; an order larger than the whole budget, or one
+ * that finds no memory, is not kept (the cache only saves time). */
+static void zb_order_put(struct tpp_sim_cache *q, const struct sim *s)
+{
+	size_t per = 3 * (size_t)s->m, bytes = sizeof(int) * per * s->p +
+						 sizeof(double) * 3 * (size_t)s->n;
+	struct zb_order z;
+	int r, k;
+	size_t j;
+	if (bytes > TPP_SIM_CACHE_BYTES)
+		return;
+	for (r = 0; r < s->p; r++)
+		if ((size_t)s->nops[r] != per)
+			return; /* not a whole play: nothing to keep */
+	while (q->n && (q->n == TPP_SIM_CACHE_ORDERS || q->bytes + bytes > TPP_SIM_CACHE_BYTES)) {
+		int old = 0, i;
+		for (i = 1; i < q->n; i++)
+			if (q->o[i].used < q->o[old].used)
+				old = i;
+		zb_order_drop(q, old);
+	}
+	z.p = s->p;
+	z.m = s->m;
+	z.zb_w = s->zb_w;
+	z.bytes = bytes;
+	z.used = ++q->clock;
+	z.fbw = malloc(sizeof(double) * 3 * (size_t)s->n);
+	z.ops = malloc(sizeof(int) * per * s->p);
+	if (!z.fbw || !z.ops) {
+		free(z.fbw);
+		free(z.ops);
+		return;
+	}
+	for (k = 0; k < s->n; k++) {
+		z.fbw[3 * k] = s->st->f_s[k];
+		z.fbw[3 * k + 1] = s->st->b_s[k];
+		z.fbw[3 * k + 2] = s->st->w_s[k];
+	}
+	for (r = 0; r < s->p; r++)
+		for (j = 0; j < per; j++) {
+			const struct op *o = &s->ops[(size_t)r * s->per_rank + j];
+			z.ops[per * r + j] = o->mb * 4 + o->kind;
+		}
+	q->o[q->n++] = z;
+	q->bytes += bytes;
+}
+
+/*
  * Place rank r's gradient buckets after a pass: one bucket per layer
  * (Megatron's buckets are about a layer at the default 40M parameters), in
  * the order the last micro-batch's backward frees them: a chunk's layers
@@ -872,11 +1008,13 @@ int tpp_sim_stages(const struct tpp_sim_input *in, struct tpp_sim_result *out,
 			s.split = c > 0;
 			if (c < 2) {
 				build_orders(&s, c);
-			} else {
+			} else if (!in->cache || !zb_order_get(in->cache, &s)) {
 				s.instant = 1; /* the greedy keeps its order */
 				rc = run_passes(&s, in, 1, 1, NULL, 0, &nev, rank_end, dp_end, &pe,
 						&end[c], err);
 				s.instant = 0;
+				if (!rc && in->cache)
+					zb_order_put(in->cache, &s);
 			}
 			if (!rc)
 				rc = run_passes(&s, in, 0, 1, NULL, 0, &nev, rank_end, dp_end, &pe,
@@ -952,6 +1090,15 @@ int tpp_sim_run(const struct tpp_model *m, const struct tpp_cluster *c,
 		const struct tpp_eval *e, struct tpp_sim_result *out,
 		struct tpp_sim_event *events, size_t cap, struct tpp_err *err)
 {
+	return tpp_sim_run_cached(m, c, o, l, e, NULL, out, events, cap, err);
+}
+
+int tpp_sim_run_cached(const struct tpp_model *m, const struct tpp_cluster *c,
+		       const struct tpp_cost_opts *o, const struct tpp_layout *l,
+		       const struct tpp_eval *e, struct tpp_sim_cache *cache,
+		       struct tpp_sim_result *out, struct tpp_sim_event *events, size_t cap,
+		       struct tpp_err *err)
+{
 	struct tpp_stages *st = malloc(sizeof(*st));
 	struct tpp_sim_input in;
 	int rc;
@@ -964,6 +1111,7 @@ int tpp_sim_run(const struct tpp_model *m, const struct tpp_cluster *c,
 	}
 	memset(&in, 0, sizeof(in));
 	in.st = st;
+	in.cache = cache;
 	in.zb = l->zb;
 	/* FSDP2 under pipelining reduce-scatters after a rank's last
 	 * backward (tpp_zero_pipelined), as without overlap */
@@ -995,6 +1143,13 @@ int tpp_sim_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 		 const struct tpp_cost_opts *o, const struct tpp_layout *l,
 		 struct tpp_eval *out, struct tpp_err *err)
 {
+	return tpp_sim_eval_cached(m, c, o, l, NULL, out, err);
+}
+
+int tpp_sim_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
+			const struct tpp_cost_opts *o, const struct tpp_layout *l,
+			struct tpp_sim_cache *cache, struct tpp_eval *out, struct tpp_err *err)
+{
 	struct tpp_eval e;
 	struct tpp_sim_result r;
 	double idle, p2p;
@@ -1002,7 +1157,7 @@ int tpp_sim_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 
 	if ((rc = tpp_cost_eval(m, c, o, l, &e, err)))
 		return rc;
-	if ((rc = tpp_sim_run(m, c, o, l, &e, &r, NULL, 0, err)))
+	if ((rc = tpp_sim_run_cached(m, c, o, l, &e, cache, &r, NULL, 0, err)))
 		return rc;
 	/* compute / recompute / TP / CP parts stay those of the busiest rank;
 	 * its idle time inside the pipeline is split into transfers (up to

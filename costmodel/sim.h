@@ -43,8 +43,26 @@ struct tpp_sim_result {
 };
 
 /* The simulator's input, for a pipeline described directly. */
+/*
+ * What a search's simulations share: ZB-H1's greedy order (tpp_sim_stages),
+ * which depends only on the stages' F, B and W times, their number, the
+ * micro-batches and the memory budget's share (its transfers take no
+ * time), so layouts that differ in nothing else -- the ZeRO stage, the
+ * gradient reduction, the transfers -- play the same order.  A few orders,
+ * most recently used first, within TPP_SIM_CACHE_BYTES.
+ */
+struct tpp_sim_cache;
+#define TPP_SIM_CACHE_ORDERS 8
+#define TPP_SIM_CACHE_BYTES (32u << 20)
+struct tpp_sim_cache *tpp_sim_cache_new(void);
+void tpp_sim_cache_free(struct tpp_sim_cache *cache);
+/* Orders found in the cache and orders played (tests). */
+void tpp_sim_cache_stats(const struct tpp_sim_cache *cache, unsigned long long *hits,
+			 unsigned long long *misses);
+
 struct tpp_sim_input {
 	const struct tpp_stages *st; /* chunk times, micro-batches */
+	struct tpp_sim_cache *cache; /* NULL: none */
 	int zb;                      /* ZB-H1 (vp must be 1) */
 	int dp_overlap;              /* buckets start as gradients finish */
 	int share_nic;               /* transfers and buckets share the NICs */
@@ -91,6 +109,13 @@ int tpp_sim_run(const struct tpp_model *m, const struct tpp_cluster *c,
 		const struct tpp_cost_opts *o, const struct tpp_layout *l,
 		const struct tpp_eval *e, struct tpp_sim_result *out,
 		struct tpp_sim_event *events, size_t cap, struct tpp_err *err);
+/* ... sharing what it can with earlier runs through `cache` (NULL: none);
+ * the result is the same either way. */
+int tpp_sim_run_cached(const struct tpp_model *m, const struct tpp_cluster *c,
+		       const struct tpp_cost_opts *o, const struct tpp_layout *l,
+		       const struct tpp_eval *e, struct tpp_sim_cache *cache,
+		       struct tpp_sim_result *out, struct tpp_sim_event *events, size_t cap,
+		       struct tpp_err *err);
 
 /*
  * Evaluate with the simulator: tpp_cost_eval, then tpp_sim_run, then the
@@ -100,5 +125,9 @@ int tpp_sim_run(const struct tpp_model *m, const struct tpp_cluster *c,
 int tpp_sim_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 		 const struct tpp_cost_opts *o, const struct tpp_layout *l,
 		 struct tpp_eval *out, struct tpp_err *err);
+/* ... through `cache` (tpp_sim_run_cached) */
+int tpp_sim_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
+			const struct tpp_cost_opts *o, const struct tpp_layout *l,
+			struct tpp_sim_cache *cache, struct tpp_eval *out, struct tpp_err *err);
 
 #endif

@@ -162,6 +162,7 @@ struct ctx {
 	struct tpp_eval *sim_e;
 	size_t n_sim_e, cap_sim_e;
 	struct tpp_cost_cache *cache;
+	struct tpp_sim_cache *simcache; /* ZB-H1 orders (sim.h) */
 	struct tpp_err *err;
 	int oom;
 	int timed_out;     /* the search ran past s->time_limit_s */
@@ -356,23 +357,29 @@ static void consider_fitted(struct ctx *x, const struct tpp_layout *l)
  * dp, mbs, vp, ...), so that the simulation order -- and with it the
  * order of layouts whose simulated steps tie exactly (keep_top keeps the
  * first) -- does not depend on the C library's qsort. */
-static int by_bound(const void *a, const void *b)
+static int by_fields(const struct tpp_layout *p, const struct tpp_layout *q)
 {
-	const struct cand *x = a, *y = b;
-	const struct tpp_layout *p = &x->l, *q = &y->l;
 	const int u[] = {p->tp, p->pp, p->cp, p->dp, p->mbs, p->vp, p->sp, (int)p->recompute,
 			 p->recompute_layers, p->zb, p->zero, p->tp_overlap};
 	const int v[] = {q->tp, q->pp, q->cp, q->dp, q->mbs, q->vp, q->sp, (int)q->recompute,
 			 q->recompute_layers, q->zb, q->zero, q->tp_overlap};
 	size_t i;
-	if (x->bound_s != y->bound_s)
-		return x->bound_s < y->bound_s ? -1 : 1;
-	if (x->analytic_s != y->analytic_s)
-		return x->analytic_s < y->analytic_s ? -1 : 1;
 	for (i = 0; i < TPP_ARRAY_LEN(u); i++)
 		if (u[i] != v[i])
 			return u[i] < v[i] ? -1 : 1;
 	return 0;
+}
+
+/* By bound, then analytic step, then fields (the bounds decide nearly
+ * every comparison of the sort: the fields are read only on a tie). */
+static int by_bound(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+	if (x->bound_s != y->bound_s)
+		return x->bound_s < y->bound_s ? -1 : 1;
+	if (x->analytic_s != y->analytic_s)
+		return x->analytic_s < y->analytic_s ? -1 : 1;
+	return by_fields(&x->l, &y->l);
 }
 
 /* The inner dimensions: micro-batch, chunks, schedule, SP, recompute, ZeRO. */
@@ -484,7 +491,7 @@ static void enumerate_inner(struct ctx *x, struct tpp_layout *l)
 static int simulate(struct ctx *x, const struct tpp_layout *l, int pick,
 		    struct tpp_eval *e)
 {
-	int rc = tpp_sim_eval(x->m, x->c, x->o, l, e, x->err);
+	int rc = tpp_sim_eval_cached(x->m, x->c, x->o, l, x->simcache, e, x->err);
 	if (rc == TPP_E_INFEASIBLE) {
 		rc = tpp_cost_eval_cached(x->m, x->c, x->o, l, x->cache, e, x->err);
 		TPP_ASSERT(rc == TPP_OK);
@@ -636,7 +643,8 @@ int tpp_plan_search(const struct tpp_model *m, const struct tpp_cluster *c,
 	x.plan = plan;
 	x.err = err;
 	x.cache = tpp_cost_cache_new();
-	if (!x.cache)
+	x.simcache = tpp_sim_cache_new();
+	if (!x.cache || !x.simcache)
 		goto oom;
 	x.t0 = mono_now();
 	memset(&l, 0, sizeof(l));
@@ -757,6 +765,7 @@ int tpp_plan_search(const struct tpp_model *m, const struct tpp_cluster *c,
 	free(x.sim_e);
 	free(x.fin1);
 	tpp_cost_cache_free(x.cache);
+	tpp_sim_cache_free(x.simcache);
 	plan->elapsed_s = mono_now() - x.t0;
 	if (!plan->n_top)
 		return tpp_err_set(err, TPP_E_INFEASIBLE, NULL, 0, 0,
@@ -769,6 +778,7 @@ oom:
 	free(x.sim_e);
 	free(x.fin1);
 	tpp_cost_cache_free(x.cache);
+	tpp_sim_cache_free(x.simcache);
 	return tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0, "out of memory");
 timeout:
 	free(x.cands);
@@ -776,6 +786,7 @@ timeout:
 	free(x.sim_e);
 	free(x.fin1);
 	tpp_cost_cache_free(x.cache);
+	tpp_sim_cache_free(x.simcache);
 	/* an unfinished search ranks nothing: what it had found so far is
 	 * not the best */
 	plan->timed_out = 1;
@@ -793,5 +804,6 @@ fail:
 	free(x.sim_e);
 	free(x.fin1);
 	tpp_cost_cache_free(x.cache);
+	tpp_sim_cache_free(x.simcache);
 	return TPP_E_SYSTEM; /* err set by the simulator */
 }

@@ -1955,6 +1955,54 @@ static void test_zb_slow_link(void)
 	}
 }
 
+
+/*
+ * The search's simulation cache (tpp_sim_cache, sim.h): ZB-H1 layouts that
+ * differ only in their ZeRO stage share the greedy order, and every result
+ * through the cache is the uncached one, bit for bit, also after orders
+ * were evicted (more distinct pipelines than TPP_SIM_CACHE_ORDERS).
+ */
+static void test_sim_cache(void)
+{
+	struct fixture *f = fixture("llama2-7b", "dgx-h100", 32, tpp_cost_opts_default);
+	struct tpp_sim_cache *q = tpp_sim_cache_new();
+	unsigned long long hits, misses;
+	int round, i, zero, played = 0;
+	TPP_ASSERT(q);
+	/* two rounds over 10 pipelines (the global batch sets m), the ZeRO
+	 * stages of each in a row: the second and third stage hit; the
+	 * second round finds its first pipelines evicted */
+	for (round = 0; round < 2; round++)
+		for (i = 0; i < 10; i++)
+			for (zero = 0; zero <= 2; zero++) {
+				struct tpp_eval a, b;
+				struct tpp_err err;
+				f->l = layout(2, 4, 4, 1, 1, 1, TPP_RECOMPUTE_NONE, zero, 16 * (i + 1));
+				f->l.zb = 1;
+				CHECK(tpp_sim_eval(f->m, &f->c, &f->o, &f->l, &a, &err) == TPP_OK);
+				CHECK(tpp_sim_eval_cached(f->m, &f->c, &f->o, &f->l, q, &b, &err) ==
+				      TPP_OK);
+				CHECK(a.simulated && b.simulated);
+				CHECK(a.step_s == b.step_s && !memcmp(&a.t, &b.t, sizeof(a.t)));
+				played++;
+			}
+	tpp_sim_cache_stats(q, &hits, &misses);
+	CHECK(hits + misses == (unsigned long long)played);
+	CHECK(misses == 20 && hits == 40);
+	/* a layout without ZB-H1 neither uses nor fills it */
+	f->l = layout(2, 4, 4, 1, 1, 1, TPP_RECOMPUTE_NONE, 1, 64);
+	{
+		struct tpp_eval a, b;
+		CHECK(tpp_sim_eval(f->m, &f->c, &f->o, &f->l, &a, NULL) == TPP_OK);
+		CHECK(tpp_sim_eval_cached(f->m, &f->c, &f->o, &f->l, q, &b, NULL) == TPP_OK);
+		CHECK(a.step_s == b.step_s);
+	}
+	tpp_sim_cache_stats(q, &hits, &misses);
+	CHECK(hits + misses == (unsigned long long)played);
+	tpp_sim_cache_free(q);
+	tpp_sim_cache_free(NULL);
+}
+
 /*
  * ZB-H1's deferred weight gradients within the memory the model prices.
  * The share a pending W holds against a forward, by hand: each linear
@@ -2374,6 +2422,7 @@ int main(int argc, char **argv)
 	test_zb_few_microbatches();
 	test_zb_slow_link();
 	test_zb_memory_budget();
+	test_sim_cache();
 	test_straggler();
 	test_gemm_table();
 	test_gemm_shape();
