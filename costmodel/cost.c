@@ -2365,6 +2365,7 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 	double s = m->seq, h = m->hidden;
 	double t_max = 0, t_sum = 0, p2p, p2p_pace, zb_sum = 0, zb_max = 0, pace, pace_max = 0, win0 = 0;
 	double pre_f = 0, pre_bw = 0, bound_pipe = 0, layer_all;
+	int dp_bound_binds; /* the reduction's bound exceeds the pipeline's */
 	double P_max = 0, gather_max = 0; /* parameters, their all-gather bytes */
 
 	if ((rc = tpp_layout_check(m, c, l, err)))
@@ -2698,14 +2699,55 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 		e.t.optimizer_s = mem_time(g, (o->grads16 ? 60.0 : 54.0) * shard +
 					      (o->grads16 ? 2.0 : 4.0) * buf);
 	}
-	/* the simulator adds ZeRO-3 traffic and the exposed parameter gather
-	 * as they are here, then the optimizer; ZeRO-2/3 under pipelining
-	 * reduce-scatter after each rank's last operation (tpp_sim_eval), so
-	 * at least one whole reduction follows the pipeline's end */
-	e.bound_s += e.t.optimizer_s + (tpp_zero_per_microbatch(l) ? e.t.dp_comm_s
-						      : e.dp_param_exposed_s + e.dp_accum_exposed_s);
-	if (tpp_zero_pipelined(l))
-		e.bound_s += e.dp_grad_s;
+	/*
+	 * The gradient reduction (the simulator's buckets, ZeRO-3 without
+	 * pipelining aside): one stream per rank that carries e.dp_grad_s in
+	 * all (more where transfers share its NICs).  Without overlap --
+	 * --no-dp-overlap, or ZeRO-2/3 under pipelining, which
+	 * reduce-scatter after each rank's last operation (tpp_sim_eval) --
+	 * it starts after the rank's last operation: at least one whole
+	 * reduction follows the pipeline's end.  With overlap rank 0's first
+	 * bucket is its first layer of chunk kk = (v-1) p, ready once the
+	 * last micro-batch's backward of that chunk has done that layer's
+	 * share (its B and W over the chunk's layers, at least one layer's
+	 * B + W).  That backward waits for the micro-batch's forward through
+	 * every chunk and its backward through chunks kk+1 .. n-1, and that
+	 * forward for chunk 0's m - 1 forwards before it on rank 0: each
+	 * chunk at least floor(L / n) layers, the embedding and LM head with
+	 * theirs, transfers counted as nothing.  Then the whole reduction.
+	 * Where the reduction is long against the pipeline (few
+	 * micro-batches, a slow data-parallel tier) this binds, and the
+	 * search simulates far fewer layouts it could not rank first.
+	 */
+	dp_bound_binds = 0;
+	{
+		if (!tpp_zero_per_microbatch(l) && e.dp_grad_s > 0 && (long long)l->dp * l->cp > 1) {
+			if (!o->dp_overlap || tpp_zero_pipelined(l)) {
+				e.bound_s += e.dp_grad_s;
+			} else {
+				double lf = lc->fwd_s + lc->tp_fwd_s + lc->cp_f_s;
+				double lbw = lc->bwd_in_s + lc->recomp_s + lc->tp_bwd_s + lc->cp_b_s;
+				double per_chunk = (double)(m->layers / n);
+				double f0 = per_chunk * lf + w.emb_f + w.emb_tp;
+				double fsum = m->layers * lf + w.emb_f + w.emb_tp + w.head_f +
+					      w.head_tp_f;
+				double bsuf = l->pp > 1 ? (l->pp - 1) * per_chunk * lbw + w.head_b +
+							  w.head_tp
+							: 0;
+				double dp_lb = (mb - 1) * f0 + fsum + bsuf + lbw + lc->bwd_w_s +
+					       e.dp_grad_s;
+				if (dp_lb > e.bound_s) {
+					e.bound_s = dp_lb;
+					dp_bound_binds = 1;
+				}
+			}
+		}
+		/* the simulator adds ZeRO-3 traffic and the exposed parameter
+		 * gather as they are here, then the optimizer */
+		e.bound_s += e.t.optimizer_s + (tpp_zero_per_microbatch(l)
+							? e.t.dp_comm_s
+							: e.dp_param_exposed_s + e.dp_accum_exposed_s);
+	}
 
 	e.step_s = 0;
 	for (j = 0; j < TPP_TIME_PARTS; j++)
@@ -2715,7 +2757,12 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 	 * (beyond the rounding of its other order of summation, which would
 	 * put a bubble of 1e-16 s on a single stage) */
 	if (e.step_s < e.bound_s * (1 - 1e-12)) {
-		e.t.bubble_s += e.bound_s - e.step_s;
+		/* where the reduction's bound binds, what the closed form
+		 * missed is reduction waiting for its first bucket */
+		if (dp_bound_binds)
+			e.t.dp_comm_s += e.bound_s - e.step_s;
+		else
+			e.t.bubble_s += e.bound_s - e.step_s;
 		e.step_s = e.bound_s;
 	}
 
