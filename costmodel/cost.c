@@ -2700,42 +2700,56 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 					      (o->grads16 ? 2.0 : 4.0) * buf);
 	}
 	/*
-	 * The gradient reduction (the simulator's buckets, ZeRO-3 without
-	 * pipelining aside): one stream per rank that carries e.dp_grad_s in
-	 * all (more where transfers share its NICs).  Without overlap --
-	 * --no-dp-overlap, or ZeRO-2/3 under pipelining, which
-	 * reduce-scatter after each rank's last operation (tpp_sim_eval) --
-	 * it starts after the rank's last operation: at least one whole
-	 * reduction follows the pipeline's end.  With overlap rank 0's first
-	 * bucket is its first layer of chunk kk = (v-1) p, ready once the
-	 * last micro-batch's backward of that chunk has done that layer's
-	 * share (its B and W over the chunk's layers, at least one layer's
-	 * B + W).  That backward waits for the micro-batch's forward through
-	 * every chunk and its backward through chunks kk+1 .. n-1, and that
-	 * forward for chunk 0's m - 1 forwards before it on rank 0: each
-	 * chunk at least floor(L / n) layers, the embedding and LM head with
-	 * theirs, transfers counted as nothing.  Then the whole reduction.
-	 * Where the reduction is long against the pipeline (few
-	 * micro-batches, a slow data-parallel tier) this binds, and the
+	 * One micro-batch's chain, which no schedule shortens: the last
+	 * micro-batch's forward waits on rank 0 behind chunk 0's m - 1
+	 * forwards, then runs through every chunk and comes back through
+	 * every chunk's input gradient to chunk 0's weight gradient, with a
+	 * transfer between consecutive chunks (on different ranks when
+	 * pp > 1; the simulator's transfers take at least p2p_one, blocking
+	 * or not).  Each chunk at least floor(L / n) layers, the embedding
+	 * and LM head with theirs.  It binds where the per-rank bound above
+	 * does not see the transfers: interleaving with many chunks, whose
+	 * 2 (n - 1) transfers are all on this path (175B on 4096 B200s at
+	 * tp 8, pp 8, vp 12 without SP: 96 chunks, 3 ms transfers, the
+	 * whole bound 0.94 s, with this 1.31 s, the simulated step 2.27 s).
+	 *
+	 * Then the gradient reduction (the simulator's buckets, ZeRO-3
+	 * without pipelining aside): one stream per rank that carries
+	 * e.dp_grad_s in all (more where transfers share its NICs).
+	 * Without overlap -- --no-dp-overlap, or ZeRO-2/3 under pipelining,
+	 * which reduce-scatter after each rank's last operation
+	 * (tpp_sim_eval) -- it starts after the rank's last operation: at
+	 * least one whole reduction follows the pipeline's end.  With
+	 * overlap rank 0's first bucket is its first layer of chunk kk =
+	 * (v-1) p, ready once the last micro-batch's backward of that chunk
+	 * has done that layer's share (its B and W over the chunk's layers,
+	 * at least one layer's B + W): the chain above as far as chunk kk
+	 * (backward through chunks kk+1 .. n-1, p - 1 of them), then the
+	 * whole reduction.  Where the reduction is long against the pipeline
+	 * (few micro-batches, a slow data-parallel tier) this binds, and the
 	 * search simulates far fewer layouts it could not rank first.
 	 */
 	dp_bound_binds = 0;
 	{
+		double lf = lc->fwd_s + lc->tp_fwd_s + lc->cp_f_s;
+		double lbw = lc->bwd_in_s + lc->recomp_s + lc->tp_bwd_s + lc->cp_b_s;
+		double per_chunk = (double)(m->layers / n), hop = l->pp > 1 ? w.p2p_one : 0;
+		double f0 = per_chunk * lf + w.emb_f + w.emb_tp;
+		double fsum = m->layers * lf + w.emb_f + w.emb_tp + w.head_f + w.head_tp_f;
+		double bsum = m->layers * lbw + w.emb_b + w.emb_tp_b + w.head_b + w.head_tp;
+		double chain = (mb - 1) * f0 + fsum + bsum + per_chunk * lc->bwd_w_s +
+			       2.0 * (n - 1) * hop;
+		if (chain > e.bound_s)
+			e.bound_s = chain;
 		if (!tpp_zero_per_microbatch(l) && e.dp_grad_s > 0 && (long long)l->dp * l->cp > 1) {
 			if (!o->dp_overlap || tpp_zero_pipelined(l)) {
 				e.bound_s += e.dp_grad_s;
 			} else {
-				double lf = lc->fwd_s + lc->tp_fwd_s + lc->cp_f_s;
-				double lbw = lc->bwd_in_s + lc->recomp_s + lc->tp_bwd_s + lc->cp_b_s;
-				double per_chunk = (double)(m->layers / n);
-				double f0 = per_chunk * lf + w.emb_f + w.emb_tp;
-				double fsum = m->layers * lf + w.emb_f + w.emb_tp + w.head_f +
-					      w.head_tp_f;
 				double bsuf = l->pp > 1 ? (l->pp - 1) * per_chunk * lbw + w.head_b +
 							  w.head_tp
 							: 0;
 				double dp_lb = (mb - 1) * f0 + fsum + bsuf + lbw + lc->bwd_w_s +
-					       e.dp_grad_s;
+					       (n - 1 + l->pp - 1) * hop + e.dp_grad_s;
 				if (dp_lb > e.bound_s) {
 					e.bound_s = dp_lb;
 					dp_bound_binds = 1;
