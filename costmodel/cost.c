@@ -2365,6 +2365,10 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 	double s = m->seq, h = m->hidden;
 	double t_max = 0, t_sum = 0, p2p, p2p_pace, zb_sum = 0, zb_max = 0, pace, pace_max = 0, win0 = 0;
 	double pre_f = 0, pre_bw = 0, bound_pipe = 0, layer_all;
+	/* the reduction's tail: a rank's last operation's earliest end less
+	 * the part of it before its first bucket, and its chunk's share of
+	 * the rank's layers (the rank with the latest such end) */
+	double tail_a = 0, tail_share = 0;
 	int dp_bound_binds; /* the reduction's bound exceeds the pipeline's */
 	double P_max = 0, gather_max = 0; /* parameters, their all-gather bytes */
 
@@ -2442,6 +2446,22 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 		 */
 		chunk_fbw(m, &w, n, r, &f, &b, &wg);
 		lb = pre_f + mb * busy + (l->zb ? 0 : pre_bw);
+		/*
+		 * Rank r's last operation is the last micro-batch's backward
+		 * of its first chunk (chunk r; under ZB-H1 that micro-batch's
+		 * W, the oldest-first W's last), and its compute ends no
+		 * earlier than pre_f + m busy; that chunk's gradient buckets
+		 * become ready over it, a layer's share at a time, and are
+		 * reduced last (the reduction's bound, below).
+		 */
+		{
+			double nlc = tpp_chunk_layers(m->layers, n, r);
+			double a = pre_f + mb * busy - (b + wg) * (1.0 - 1.0 / nlc);
+			if (r == 0 || a > tail_a) {
+				tail_a = a;
+				tail_share = nlc / nl;
+			}
+		}
 		/*
 		 * ZB-H1's fill: rank r's first backward (micro-batch 0's B)
 		 * waits for that micro-batch's forward through every chunk
@@ -2750,6 +2770,11 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 							: 0;
 				double dp_lb = (mb - 1) * f0 + fsum + bsuf + lbw + lc->bwd_w_s +
 					       (n - 1 + l->pp - 1) * hop + e.dp_grad_s;
+				/* and the last chunk's buckets after its first
+				 * layer's share of the rank's last operation */
+				double tail = tail_a + e.dp_grad_s * tail_share;
+				if (tail > dp_lb)
+					dp_lb = tail;
 				if (dp_lb > e.bound_s) {
 					e.bound_s = dp_lb;
 					dp_bound_binds = 1;
