@@ -1874,7 +1874,7 @@ static void chunk_fbw(const struct tpp_model *m, const struct work *w, int n,
 {
 	const struct layer_cost *lc = &w->lc;
 	double nl = tpp_chunk_layers(m->layers, n, k);
-	*f = nl * (lc->fwd_s + lc->tp_fwd_s + lc->cp_f_s);
+	*f = nl * layer_fwd_cover(lc);
 	*b = nl * (lc->bwd_in_s + lc->recomp_s + lc->tp_bwd_s + lc->cp_b_s);
 	*wg = nl * lc->bwd_w_s;
 	if (k == 0) {
@@ -2369,6 +2369,9 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 	 * the part of it before its first bucket, and its chunk's share of
 	 * the rank's layers (the rank with the latest such end) */
 	double tail_a = 0, tail_share = 0;
+	/* only where the reduction overlaps the backward (the bound's use) */
+	int want_tail = o->dp_overlap && (long long)l->dp * l->cp > 1 &&
+			!tpp_zero_per_microbatch(l) && !tpp_zero_pipelined(l);
 	int dp_bound_binds; /* the reduction's bound exceeds the pipeline's */
 	double P_max = 0, gather_max = 0; /* parameters, their all-gather bytes */
 
@@ -2454,7 +2457,7 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 		 * become ready over it, a layer's share at a time, and are
 		 * reduced last (the reduction's bound, below).
 		 */
-		{
+		if (want_tail) {
 			double nlc = tpp_chunk_layers(m->layers, n, r);
 			double a = pre_f + mb * busy - (b + wg) * (1.0 - 1.0 / nlc);
 			if (r == 0 || a > tail_a) {
@@ -2751,7 +2754,7 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 	 */
 	dp_bound_binds = 0;
 	{
-		double lf = lc->fwd_s + lc->tp_fwd_s + lc->cp_f_s;
+		double lf = layer_fwd_cover(lc);
 		double lbw = lc->bwd_in_s + lc->recomp_s + lc->tp_bwd_s + lc->cp_b_s;
 		double per_chunk = (double)(m->layers / n), hop = l->pp > 1 ? w.p2p_one : 0;
 		double f0 = per_chunk * lf + w.emb_f + w.emb_tp;

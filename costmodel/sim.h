@@ -42,14 +42,14 @@ struct tpp_sim_result {
 	size_t nevents;       /* events produced (may exceed the buffer) */
 };
 
-/* The simulator's input, for a pipeline described directly. */
 /*
  * What a search's simulations share: ZB-H1's greedy order (tpp_sim_stages),
  * which depends only on the stages' F, B and W times, their number, the
  * micro-batches and the memory budget's share (its transfers take no
  * time), so layouts that differ in nothing else -- the ZeRO stage, the
- * gradient reduction, the transfers -- play the same order.  A few orders,
- * most recently used first, within TPP_SIM_CACHE_BYTES.
+ * gradient reduction, the transfers -- play the same order.  At most
+ * TPP_SIM_CACHE_ORDERS orders within TPP_SIM_CACHE_BYTES, the least
+ * recently used evicted first.
  */
 struct tpp_sim_cache;
 #define TPP_SIM_CACHE_ORDERS 8
@@ -60,6 +60,7 @@ void tpp_sim_cache_free(struct tpp_sim_cache *cache);
 void tpp_sim_cache_stats(const struct tpp_sim_cache *cache, unsigned long long *hits,
 			 unsigned long long *misses);
 
+/* The simulator's input, for a pipeline described directly. */
 struct tpp_sim_input {
 	const struct tpp_stages *st; /* chunk times, micro-batches */
 	struct tpp_sim_cache *cache; /* NULL: none */

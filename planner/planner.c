@@ -598,6 +598,17 @@ static int simulate_degrees(struct ctx *x, const struct degree_pick *pick, int n
 	return 0;
 }
 
+/* What a search holds, freed on every way out of it. */
+static void ctx_free(struct ctx *x)
+{
+	free(x->cands);
+	free(x->sim_at);
+	free(x->sim_e);
+	free(x->fin1);
+	tpp_cost_cache_free(x->cache);
+	tpp_sim_cache_free(x->simcache);
+}
+
 /*
  * Price the analytic best of each degree into table t by the analytic
  * model (the search ranks by it: --analytic).
@@ -760,12 +771,7 @@ int tpp_plan_search(const struct tpp_model *m, const struct tpp_cluster *c,
 	}
 	qsort(plan->best_tp, plan->n_best_tp, sizeof(*plan->best_tp), by_degree);
 	qsort(plan->best_pp, plan->n_best_pp, sizeof(*plan->best_pp), by_degree);
-	free(x.cands);
-	free(x.sim_at);
-	free(x.sim_e);
-	free(x.fin1);
-	tpp_cost_cache_free(x.cache);
-	tpp_sim_cache_free(x.simcache);
+	ctx_free(&x);
 	plan->elapsed_s = mono_now() - x.t0;
 	if (!plan->n_top)
 		return tpp_err_set(err, TPP_E_INFEASIBLE, NULL, 0, 0,
@@ -773,20 +779,10 @@ int tpp_plan_search(const struct tpp_model *m, const struct tpp_cluster *c,
 				   m->name, s->gpus);
 	return rc;
 oom:
-	free(x.cands);
-	free(x.sim_at);
-	free(x.sim_e);
-	free(x.fin1);
-	tpp_cost_cache_free(x.cache);
-	tpp_sim_cache_free(x.simcache);
+	ctx_free(&x);
 	return tpp_err_set(err, TPP_E_SYSTEM, NULL, 0, 0, "out of memory");
 timeout:
-	free(x.cands);
-	free(x.sim_at);
-	free(x.sim_e);
-	free(x.fin1);
-	tpp_cost_cache_free(x.cache);
-	tpp_sim_cache_free(x.simcache);
+	ctx_free(&x);
 	/* an unfinished search ranks nothing: what it had found so far is
 	 * not the best */
 	plan->timed_out = 1;
@@ -799,11 +795,6 @@ timeout:
 			   "--layout, lower --max-mbs / --max-cp, or raise --time-limit",
 			   m->name, s->gpus, s->time_limit_s, plan->considered, plan->feasible);
 fail:
-	free(x.cands);
-	free(x.sim_at);
-	free(x.sim_e);
-	free(x.fin1);
-	tpp_cost_cache_free(x.cache);
-	tpp_sim_cache_free(x.simcache);
+	ctx_free(&x);
 	return TPP_E_SYSTEM; /* err set by the simulator */
 }
