@@ -572,7 +572,7 @@ void tpp_cli_problem_init(struct tpp_cli_problem *p, struct tpp_cost_opts *co)
 	p->co = co;
 }
 
-_Static_assert(TPP_O__PROBLEM_END - TPP_O_GPUS == 22, "the names of tpp_cli_problem_opt");
+_Static_assert(TPP_O__PROBLEM_END - TPP_O_GPUS == 23, "the names of tpp_cli_problem_opt");
 
 /*
  * --train-tokens: a decimal number (tpp_cli_double's rules) with an
@@ -665,7 +665,7 @@ int tpp_cli_problem_opt(struct tpp_cli_problem *p, int ch, char *const *argv,
 			"gpus", "nodes", "global-batch", "seq", "precision", "fp8-recipe",
 			"top", NULL, "time-limit", NULL, "mem-reserve-gib", "attention",
 			NULL, NULL, "gpu-variation", "max-mbs", "max-cp", NULL,
-			"train-tokens", NULL, NULL, "zero3-rate-GBps",
+			"train-tokens", NULL, NULL, "zero3-rate-GBps", "zero3-gather",
 		};
 		const char *name = ch == TPP_O_MODEL ? "model" : ch == TPP_O_CLUSTER ? "cluster"
 									: names[ch - TPP_O_GPUS];
@@ -719,6 +719,11 @@ int tpp_cli_problem_opt(struct tpp_cli_problem *p, int ch, char *const *argv,
 		if (rc == TPP_OK)
 			p->co->zero3_rate_Bps = gbps * 1e9;
 		return rc;
+	}
+	case TPP_O_ZERO3_GATHER: {
+		static const char *const units[] = {"layer", "module"};
+		return cli_named_value("--zero3-gather", optarg, units, 2,
+				       &p->co->zero3_module_gather);
 	}
 	case TPP_O_GPU_SIGMA:
 		return tpp_cli_double("--gpu-variation", optarg, 0, 0.5, &p->co->gpu_speed_sigma);

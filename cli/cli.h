@@ -33,7 +33,7 @@ enum {
 	TPP_O_LAYOUT, TPP_O_RESERVE, TPP_O_ATTN, TPP_O_NO_DP_OVERLAP,
 	TPP_O_NO_P2P_OVERLAP, TPP_O_GPU_SIGMA, TPP_O_MAX_MBS, TPP_O_MAX_CP,
 	TPP_O_ANALYTIC, TPP_O_TRAIN_TOKENS, TPP_O_P2P_SCATTER_GATHER, TPP_O_GRADS16,
-	TPP_O_ZERO3_RATE, TPP_O__PROBLEM_END
+	TPP_O_ZERO3_RATE, TPP_O_ZERO3_GATHER, TPP_O__PROBLEM_END
 };
 #define TPP_CLI_PROBLEM_OPTDOCS \
 	{{"model", required_argument, 0, TPP_O_MODEL}, "NAME|FILE", "model preset (see `tpplan models`) or model YAML"}, \
@@ -55,6 +55,7 @@ enum {
 	{{"p2p-scatter-gather", no_argument, 0, TPP_O_P2P_SCATTER_GATHER}, NULL, "without sequence parallelism each TP rank sends 1/tp of a pipeline activation and the receiver all-gathers it over NVLink (Megatron-LM before Megatron-Core, Megatron-DeepSpeed; default: every TP rank sends the whole tensor, as Megatron-Core)"}, \
 	{{"grads-16bit", no_argument, 0, TPP_O_GRADS16}, NULL, "accumulate and reduce gradients in the 16-bit training type, 2 bytes a parameter (Megatron-Core grad_reduce_in_fp32=False, as NeMo's FP8 performance recipes; default: fp32 main gradients, 4 bytes, as Megatron-LM and Megatron-Bridge): less gradient memory, half the data-parallel reduction's bytes"}, \
 	{{"zero3-rate-GBps", required_argument, 0, TPP_O_ZERO3_RATE}, "R", "ZeRO-3 without pipelining: parameter gathers and gradient reduce-scatters move at most R GB/s per GPU (bytes gathered / time), where the implementation bounds them, not the network: 21.25 for DeepSpeed's ZeRO-3 of 2021 (issue #1174; what validate assumes for ZeRO-3 rows of the legacy stack); default: NCCL's rate"}, \
+	{{"zero3-gather", required_argument, 0, TPP_O_ZERO3_GATHER}, "U", "ZeRO-3 without pipelining: the unit gathered at once, of which memory holds two (the one computing, the one prefetched): layer (default: PyTorch FSDP wrapping each transformer layer) or module (each Linear's weight on its own, DeepSpeed's ZeRO-3; what validate assumes for ZeRO-3 rows of the legacy stack)"}, \
 	{{"gpu-variation", required_argument, 0, TPP_O_GPU_SIGMA}, "S", "spread (sigma) of per-GPU speed, fraction of the median (default 0.02, Sinha et al. SC22; 0 = identical GPUs)"}, \
 	{{"max-mbs", required_argument, 0, TPP_O_MAX_MBS}, "N", "largest micro-batch to try (default 16; a --layout mbs past the default is tried, past a given N is a usage error)"}, \
 	{{"max-cp", required_argument, 0, TPP_O_MAX_CP}, "N", "largest context-parallel degree to try (default 16; likewise for --layout cp)"}, \
@@ -295,7 +296,7 @@ size_t tpp_print_caution(char *buf, size_t size, const struct tpp_plan *p,
 #define TPP_ACC_RUNS 42
 #define TPP_ACC_ERR_MIN (-0.1839)
 #define TPP_ACC_ERR_MEDIAN (-0.0427)
-#define TPP_ACC_ERR_MAX 0.0663
+#define TPP_ACC_ERR_MAX 0.0699
 /*
  * The same over the runs among them that validate predicts with ZeRO-3 /
  * FSDP and no pipelining (tpp_zero_per_microbatch: layouts with pp=1 and
@@ -308,7 +309,7 @@ size_t tpp_print_caution(char *buf, size_t size, const struct tpp_plan *p,
 #define TPP_ACC_Z3_RUNS 7
 #define TPP_ACC_Z3_ERR_MIN (-0.1729)
 #define TPP_ACC_Z3_ERR_MEDIAN (-0.1316)
-#define TPP_ACC_Z3_ERR_MAX 0.0663
+#define TPP_ACC_Z3_ERR_MAX 0.0699
 /* What the global batch leaves data parallelism, for the batch
  * rejection: " (dp divides both the global batch B and the N GPUs: at most
  * their gcd, G)" into buf, "" when G is N (no limit then); returns buf. */

@@ -162,8 +162,8 @@ static void validate_usage(FILE *f)
 		   "sequence parallelism or ZeRO, full recompute) for GPT-style 16-bit rows on GPUs\n"
 		   "without fp8 that fit so (fp16 where the row states ZeRO-2/3: DeepSpeed's\n"
 		   "of 2021 took no bf16; its ZeRO-3 traffic moved at 21.25 GB/s per GPU,\n"
-		   "prefetched, fp16 gradients: plan's --zero3-rate-GBps 21.25\n"
-		   "--grads-16bit), else modern (flash attention, no dropout, gradient-\n"
+		   "prefetched, fp16 gradients, gathered a module at a time: plan's\n"
+		   "--zero3-rate-GBps 21.25 --zero3-gather module --grads-16bit), else modern (flash attention, no dropout, gradient-\n"
 		   "reduction and interleaved-pipeline overlap, TP overlap searched; fp8 rows reduce\n"
 		   "gradients in bf16, as NVIDIA's performance recipes). A row with\n"
 		   "ZeRO-2/3 and no pp is read without pipelining (FSDP / DeepSpeed ZeRO-3\n"
@@ -311,10 +311,15 @@ static int search_stack(struct tpp_model *model, const struct tpp_cluster *clust
 		 * ZERO3_OPTIMIZATION_OVERLAP_COMM_DEFAULT in
 		 * deepspeed/runtime/zero/constants.py), gradients reduced in
 		 * fp16 (fp32_allreduce defaults to false:
-		 * FP32_ALLREDUCE_DEFAULT in deepspeed/runtime/constants.py).
+		 * FP32_ALLREDUCE_DEFAULT in deepspeed/runtime/constants.py),
+		 * each submodule's parameters gathered on their own (its
+		 * pre-forward hook on every submodule fetches that
+		 * submodule's own: PartitionedParameterCoordinator.
+		 * fetch_sub_module).
 		 */
 		if (s->zero == 3) {
 			co->zero3_rate_Bps = TPP_DEEPSPEED_2021_ZERO3_BPS;
+			co->zero3_module_gather = 1;
 			co->dp_overlap = 1;
 			co->grads16 = 1;
 		}

@@ -794,7 +794,8 @@ void tpp_print_plan_json(FILE *f, const struct tpp_plan_ctx *x,
 	fprintf(f, ",\n  \"attention\": \"%s\",\n", tpp_attn_names[x->opts->attn]);
 	/* what the flags set, so a plan read later says what it assumed
 	 * (--no-dp-overlap, --no-p2p-overlap, --p2p-scatter-gather,
-	 * --grads-16bit, --zero3-rate-GBps (null: none), --mem-reserve-gib,
+	 * --grads-16bit, --zero3-rate-GBps (null: none), --zero3-gather,
+	 * --mem-reserve-gib,
 	 * --max-mbs, --max-cp, --analytic, --time-limit) */
 	fprintf(f, "  \"options\": {\"dp_overlap\": %s, \"p2p_overlap\": %s, \"p2p_scatter_gather\": %s, \"grads_16bit\": %s, \"zero3_rate_GBps\": ",
 		x->opts->dp_overlap ? "true" : "false", x->opts->p2p_overlap ? "true" : "false",
@@ -804,6 +805,7 @@ void tpp_print_plan_json(FILE *f, const struct tpp_plan_ctx *x,
 		fprintf(f, "%.17g", x->opts->zero3_rate_Bps / 1e9);
 	else
 		fputs("null", f);
+	fprintf(f, ", \"zero3_gather\": \"%s\"", x->opts->zero3_module_gather ? "module" : "layer");
 	fprintf(f, ", \"mem_reserve_gib\": %.17g, \"max_mbs\": %d, \"max_cp\": %d, \"simulate\": %s, \"time_limit_s\": %.17g},\n",
 		x->opts->mem_reserve_bytes / TPP_GiB, x->search->max_mbs, x->search->max_cp,
 		x->search->simulate ? "true" : "false",

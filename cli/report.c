@@ -1444,6 +1444,9 @@ static void write_doc(struct doc *d, const struct tpp_report *r,
 		d_row(d), d_td(d, "ZeRO-3 traffic"),
 			d_td(d, "at most %.4g GB/s per GPU, an implementation's rate (--zero3-rate-GBps)",
 			     x->opts->zero3_rate_Bps / 1e9);
+	if (x->opts->zero3_module_gather)
+		d_row(d), d_td(d, "ZeRO-3 gathers"),
+			d_td(d, "each module's parameters on its own (--zero3-gather module)");
 	d_row(d), d_td(d, "memory reserve"), d_td(d, "%.2f GiB per GPU", x->opts->mem_reserve_bytes / GIB);
 	d_row(d), d_td(d, "layout constraints"), d_td(d, "%s%s", r->layout_arg ? "--layout " : "none",
 						       usr(d, r->layout_arg ? r->layout_arg : ""));

@@ -2096,6 +2096,26 @@ static const double *peak_layers(const struct tpp_model *m,
 }
 
 /*
+ * Parameters per GPU of the unit ZeRO-3 / FSDP gathers at once: a
+ * transformer layer (FSDP's wrapping), or with o->zero3_module_gather
+ * (pp = 1) one submodule, of which a layer's largest sets what two of them
+ * hold: the QKV projection h (q_dim + 2 kv_dim), the output projection
+ * q_dim h, the MLP's first Linear h f (SwiGLU: gate and up, 2 h f) or its
+ * second f h; each split over the TP ranks.
+ */
+static double zero3_unit_params(const struct tpp_model *m, const struct tpp_cost_opts *o,
+				const struct tpp_layout *l)
+{
+	double h = m->hidden, f = m->ffn, t = l->tp;
+	double qd = (double)m->heads * m->head_dim, kvd = (double)m->kv_heads * m->head_dim;
+	double u, fc1 = h * f * (m->mlp == TPP_MLP_SWIGLU ? 2.0 : 1.0);
+	if (!o->zero3_module_gather || l->pp > 1)
+		return layer_params_gpu(m, l->tp);
+	u = fmax(fmax(h * (qd + 2.0 * kvd), qd * h), fmax(fc1, f * h));
+	return u / t;
+}
+
+/*
  * Memory of the most-loaded rank (costmodel.md 3) into e->mem and e->fits.
  * Under 1F1B rank r holds min(p - r, m) micro-batches of its layers (ZB-H1:
  * tpp_zb_budget on every rank, the budget of its deferred weight
@@ -2141,6 +2161,28 @@ static void mem_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 	}
 	/* ZB-H1: the share a deferred W holds, once for every rank */
 	double zb_share = l->zb ? tpp_zb_w_share(m, o, l) : 0;
+	/*
+	 * The layer being recomputed (Chen et al. 2016: checkpointing's
+	 * memory is the checkpoints plus the largest recomputed segment's):
+	 * Megatron checkpoints each layer on its own (recompute_num_layers
+	 * 1, or the block method's individual layers), and its backward
+	 * first re-runs that layer's forward for one micro-batch, so for a
+	 * while the layer holds everything a layer without recomputation
+	 * keeps, of which it had stored apl.  Selective recompute likewise
+	 * re-materialises the attention core's scores where they are not
+	 * kept (unfused attention).  Transient, one layer and one
+	 * micro-batch, beside all the checkpoints of the rank's in-flight
+	 * micro-batches (a backward's first layer).
+	 */
+	double work = 0;
+	if (l->recompute != TPP_RECOMPUTE_NONE) {
+		struct tpp_layout ln = *l;
+		ln.recompute = TPP_RECOMPUTE_NONE;
+		ln.recompute_layers = 0;
+		work = act_per_layer(m, o, &ln) - apl;
+		if (work < 0)
+			work = 0;
+	}
 	/* uneven interleaved chunks: the played-out peak is not monotone
 	 * in the rank (tpp_interleaved_peak), so every rank is visited */
 	for (r = 0; r < l->pp;
@@ -2233,6 +2275,7 @@ static void mem_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 			 * chunks: held chunks of 1/v of the rank's layers each */
 			act *= l->vp > 1 ? held / v : inflight;
 		}
+		other += work;
 		total = P * (wb + gb + ob) + wcache + act * o->act_temp_factor + other;
 		if (total > best) {
 			best = total;
@@ -2274,8 +2317,11 @@ static void mem_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 			mem->layer_act_bytes = act;
 		}
 	}
-	if (tpp_zero_per_microbatch(l)) /* gathered parameters of two layers (prefetch) */
-		mem->weights_bytes += 2.0 * params_layer_gpu * 2.0;
+	/* gathered 16-bit parameters of two units, the one computing and
+	 * the one prefetched: layers (FSDP), or a layer's largest Linear
+	 * weights (DeepSpeed, o->zero3_module_gather) */
+	if (tpp_zero_per_microbatch(l))
+		mem->weights_bytes += 2.0 * zero3_unit_params(m, o, l) * 2.0;
 	mem->reserve_bytes = o->mem_reserve_bytes;
 	mem->total_bytes = mem->weights_bytes + mem->grads_bytes +
 			   mem->optim_bytes + mem->act_bytes + mem->other_bytes +

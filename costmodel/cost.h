@@ -150,6 +150,15 @@ struct tpp_cost_opts {
 				     implementation, not the network, bounds
 				     them (TPP_DEEPSPEED_2021_ZERO3_BPS);
 				     0: NCCL's rate (the default) */
+	int zero3_module_gather;  /* ZeRO-3 without pipelining gathers each
+				     submodule's parameters on its own (a
+				     Linear's weight: DeepSpeed's ZeRO-3, whose
+				     pre-forward hook on every submodule
+				     fetches that submodule's own parameters),
+				     not a transformer layer at a time (0:
+				     PyTorch FSDP wrapping each layer, the
+				     default): memory holds two such units,
+				     the one computing and the one prefetched */
 };
 /*
  * DeepSpeed's ZeRO-3 of 2021 (0.3.x-0.5; SC21 Table 2's, published-runs
@@ -209,7 +218,8 @@ struct tpp_mem_breakdown {
 	double grads_bytes;     /* gradient buffers */
 	double optim_bytes;     /* optimizer states + fp32 master weights */
 	double act_bytes;       /* activations of the in-flight micro-batches */
-	double other_bytes;     /* logits, embedding activations, temporaries */
+	double other_bytes;     /* logits, embedding activations, temporaries,
+				   the layer being recomputed */
 	double reserve_bytes;   /* stated reserve */
 	double total_bytes;
 	/* 1: the peak is the optimizer step (16-bit gradients cast to an

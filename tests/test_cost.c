@@ -352,6 +352,99 @@ static void test_memory_monotone(void)
 }
 
 /*
+ * The layer being recomputed (cost.c mem_eval; Chen et al. 2016): under
+ * full recompute each layer keeps only its input, 2 s b h, but its backward
+ * first re-runs its forward for one micro-batch, so the peak also holds
+ * one layer's whole activations less that checkpoint.  Korthikanti et al.
+ * Table 2 (TP without SP, unfused attention, dropout, 16-bit): a layer
+ * keeps s b h (10 + 24/t + 5 a s / (h t)) without recomputation.
+ * Selective recompute (unfused) re-materialises the scores, 5 a s^2 b / t.
+ */
+static void test_recompute_working_set(void)
+{
+	const int tp = 8, mbs = 4;
+	struct fixture *f = fixture("22b", "dgx-a100", tp, k22_opts);
+	struct tpp_eval none, sel, full;
+	double s, b = mbs, h, a, t = tp, L, k;
+
+	f->l = layout(tp, 1, 1, mbs, 1, 0, TPP_RECOMPUTE_NONE, 0, 4 * mbs);
+	if (fixture_eval(f, &none))
+		return;
+	f->l.recompute = TPP_RECOMPUTE_SELECTIVE;
+	if (fixture_eval(f, &sel))
+		return;
+	f->l.recompute = TPP_RECOMPUTE_FULL;
+	if (fixture_eval(f, &full))
+		return;
+	s = f->m->seq, h = f->m->hidden, a = f->m->heads, L = f->m->layers;
+	k = f->o.act_temp_factor - 1.0;
+	/* pp = 1: one micro-batch in flight; what each layer keeps */
+	CHECK_REL(none.mem.act_bytes / L, s * b * h * (10.0 + 24.0 / t + 5.0 * a * s / (h * t)), 1e-12);
+	CHECK_REL(full.mem.act_bytes / L, 2.0 * s * b * h, 1e-12);
+	/* the working set sits in `other`, beside the temporaries' share */
+	CHECK_REL(full.mem.other_bytes - k * full.mem.act_bytes -
+			  (none.mem.other_bytes - k * none.mem.act_bytes),
+		  s * b * h * (10.0 + 24.0 / t + 5.0 * a * s / (h * t)) - 2.0 * s * b * h, 1e-12);
+	CHECK_REL(sel.mem.other_bytes - k * sel.mem.act_bytes -
+			  (none.mem.other_bytes - k * none.mem.act_bytes),
+		  5.0 * a * s * s * b / t, 1e-12);
+	CHECK_REL(full.mem.total_bytes,
+		  full.mem.weights_bytes + full.mem.grads_bytes + full.mem.optim_bytes +
+			  full.mem.act_bytes + full.mem.other_bytes + full.mem.reserve_bytes,
+		  1e-12);
+	/* flash attention keeps no scores, only its fp32 log-sum-exp
+	 * statistics, 4 a s b / t, which selective recompute's re-run rebuilds */
+	f->o.attn = TPP_ATTN_FLASH;
+	f->l.recompute = TPP_RECOMPUTE_NONE;
+	if (fixture_eval(f, &none))
+		return;
+	f->l.recompute = TPP_RECOMPUTE_SELECTIVE;
+	if (fixture_eval(f, &sel))
+		return;
+	CHECK_REL(sel.mem.other_bytes - k * sel.mem.act_bytes -
+			  (none.mem.other_bytes - k * none.mem.act_bytes),
+		  4.0 * a * s * b / t, 1e-12);
+}
+
+/*
+ * ZeRO-3's gathered parameters (cost.c zero3_unit_params): two units, the
+ * one computing and the one prefetched, 16-bit.  FSDP's unit is a layer;
+ * DeepSpeed gathers each submodule's own (o.zero3_module_gather), of which
+ * a GeLU layer's largest are the MLP's two Linears, 4 h^2 / t each.  Under
+ * pipelining (FSDP2) the unit stays the layer.
+ */
+static void test_zero3_gather_unit(void)
+{
+	const int tp = 2, dp = 8;
+	struct fixture *f = fixture("sc21-1.7b", "dgx-a100", tp * dp, tpp_cost_opts_default);
+	struct tpp_eval e0, lay, mod;
+	double h;
+
+	f->l = layout(tp, 1, dp, 1, 1, 0, TPP_RECOMPUTE_FULL, 0, 64);
+	if (fixture_eval(f, &e0))
+		return;
+	f->l.zero = 3;
+	if (fixture_eval(f, &lay))
+		return;
+	f->o.zero3_module_gather = 1;
+	if (fixture_eval(f, &mod))
+		return;
+	h = f->m->hidden;
+	CHECK(f->m->ffn == 4 * f->m->hidden && f->m->mlp == TPP_MLP_GELU);
+	CHECK_REL(mod.mem.weights_bytes, e0.mem.weights_bytes / dp + 2.0 * 4.0 * h * h / tp * 2.0,
+		  1e-12);
+	CHECK_REL(lay.mem.weights_bytes - mod.mem.weights_bytes,
+		  2.0 * 2.0 * (tpp_model_params_per_layer(f->m) -
+			       tpp_model_params_per_layer_replicated(f->m)) / tp +
+			  2.0 * 2.0 * tpp_model_params_per_layer_replicated(f->m) -
+			  2.0 * 2.0 * 4.0 * h * h / tp,
+		  1e-12);
+	/* only the parameters' memory: the step is priced alike */
+	CHECK_REL(mod.step_s, lay.step_s, 1e-12);
+	CHECK(mod.fits >= lay.fits);
+}
+
+/*
  * ZeRO stages (cost.c state_bytes, costmodel.md 3.1): bytes per parameter
  * 2 weights + 4 grads + 12 optimizer, sharded over d from stage 1
  * (optimizer), 2 (+ grads), 3 (+ weights; plus two gathered layers).
@@ -2462,6 +2555,8 @@ int main(int argc, char **argv)
 	test_flops();
 	test_memory_monotone();
 	test_zero_stages();
+	test_recompute_working_set();
+	test_zero3_gather_unit();
 	test_zero_pipelined();
 	test_collectives();
 	test_layout_check();
