@@ -598,6 +598,20 @@ static int text_row(const char *path, int lineno, const char *line,
 	if (time_us < 0)
 		return tpp_err_set(err, TPP_E_INPUT, path, lineno, tk[i].col,
 				   "negative time");
+	/*
+	 * algbw and busbw do not enter the fit (the time does), but a
+	 * row nccl-tests could not have printed is no measurement: neither
+	 * is negative, and busbw is algbw times the collective's factor,
+	 * at most 2 (n-1)/n (all-reduce), algbw's printed rounding allowed.
+	 */
+	if (algbw < 0 || busbw < 0)
+		return tpp_err_set(err, TPP_E_INPUT, path, lineno, tk[algbw < 0 ? i + 1 : i + 2].col,
+				   "negative %s", algbw < 0 ? "algbw" : "busbw");
+	if (busbw > 2.0 * (algbw + 0.005) + 0.005)
+		return tpp_err_set(err, TPP_E_INPUT, path, lineno, tk[i + 2].col,
+				   "busbw %.6g GB/s is more than twice algbw %.6g GB/s: "
+				   "columns not in nccl-tests order?",
+				   busbw, algbw);
 	/* A misread column shows as a size / time that is not the algbw. */
 	if (algbw >= 1.0 && time_us > 0) {
 		double implied = size / (time_us / 1e6) / TPP_GB;
@@ -666,22 +680,22 @@ static int parse_text(const char *path, char *text, struct tpp_cal_coll *t,
 			continue;
 		}
 		if (!isdigit((unsigned char)*p) &&
-		    !(*p == '-' && isdigit((unsigned char)p[1])))
+		    !((*p == '-' || *p == '+' || *p == '.') && isdigit((unsigned char)p[1])))
 			continue; /* blank, warnings, other tools' lines */
 		nt = tokenize(line, tk, (int)TPP_ARRAY_LEN(tk));
 		{
-			/* a row whose size is no whole number of bytes
-			 * (-64, 64.5) is a misread, not a line to skip:
-			 * a number, then the element count */
+			/* a row -- anything in the size column, then a
+			 * number, the element count -- whose size is no
+			 * plain whole number of bytes (-64, +64, 64.5,
+			 * 0x40, 64abc, 1e-308) is a misread, not a line to
+			 * skip */
 			double x;
-			if (tok_num(&tk[0], &x) && !tok_int(&tk[0]) && nt >= 2 && tok_num(&tk[1], &x))
-				return tpp_err_set(err, TPP_E_INPUT, path, lineno, tk[0].col,
-						   "the size must be a whole number of bytes");
-			if (tok_int(&tk[0]) && tk[0].s[0] == '-')
+			if (nt >= 2 && tok_num(&tk[1], &x) &&
+			    !(tok_int(&tk[0]) && isdigit((unsigned char)tk[0].s[0])))
 				return tpp_err_set(err, TPP_E_INPUT, path, lineno, tk[0].col,
 						   "the size must be a whole number of bytes");
 		}
-		if (!tok_int(&tk[0]))
+		if (!tok_int(&tk[0]) || !isdigit((unsigned char)tk[0].s[0]))
 			continue; /* "10-0-0-7:123:123 [0] NCCL INFO ...", not a row */
 		if ((rc = text_row(path, lineno, line, tk, nt, t, m->check_form, err)))
 			return rc;

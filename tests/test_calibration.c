@@ -891,7 +891,18 @@ static void test_import(void)
 		} bad[] = {
 			{"  -64  -16  float  sum  -1  10.50  0.01  0.01  0\n", "whole number of bytes", 3},
 			{"  64.5  16  float  sum  -1  10.50  0.01  0.01  0\n", "whole number of bytes", 3},
+			/* sizes no number reader takes whole: not skipped */
+			{"  64abc  16  float  sum  -1  10.50  0.01  0.01  0\n", "whole number of bytes", 3},
+			{"  0x40  16  float  sum  -1  10.50  0.01  0.01  0\n", "whole number of bytes", 3},
+			{"  +64  16  float  sum  -1  10.50  0.01  0.01  0\n", "whole number of bytes", 3},
+			{"  64,  16  float  sum  -1  10.50  0.01  0.01  0\n", "whole number of bytes", 3},
+			{"  6_4  16  float  sum  -1  10.50  0.01  0.01  0\n", "whole number of bytes", 3},
+			{"  1e-308  16  float  sum  -1  10.50  0.01  0.01  0\n", "whole number of bytes", 3},
 			{"  64  16  float  sum  -1  0x16  0.01  0.01  0\n", "got '0x16'", 27},
+			/* algbw and busbw as nccl-tests prints them */
+			{"  64  16  float  sum  -1  10.50  -1.00  0.01  0\n", "negative algbw", 34},
+			{"  64  16  float  sum  -1  10.50  0.01  -0.01  0\n", "negative busbw", 40},
+			{"  64  16  float  sum  -1  10.50  0.01  1e308  0\n", "more than twice algbw", 40},
 			{"  64  16  float  sum  -1  10.50  0.01  0.01  -5\n", "got '-5'", 46},
 			{"  64  16  float  sum  -1  10.50  0.01  0.01  2.5\n", "got '2.5'", 46},
 			{"  64  16  float  sum  -1  10.50  0.01  0.01  abc\n", "got 'abc'", 46},
