@@ -2169,8 +2169,9 @@ static void mem_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 	 * first re-runs that layer's forward for one micro-batch, so for a
 	 * while the layer holds everything a layer without recomputation
 	 * keeps, of which it had stored apl.  Selective recompute likewise
-	 * re-materialises the attention core's scores where they are not
-	 * kept (unfused attention).  Transient, one layer and one
+	 * re-materialises the attention core's output: unfused, its scores
+	 * (softmax, mask, dropout: 5 a s^2 b / t); flash, the fp32
+	 * log-sum-exp it kept (4 a s b / t).  Transient, one layer and one
 	 * micro-batch, beside all the checkpoints of the rank's in-flight
 	 * micro-batches (a backward's first layer).
 	 */
