@@ -2173,7 +2173,11 @@ static void mem_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 	 * (softmax, mask, dropout: 5 a s^2 b / t); flash, the fp32
 	 * log-sum-exp it kept (4 a s b / t).  Transient, one layer and one
 	 * micro-batch, beside all the checkpoints of the rank's in-flight
-	 * micro-batches (a backward's first layer).
+	 * micro-batches (a backward's first layer).  Under block recompute a
+	 * chunk's backward starts at its last layers, which keep everything
+	 * and are freed before the first recomputed one is re-run (at least
+	 * one layer's worth, no less than the working set): only a chunk
+	 * all of whose layers are recomputed adds it (in the rank loop).
 	 */
 	double work = 0;
 	if (l->recompute != TPP_RECOMPUTE_NONE) {
@@ -2276,7 +2280,17 @@ static void mem_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 			 * chunks: held chunks of 1/v of the rank's layers each */
 			act *= l->vp > 1 ? held / v : inflight;
 		}
-		other += work;
+		if (work > 0 && l->recompute == TPP_RECOMPUTE_FULL && l->recompute_layers > 0) {
+			/* block: does a chunk of this rank recompute all its
+			 * layers? */
+			int j, all = 0;
+			for (j = 0; j < l->vp && !all; j++)
+				all = tpp_chunk_layers(m->layers, l->pp * l->vp, j * l->pp + r) <=
+				      l->recompute_layers;
+			other += all ? work : 0;
+		} else {
+			other += work;
+		}
 		total = P * (wb + gb + ob) + wcache + act * o->act_temp_factor + other;
 		if (total > best) {
 			best = total;

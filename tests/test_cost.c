@@ -392,6 +392,26 @@ static void test_recompute_working_set(void)
 		  full.mem.weights_bytes + full.mem.grads_bytes + full.mem.optim_bytes +
 			  full.mem.act_bytes + full.mem.other_bytes + full.mem.reserve_bytes,
 		  1e-12);
+	/* block recompute: a chunk's backward starts at its last layers,
+	 * kept whole and freed before the first recomputed one is re-run --
+	 * no working set while one layer of the chunk is kept; recomputing
+	 * all of them is full recompute's */
+	{
+		struct tpp_eval blk;
+		f->l.recompute = TPP_RECOMPUTE_FULL;
+		f->l.recompute_layers = f->m->layers - 1;
+		if (fixture_eval(f, &blk))
+			return;
+		CHECK_REL(blk.mem.other_bytes - k * blk.mem.act_bytes,
+			  none.mem.other_bytes - k * none.mem.act_bytes, 1e-12);
+		CHECK(blk.mem.total_bytes < none.mem.total_bytes);
+		f->l.recompute_layers = f->m->layers;
+		if (fixture_eval(f, &blk))
+			return;
+		CHECK_REL(blk.mem.other_bytes, full.mem.other_bytes, 1e-12);
+		CHECK_REL(blk.mem.total_bytes, full.mem.total_bytes, 1e-12);
+		f->l.recompute_layers = 0;
+	}
 	/* flash attention keeps no scores, only its fp32 log-sum-exp
 	 * statistics, 4 a s b / t, which selective recompute's re-run rebuilds */
 	f->o.attn = TPP_ATTN_FLASH;
