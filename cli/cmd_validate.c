@@ -630,7 +630,8 @@ static int predict_row(char **fv, const int *col, const char *dir,
 	 * step times.  The model prices ZeRO-3 with its data-parallel group
 	 * across nodes optimistically (the plan's caution: the published
 	 * runs of that kind took 1.5-4.8 times the predicted step with
-	 * DeepSpeed of 2021, 1.09-1.25 with PyTorch FSDP), so such
+	 * DeepSpeed of 2021, 1.09-1.25 with PyTorch FSDP, 1.07-1.10 with
+	 * Megatron FSDP), so such
 	 * a best does not stand for what they ran; the best layout without
 	 * ZeRO-3 across nodes does (tpp_cli_best_without_zero3), unless none
 	 * fits the row's other fields.  A row that states zero 3 keeps it.

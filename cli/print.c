@@ -312,9 +312,9 @@ size_t tpp_print_ties(char *buf, size_t size, const struct tpp_plan *p)
 size_t tpp_print_caution(char *buf, size_t size, const struct tpp_plan *p,
 			 const struct tpp_cli_alt *alt, const struct tpp_cost_opts *o)
 {
-	static const char fsdp[] = "PyTorch FSDP runs on 64 A100 over 8 nodes (MosaicML, TorchTitan) " TPP_FSDP_NODES_RANGE " times the step predicted at NCCL's rates (costmodel/README.md, Accuracy)";
+	static const char fsdp[] = "PyTorch FSDP runs on 64 A100 over 8 nodes (MosaicML, TorchTitan) " TPP_FSDP_NODES_RANGE " times the step predicted at NCCL's rates, Megatron FSDP runs on 128 GB200 over two NVL72 racks (NVIDIA) " TPP_MFSDP_NODES_RANGE " times (costmodel/README.md, Accuracy)";
 	static const char head[] = "Caution: the best layout uses ZeRO-3 with its data-parallel group across nodes; ";
-	char ranks[TPP_RANK_LIST] = "", why[640];
+	char ranks[TPP_RANK_LIST] = "", why[1024];
 	int i, n = 0, w;
 	buf[0] = 0;
 	if (!p->n_top)
@@ -478,13 +478,13 @@ size_t tpp_print_accuracy(char *buf, size_t size, int calibrated,
 {
 	/* the words follow the signs, should the figures change */
 #define ACC_PCT(e) fabs(100 * (e)), (e) < 0 ? "shorter" : "longer"
-	int w = snprintf(buf, size, "How sure: on %d published runs (A100 to GB200; Megatron-LM, Megatron-Bridge, MosaicML; leaving out the 10 ZeRO-3 runs across nodes, DeepSpeed's 6 on 384-2240 GPUs and PyTorch FSDP's 4 on 64, which have their own caution) this model, without a calibration, predicted steps from %.0f%% %s to %.0f%% %s than measured, median %.0f%% %s (costmodel/README.md, Accuracy); %s",
+	int w = snprintf(buf, size, "How sure: on %d published runs (A100 to GB200; Megatron-LM, NeMo, Megatron-Bridge, MosaicML, Meta; leaving out the 12 ZeRO-3 runs across nodes, DeepSpeed's 6 on 384-2240 GPUs, PyTorch FSDP's 4 on 64 and Megatron FSDP's 2 on 128, which have their own caution) this model, without a calibration, predicted steps from %.0f%% %s to %.0f%% %s than measured, median %.0f%% %s (costmodel/README.md, Accuracy); %s",
 			 TPP_ACC_RUNS, ACC_PCT(TPP_ACC_ERR_MIN), ACC_PCT(TPP_ACC_ERR_MAX),
 			 ACC_PCT(TPP_ACC_ERR_MEDIAN),
 			 calibrated ? "this plan's figures come in part from a calibration, whose effect on that error those runs do not measure."
 				    : "`tpplan calibrate` replaces its datasheet figures with this cluster's.");
 	if (acc_zero3(best) && w > 0 && (size_t)w < size)
-		w += snprintf(buf + w, size - w, "  The %d of them with ZeRO-3 / FSDP and no pipelining, as the best layout here (Megatron-Bridge's FSDP and MosaicML's PyTorch FSDP; 8 to 64 GPUs in one node or NVLink domain), predicted from %.0f%% %s to %.0f%% %s, median %.0f%% %s.",
+		w += snprintf(buf + w, size - w, "  The %d of them with ZeRO-3 / FSDP and no pipelining, as the best layout here (NeMo's and Megatron-Bridge's FSDP and MosaicML's PyTorch FSDP; 8 to 64 GPUs in one node or NVLink domain), predicted from %.0f%% %s to %.0f%% %s, median %.0f%% %s.",
 			      TPP_ACC_Z3_RUNS, ACC_PCT(TPP_ACC_Z3_ERR_MIN), ACC_PCT(TPP_ACC_Z3_ERR_MAX),
 			      ACC_PCT(TPP_ACC_Z3_ERR_MEDIAN));
 #undef ACC_PCT

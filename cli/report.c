@@ -1126,10 +1126,10 @@ static const char css[] =
 
 /* A scaling, sensitivity or first-fit layout that is ZeRO-3 across nodes
  * (tpp_eval_optimistic), which the validation shows optimistic. */
-#define OPTIMISTIC_MARK_NCCL " (ZeRO-3 across nodes: the published runs took " TPP_OPTIMISTIC_RANGE " times such predictions (DeepSpeed 2021, 384-2240 GPUs), PyTorch FSDP on 64 A100 " TPP_FSDP_NODES_RANGE " times; costmodel/README.md, Accuracy)"
+#define OPTIMISTIC_MARK_NCCL " (ZeRO-3 across nodes: the published runs took " TPP_OPTIMISTIC_RANGE " times such predictions (DeepSpeed 2021, 384-2240 GPUs), PyTorch FSDP on 64 A100 " TPP_FSDP_NODES_RANGE " times, Megatron FSDP on 128 GB200 " TPP_MFSDP_NODES_RANGE " times; costmodel/README.md, Accuracy)"
 /* With --zero3-rate-GBps the DeepSpeed runs are stated at their own rate
  * (tpp_print_caution says the same) */
-#define OPTIMISTIC_MARK_RATE " (ZeRO-3 across nodes: the published DeepSpeed 2021 runs on 384-2240 GPUs took " TPP_DEEPSPEED_RATE_RANGE " times such predictions at their implementation's rate (--zero3-rate-GBps), PyTorch FSDP on 64 A100 " TPP_FSDP_NODES_RANGE " times at NCCL's rates; costmodel/README.md, Accuracy)"
+#define OPTIMISTIC_MARK_RATE " (ZeRO-3 across nodes: the published DeepSpeed 2021 runs on 384-2240 GPUs took " TPP_DEEPSPEED_RATE_RANGE " times such predictions at their implementation's rate (--zero3-rate-GBps), PyTorch FSDP on 64 A100 " TPP_FSDP_NODES_RANGE " times and Megatron FSDP on 128 GB200 " TPP_MFSDP_NODES_RANGE " times at NCCL's rates; costmodel/README.md, Accuracy)"
 static const char *optimistic_mark(const struct tpp_cost_opts *o)
 {
 	return o->zero3_rate_Bps > 0 ? OPTIMISTIC_MARK_RATE : OPTIMISTIC_MARK_NCCL;

@@ -150,8 +150,9 @@ struct tpp_plan {
  * shared/validation/published-runs.tsv: 175B and 530B on 384-2240 A100s)
  * took 1.3-2.8 times the step this model predicts, more so the more
  * nodes; PyTorch FSDP on 64 A100 over 8 nodes (MosaicML's MPT-70B,
- * TorchTitan's three rows, tests/data/runs/) 1.09-1.25 times
- * (costmodel/README.md "Accuracy").  The DeepSpeed rows are priced by
+ * TorchTitan's three rows, tests/data/runs/) 1.09-1.25 times, Megatron FSDP
+ * on 128 GB200 over two NVL72 racks (NVIDIA's Llama 3.1 405B,
+ * tests/data/runs/nemo-perf.tsv) 1.07-1.10 (costmodel/README.md "Accuracy").  The DeepSpeed rows are priced by
  * validate at that implementation's measured rate
  * (TPP_DEEPSPEED_2021_ZERO3_BPS, plan's --zero3-rate-GBps); plan prices
  * ZeRO-3 at NCCL's rates unless told, so the user is told.
