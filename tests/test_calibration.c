@@ -683,6 +683,11 @@ static void test_import(void)
 	CHECK(write_text(path,
 			 "# old nccl-tests layout\n"
 			 "node7:812:812 [0] NCCL INFO NCCL version 2.18.5+cuda12.2\n"
+			 /* a job log's other lines that start with a number but
+			  * are no row (no number after the first token): skipped */
+			 "2024-06-01 12:00:00 job 4711 started\n"
+			 "1.5 GB/s expected on this fabric\n"
+			 "10-0-0-7:812:812 [0] NCCL INFO Channel 00/32 : 0 1\n"
 			 "#  size count type time algbw busbw error time algbw busbw error\n"
 			 "    1024   256  float  10.50  0.10  0.10  0e+00  10.40  0.10  0.10  0e+00\n"
 			 "    2048   512  float  11.00  0.19  0.19  0e+00  11.00  0.19  0.19  0e+00\n"
