@@ -4,6 +4,10 @@
 #   OMPI_ALLOW_RUN_AS_ROOT*      CI runs as root
 #   btl_vader_single_copy...     no CMA/ptrace in containers
 #   rmaps_base_oversubscribe     more ranks than cores
+#   btl self,vader, pml ob1      every rank is on this machine: shared
+#                                memory only, no network transports
+#                                probed at each start (half of a small
+#                                run's launch here)
 #   LSAN_OPTIONS suppressions    Open MPI's own allocations outlive
 #                                MPI_Finalize: tests/mpi/lsan-openmpi.supp
 #                                suppresses leaks allocated under its
@@ -17,6 +21,7 @@ tpp_mpi_setup() {
 	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 	export OMPI_MCA_btl_vader_single_copy_mechanism=none
 	export OMPI_MCA_rmaps_base_oversubscribe=1
+	export OMPI_MCA_btl=self,vader OMPI_MCA_pml=ob1
 	export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
 	export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$root/tests/mpi/lsan-openmpi.supp:print_suppressions=0"
 	pass=0
