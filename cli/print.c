@@ -462,6 +462,10 @@ size_t tpp_print_training(char *buf, size_t size, const struct tpp_plan_ctx *x,
 		fmt_duration(d1, sizeof(d1), wall / (1 + TPP_ACC_Z3_ERR_MAX));
 		fmt_duration(d2, sizeof(d2), wall / (1 + TPP_ACC_Z3_ERR_MIN));
 		w += snprintf(buf + w, size - w, "%s to %s at the error range of the published ZeRO-3 / FSDP runs (How sure).  ", d1, d2);
+	} else if (x->opts->prec == TPP_PREC_FP8) {
+		fmt_duration(d1, sizeof(d1), wall / (1 + TPP_ACC_FP8_ERR_MAX));
+		fmt_duration(d2, sizeof(d2), wall / (1 + TPP_ACC_FP8_ERR_MIN));
+		w += snprintf(buf + w, size - w, "%s to %s at the error range of the published FP8 runs (How sure).  ", d1, d2);
 	} else {
 		fmt_duration(d1, sizeof(d1), wall / (1 + TPP_ACC_ERR_MAX));
 		fmt_duration(d2, sizeof(d2), wall / (1 + TPP_ACC_ERR_MIN));
@@ -474,7 +478,7 @@ size_t tpp_print_training(char *buf, size_t size, const struct tpp_plan_ctx *x,
 }
 
 size_t tpp_print_accuracy(char *buf, size_t size, int calibrated,
-			  const struct tpp_eval *best)
+			  const struct tpp_eval *best, enum tpp_prec prec)
 {
 	/* the words follow the signs, should the figures change */
 #define ACC_PCT(e) fabs(100 * (e)), (e) < 0 ? "shorter" : "longer"
@@ -487,6 +491,10 @@ size_t tpp_print_accuracy(char *buf, size_t size, int calibrated,
 		w += snprintf(buf + w, size - w, "  The %d of them with ZeRO-3 / FSDP and no pipelining, as the best layout here (NeMo's and Megatron-Bridge's FSDP and MosaicML's PyTorch FSDP; 8 to 64 GPUs in one node or NVLink domain), predicted from %.0f%% %s to %.0f%% %s, median %.0f%% %s.",
 			      TPP_ACC_Z3_RUNS, ACC_PCT(TPP_ACC_Z3_ERR_MIN), ACC_PCT(TPP_ACC_Z3_ERR_MAX),
 			      ACC_PCT(TPP_ACC_Z3_ERR_MEDIAN));
+	if (prec == TPP_PREC_FP8 && w > 0 && (size_t)w < size)
+		w += snprintf(buf + w, size - w, "  The %d of them in FP8, as this plan (NVIDIA's performance recipes: NeMo, Megatron-Bridge; H100 to GB200), predicted from %.0f%% %s to %.0f%% %s, median %.0f%% %s.",
+			      TPP_ACC_FP8_RUNS, ACC_PCT(TPP_ACC_FP8_ERR_MIN), ACC_PCT(TPP_ACC_FP8_ERR_MAX),
+			      ACC_PCT(TPP_ACC_FP8_ERR_MEDIAN));
 #undef ACC_PCT
 	return w > 0 ? ((size_t)w < size ? (size_t)w : size - 1) : 0;
 }
@@ -501,7 +509,7 @@ static void print_how_sure(FILE *f, const struct tpp_plan_ctx *x, const struct t
 	if (tpp_print_caution(buf, sizeof(buf), p, x->no_zero3, x->opts))
 		fprintf(f, "  %s\n", buf);
 	if (tpp_print_accuracy(buf, sizeof(buf), x->cluster->calibration[0] != 0,
-			       p->n_top ? &p->top[0] : NULL))
+			       p->n_top ? &p->top[0] : NULL, x->opts->prec))
 		fprintf(f, "  %s\n", buf);
 }
 
@@ -827,10 +835,12 @@ void tpp_print_plan_json(FILE *f, const struct tpp_plan_ctx *x,
 	fprintf(f, ",\n  \"warnings\": [");
 	tpp_json_lines(f, tpp_cli_cal_warnings(), "", 1);
 	fputc(']', f);
-	fprintf(f, ",\n  \"accuracy\": {\"published_runs\": %d, \"error_min\": %.4f, \"error_median\": %.4f, \"error_max\": %.4f, \"zero3\": {\"published_runs\": %d, \"error_min\": %.4f, \"error_median\": %.4f, \"error_max\": %.4f, \"applies\": %s}}",
+	fprintf(f, ",\n  \"accuracy\": {\"published_runs\": %d, \"error_min\": %.4f, \"error_median\": %.4f, \"error_max\": %.4f, \"zero3\": {\"published_runs\": %d, \"error_min\": %.4f, \"error_median\": %.4f, \"error_max\": %.4f, \"applies\": %s}, \"fp8\": {\"published_runs\": %d, \"error_min\": %.4f, \"error_median\": %.4f, \"error_max\": %.4f, \"applies\": %s}}",
 		TPP_ACC_RUNS, TPP_ACC_ERR_MIN, TPP_ACC_ERR_MEDIAN, TPP_ACC_ERR_MAX,
 		TPP_ACC_Z3_RUNS, TPP_ACC_Z3_ERR_MIN, TPP_ACC_Z3_ERR_MEDIAN, TPP_ACC_Z3_ERR_MAX,
-		acc_zero3(p->n_top ? &p->top[0] : NULL) ? "true" : "false");
+		acc_zero3(p->n_top ? &p->top[0] : NULL) ? "true" : "false",
+		TPP_ACC_FP8_RUNS, TPP_ACC_FP8_ERR_MIN, TPP_ACC_FP8_ERR_MEDIAN, TPP_ACC_FP8_ERR_MAX,
+		x->opts->prec == TPP_PREC_FP8 ? "true" : "false");
 	/* --train-tokens: what the layouts' train_s and train_gpu_hours count */
 	if (x->train_steps > 0)
 		fprintf(f, ",\n  \"train\": {\"tokens\": %.17g, \"tokens_per_step\": %lld, \"steps\": %lld}",

@@ -1271,7 +1271,7 @@ static void write_best(struct doc *d, const struct tpp_report *r,
 		d_p(d, "%s", note);
 	if (tpp_cli_fewer_text(note, sizeof(note), r->x->search, r->x->cluster, &r->fewer, &p->top[0]))
 		d_p(d, "%s", note); /* ends with the layout, no full stop: it is copied */
-	if (tpp_print_accuracy(note, sizeof(note), r->cal != NULL, &p->top[0]))
+	if (tpp_print_accuracy(note, sizeof(note), r->cal != NULL, &p->top[0], r->x->opts->prec))
 		d_p(d, "%s", note);
 	if (tpp_print_training(note, sizeof(note), r->x, p))
 		d_p(d, "%s", note);

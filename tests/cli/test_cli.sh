@@ -1736,6 +1736,31 @@ else
 	fail "accuracy-zero3: stated $(jq -c .accuracy.zero3 "$TMP/acc-plan.json"), validate: $(jq -n -c \
 		"[inputs | $z3_sel | .error] | {n: length, min: min, max: max, median: (sort | .[(length - 1) / 2 | floor])}" $acc_files)"
 fi
+# The FP8 runs among them (cli.h TPP_ACC_FP8_*, JSON .accuracy.fp8): every
+# row of bridge-25.11 and nemo-perf (NVIDIA's fp8 recipes) not across
+# nodes; stated, and applied, when the plan is in fp8
+cases=$((cases + 1))
+if [ "$rc" -ne 0 ]; then
+	fail "accuracy-fp8: validate or plan failed"
+elif jq -n -e --slurpfile a "$TMP/acc-plan.json" \
+	"[inputs | .rows[] | select(.error != null and .zero3_nodes == false) | .error] as \$e | \$a[0].accuracy.fp8 as \$z |
+	 (\$e | length) == \$z.published_runs and ((\$e | min) - \$z.error_min | fabs) < 0.0005 and
+	 ((\$e | max) - \$z.error_max | fabs) < 0.0005 and
+	 ((\$e | sort | .[(length - 1) / 2 | floor]) - \$z.error_median | fabs) < 0.0005 and
+	 \$z.applies == false" "$TMP/acc-1.json" "$TMP/acc-4.json" >/dev/null; then
+	echo "ok: accuracy-fp8"
+else
+	fail "accuracy-fp8: stated $(jq -c .accuracy.fp8 "$TMP/acc-plan.json"), validate: $(jq -n -c \
+		"[inputs | .rows[] | select(.error != null and .zero3_nodes == false) | .error] | {n: length, min: min, max: max, median: (sort | .[(length - 1) / 2 | floor])}" \
+		"$TMP/acc-1.json" "$TMP/acc-4.json")"
+fi
+if expect accuracy-fp8-plan 0 out "The 46 of them in FP8, as this plan" \
+	"$BIN" --model llama3-8b --cluster dgx-h100 --gpus 8 --precision fp8 --train-tokens 100B; then
+	grep -q "at the error range of the published FP8 runs (How sure)" "$OUT" ||
+		fail "accuracy-fp8-plan: --train-tokens range not the FP8 runs'"
+	run "$BIN" --model llama3-8b --cluster dgx-h100 --gpus 8 --precision fp8 --json
+	jcheck accuracy-fp8-plan "$OUT" '.accuracy.fp8.applies == true and .accuracy.zero3.applies == false'
+fi
 # the runs the statement leaves out, as its text counts them: all of
 # them ZeRO-3 across nodes, DeepSpeed's (legacy stack), PyTorch FSDP's
 # (MosaicML's and TorchTitan's files) and Megatron FSDP's (NVIDIA's)
