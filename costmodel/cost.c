@@ -1158,6 +1158,13 @@ static double layer_bwd_cover(const struct layer_cost *lc)
 	return lc->bwd_s + lc->recomp_s + lc->tp_bwd_s + lc->cp_b_s;
 }
 
+/* The same without the weight gradient: a layer's B under ZB-H1's split,
+ * the part of its backward the next chunk's input gradient waits for. */
+static double layer_bin_cover(const struct layer_cost *lc)
+{
+	return lc->bwd_in_s + lc->recomp_s + lc->tp_bwd_s + lc->cp_b_s;
+}
+
 /*
  * k is the straggler factor (tpp_straggler_factor), applied to every
  * compute time by work_get after this: where a transfer hides behind
@@ -1875,7 +1882,7 @@ static void chunk_fbw(const struct tpp_model *m, const struct work *w, int n,
 	const struct layer_cost *lc = &w->lc;
 	double nl = tpp_chunk_layers(m->layers, n, k);
 	*f = nl * layer_fwd_cover(lc);
-	*b = nl * (lc->bwd_in_s + lc->recomp_s + lc->tp_bwd_s + lc->cp_b_s);
+	*b = nl * layer_bin_cover(lc);
 	*wg = nl * lc->bwd_w_s;
 	if (k == 0) {
 		*f += w->emb_f + w->emb_tp;
@@ -2816,7 +2823,7 @@ int tpp_cost_eval_cached(const struct tpp_model *m, const struct tpp_cluster *c,
 	dp_bound_binds = 0;
 	{
 		double lf = layer_fwd_cover(lc);
-		double lbw = lc->bwd_in_s + lc->recomp_s + lc->tp_bwd_s + lc->cp_b_s;
+		double lbw = layer_bin_cover(lc);
 		double per_chunk = (double)(m->layers / n), hop = l->pp > 1 ? w.p2p_one : 0;
 		double f0 = per_chunk * lf + w.emb_f + w.emb_tp;
 		double fsum = m->layers * lf + w.emb_f + w.emb_tp + w.head_f + w.head_tp_f;
