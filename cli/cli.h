@@ -509,6 +509,10 @@ int tpp_write_timeline(const char *path, const struct tpp_plan_ctx *x,
 
 /* Print a string as a JSON string literal. */
 void tpp_json_str(FILE *f, const char *s);
+/* "time_s": {...}SEP"memory_bytes": {...}: an evaluation's step and
+ * memory breakdowns, as plan's JSON and validate's rows give them (17
+ * significant digits: they add up to step_s and memory_bytes.total) */
+void tpp_json_parts(FILE *f, const struct tpp_eval *e, const char *sep);
 /* The non-empty lines of text, each without a leading `strip` (when it
  * starts so), as JSON strings separated by ", " (one before the first
  * too unless `first`); returns whether nothing has been written yet, for

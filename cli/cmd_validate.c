@@ -1001,6 +1001,10 @@ int tpp_cmd_validate(int argc, char **argv)
 					       r->dropout ? "true" : "false",
 					       zero3_rule_names[r->zero3_rule],
 					       tpp_eval_optimistic(&r->e) ? "true" : "false");
+					/* the prediction's parts: where a row's
+					 * error lies (plan's time_s, memory_bytes) */
+					fputs(", ", stdout);
+					tpp_json_parts(stdout, &r->e, ", ");
 				} else {
 					printf(", \"predicted_s\": null");
 					if (r->measured_s > 0)

@@ -700,14 +700,26 @@ void tpp_json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+void tpp_json_parts(FILE *f, const struct tpp_eval *e, const char *sep)
+{
+	int i;
+	fputs("\"time_s\": {", f);
+	for (i = 0; i < TPP_TIME_PARTS; i++)
+		fprintf(f, "%s\"%s\": %.17g", i ? ", " : "", tpp_time_part_names[i],
+			tpp_time_part(&e->t, i));
+	fprintf(f, "}%s\"memory_bytes\": {\"weights\": %.17g, \"grads\": %.17g, \"optimizer\": %.17g, \"activations\": %.17g, \"other\": %.17g, \"reserve\": %.17g, \"total\": %.17g}",
+		sep, e->mem.weights_bytes, e->mem.grads_bytes, e->mem.optim_bytes,
+		e->mem.act_bytes, e->mem.other_bytes, e->mem.reserve_bytes,
+		e->mem.total_bytes);
+}
+
 /* ties: "true" / "false" for a ranked layout (tpp_plan_ties_best), NULL
  * where it does not apply (the closest miss) */
 static void json_eval(FILE *f, const struct tpp_eval *e, const char *ind,
 		      const char *ties, long long train_steps)
 {
 	const struct tpp_layout *l = &e->layout;
-	char lb[200];
-	int i;
+	char lb[200], sep[64];
 	tpp_layout_format(l, lb, sizeof(lb));
 	fprintf(f, "%s{\"layout\": {\"tp\": %d, \"pp\": %d, \"dp\": %d, \"cp\": %d, \"mbs\": %d, \"vp\": %d, \"sp\": %s, \"recompute\": \"%s\", \"recompute_layers\": %d, \"zero\": %d, \"schedule\": \"%s\", \"tp_overlap\": %s, \"gbs\": %d},\n",
 		ind, l->tp, l->pp, l->dp, l->cp, l->mbs, l->vp, l->sp ? "true" : "false",
@@ -719,14 +731,10 @@ static void json_eval(FILE *f, const struct tpp_eval *e, const char *ind,
 	fprintf(f, ",\n%s \"microbatches\": %d, \"step_s\": %.17g, \"tokens_per_s\": %.17g, \"model_tflops_per_gpu\": %.17g, \"hw_tflops_per_gpu\": %.17g, \"mfu\": %.17g, \"hfu\": %.17g,\n",
 		ind, e->microbatches, e->step_s, e->tokens_per_s,
 		e->model_tflops_per_gpu, e->hw_tflops_per_gpu, e->mfu, e->hfu);
-	fprintf(f, "%s \"time_s\": {", ind);
-	for (i = 0; i < TPP_TIME_PARTS; i++)
-		fprintf(f, "%s\"%s\": %.17g", i ? ", " : "", tpp_time_part_names[i],
-			tpp_time_part(&e->t, i));
-	fprintf(f, "},\n%s \"memory_bytes\": {\"weights\": %.17g, \"grads\": %.17g, \"optimizer\": %.17g, \"activations\": %.17g, \"other\": %.17g, \"reserve\": %.17g, \"total\": %.17g},\n",
-		ind, e->mem.weights_bytes, e->mem.grads_bytes, e->mem.optim_bytes,
-		e->mem.act_bytes, e->mem.other_bytes, e->mem.reserve_bytes,
-		e->mem.total_bytes);
+	snprintf(sep, sizeof(sep), ",\n%s ", ind);
+	fprintf(f, "%s ", ind);
+	tpp_json_parts(f, e, sep);
+	fputs(",\n", f);
 	fprintf(f, "%s \"memory_peak_at\": \"%s\",\n", ind,
 		e->mem.at_optimizer_step ? "optimizer_step" : "pipeline");
 	fprintf(f, "%s \"fits\": %s, \"simulated\": %s, \"bound_s\": %.17g, \"tiers\": {\"tp\": %d, \"dp\": %d, \"pp\": %d, \"cp\": %d}, \"zero_pipelined\": %s",

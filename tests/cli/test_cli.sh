@@ -1494,7 +1494,8 @@ fi
 # predicted rows' absolute errors, bias the mean of their signed errors
 # (over the predicted rows only: one of two in the second file), the median of an even count the mean of
 # the two middle ones (8 rows here); JSON rows counts all rows, the text's
-# "rows n" the predicted ones (one of two here)
+# "rows n" the predicted ones (one of two here); a predicted row's time_s
+# adds up to its predicted_s and memory_bytes to its total, as plan's
 cases=$((cases + 1))
 (cd "$ROOT" && "$BIN" validate tests/data/runs/bridge-25.11.tsv --json >"$TMP/vs.json" 2>"$ERR" &&
 	"$BIN" validate tests/data/runs/one-good-one-bad.tsv --json >"$TMP/vs2.json" 2>"$ERR" &&
@@ -1510,6 +1511,13 @@ elif ! jq -e '.summary as $s | [.rows[] | .error | fabs] | sort as $e | ($e | le
 	! jq -e '.summary.bias as $b | [.rows[] | select(.predicted_s != null) | .error] |
 		length == 1 and ($b - .[0] | fabs) < 1e-9' "$TMP/vs2.json" >/dev/null; then
 	fail "validate-summary: mape / median / worst are not those of the absolute errors, or bias not their signed mean: $(jq -c .summary "$TMP/vs.json")"
+elif ! jq -e '[.rows[] | (((.time_s | add) - .predicted_s) / .predicted_s | fabs) < 1e-5 and
+		(.time_s | length) == 8] | all' "$TMP/vs.json" >/dev/null ||
+	! jq -e '[.rows[] | .memory_bytes | ((.weights + .grads + .optimizer + .activations +
+		.other + .reserve - .total) / .total | fabs) < 1e-9] | all' "$TMP/vs.json" >/dev/null ||
+	! jq -e '[.rows[] | select(.predicted_s == null) | has("time_s") or has("memory_bytes")] |
+		length == 1 and all == false' "$TMP/vs2.json" >/dev/null; then
+	fail "validate-summary: a predicted row's time_s does not add up to predicted_s or its memory_bytes to its total, or a row not predicted has them: $(jq -c '.rows[0] | {predicted_s, time_s, memory_bytes}' "$TMP/vs.json")"
 elif ! jq -e '.summary.rows == 2 and .summary.predicted == 1' "$TMP/vs2.json" >/dev/null ||
 	! grep -q '^MAPE .*  rows 1  (not predicted: 1 of 2)$' "$TMP/vs2.txt"; then
 	fail "validate-summary: rows: JSON $(jq -c .summary "$TMP/vs2.json"), text $(grep '^MAPE' "$TMP/vs2.txt")"
