@@ -7,6 +7,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <getopt.h>
 #include <libgen.h>
 #include <math.h>
 #include <stdlib.h>
@@ -147,6 +148,15 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+enum { O_HELP = 'h', O_JSON = 256, O_ATTN, O_STACK };
+
+static const struct tpp_optdoc opts[] = {
+	{{"json", no_argument, 0, O_JSON}, NULL, "print the rows and the summary as JSON (schema tpplan.validate/v1)"},
+	{{"attention", required_argument, 0, O_ATTN}, "A", "unfused or flash: every row's attention kernel (default: the row's stack's)"},
+	{{"stack", required_argument, 0, O_STACK}, "S", "legacy or modern: every row's software stack (default: told by the row)"},
+	{{"help", no_argument, 0, O_HELP}, NULL, "this help"},
+};
+
 static void validate_usage(FILE *f)
 {
 	fprintf(f, "usage: tpplan validate FILE [--json] [--attention unfused|flash]\n"
@@ -178,8 +188,9 @@ static void validate_usage(FILE *f)
 		   "whole row, e.g. no layout fits).  A line that starts with # is a comment\n"
 		   "(so no row id may start with #).  A row that ends before the header does\n"
 		   "(trailing tabs trimmed) has the fields it leaves out blank, unless one\n"
-		   "of them is required.  --stack and --attention also take --opt=VALUE.\n"
-		   "exit codes: 0 ok (rows that cannot be predicted are listed and counted),\n"
+		   "of them is required.\n\n");
+	tpp_cli_print_opts(f, opts, TPP_ARRAY_LEN(opts), 24, O_HELP);
+	fprintf(f, "\nexit codes: 0 ok (rows that cannot be predicted are listed and counted),\n"
 		   "1 no row could be predicted, 2 usage, 3 input error\n");
 }
 
@@ -668,8 +679,9 @@ static int predict_row(char **fv, const int *col, const char *dir,
 int tpp_cmd_validate(int argc, char **argv)
 {
 	const char *file = NULL;
-	int json = 0, i, rc = TPP_OK, col[C__COUNT], nrows = 0, nok = 0, lineno = 0;
+	int json = 0, i, ch, rc = TPP_OK, col[C__COUNT], nrows = 0, nok = 0, lineno = 0;
 	int attn_given = 0, ncols = 0, nextra = 0;
+	struct option lo[TPP_ARRAY_LEN(opts) + 1];
 	/* header columns outside the runs format: index and name */
 	int extra[MAX_COLS];
 	char extra_name[MAX_COLS][64];
@@ -686,65 +698,58 @@ int tpp_cmd_validate(int argc, char **argv)
 	double *abserr = NULL;
 
 	tpp_cost_opts_megatron(&co);
-	for (i = 1; i < argc; i++) {
-		/* --attention / --stack take their value as the next word or
-		 * after '=' (--stack=modern), as getopt_long does for the
-		 * other commands */
-		char name[32];
-		const char *val = NULL, *eq = argv[i][0] == '-' && argv[i][1] == '-' ? strchr(argv[i], '=') : NULL;
-		if (eq && (size_t)(eq - argv[i]) < sizeof(name)) {
-			memcpy(name, argv[i], (size_t)(eq - argv[i]));
-			name[eq - argv[i]] = '\0';
-			val = eq + 1;
-		} else {
-			tpp_strlcpy(name, argv[i], sizeof(name));
-			if (strlen(argv[i]) >= sizeof(name))
-				name[0] = '\0'; /* no option is that long */
+	tpp_cli_long_opts(opts, TPP_ARRAY_LEN(opts), lo);
+	optind = 1;
+	opterr = 0;
+	while ((ch = tpp_cli_getopt(argc, argv, ":h", lo)) != -1) {
+		int given = ch == O_ATTN ? attn_given : ch == O_STACK ? stack != STACK_AUTO : 0;
+		const char *flag = ch == O_ATTN ? "--attention" : "--stack";
+		/* as plan: a second value would silently win */
+		if (given) {
+			fprintf(stderr, "tpplan: validate: %s is given twice\n", flag);
+			return TPP_E_USAGE;
 		}
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+		if ((ch == O_ATTN || ch == O_STACK) && tpp_cli_value("validate: ", flag, optarg))
+			return TPP_E_USAGE;
+		switch (ch) {
+		case O_HELP:
 			validate_usage(stdout);
 			return TPP_OK;
-		} else if ((!strcmp(name, "--attention") && attn_given) ||
-			   (!strcmp(name, "--stack") && stack != STACK_AUTO)) {
-			/* as plan: a second value would silently win */
-			fprintf(stderr, "tpplan validate: %s is given twice\n", name);
-			return TPP_E_USAGE;
-		} else if (!strcmp(argv[i], "--json")) {
+		case O_JSON:
 			json = 1;
-		} else if ((!strcmp(name, "--attention") || !strcmp(name, "--stack")) && !val &&
-			   i + 1 == argc) {
-			fprintf(stderr, "tpplan validate: %s needs a value\n", name);
-			return TPP_E_USAGE;
-		} else if (!strcmp(name, "--attention")) {
-			if (tpp_cli_attention(val ? val : argv[++i], &co.attn))
+			break;
+		case O_ATTN:
+			if (tpp_cli_attention(optarg, &co.attn))
 				return TPP_E_USAGE;
 			attn_given = 1;
-		} else if (!strcmp(name, "--stack")) {
-			const char *v = val ? val : argv[++i];
-			if (!strcmp(v, "legacy")) {
+			break;
+		case O_STACK:
+			if (!strcmp(optarg, "legacy")) {
 				stack = STACK_LEGACY;
-			} else if (!strcmp(v, "modern")) {
+			} else if (!strcmp(optarg, "modern")) {
 				stack = STACK_MODERN;
 			} else {
-				fprintf(stderr, "tpplan validate: --stack: expected legacy or modern, got '%s'\n", v);
+				fprintf(stderr, "tpplan: validate: --stack: expected legacy or modern, got '%s'\n",
+					optarg);
 				return TPP_E_USAGE;
 			}
-		} else if (argv[i][0] == '-') {
-			fprintf(stderr, "tpplan validate: unknown option '%s'\n", argv[i]);
-			return TPP_E_USAGE;
-		} else if (!file) {
-			file = argv[i];
-		} else {
-			fprintf(stderr, "tpplan validate: only one runs file, got '%s'\n", argv[i]);
-			return TPP_E_USAGE;
+			break;
+		default:
+			return tpp_cli_bad_option(ch, argv, "validate");
 		}
+	}
+	if (optind < argc)
+		file = argv[optind++];
+	if (optind < argc) {
+		fprintf(stderr, "tpplan: validate: only one runs file, got '%s'\n", argv[optind]);
+		return TPP_E_USAGE;
 	}
 	if (!file) {
 		validate_usage(stderr);
 		return TPP_E_USAGE;
 	}
 	if (!*file) {
-		fprintf(stderr, "tpplan validate: the runs file name is empty\n");
+		fprintf(stderr, "tpplan: validate: the runs file name is empty\n");
 		return TPP_E_USAGE;
 	}
 	if (tpp_not_regular(file)) {

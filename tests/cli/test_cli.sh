@@ -1131,7 +1131,7 @@ expect gpus-twice 2 err "--gpus is given twice" \
 	"$BIN" report --model 125m --cluster dgx-a100 --gpus 8 --gpus 16 -o "$TMP/twice"
 expect switch-twice 0 out "best layouts" \
 	"$BIN" --model 125m --cluster dgx-a100 --gpus 8 --no-dp-overlap --no-dp-overlap
-expect validate-stack-twice 2 err "tpplan validate: --stack is given twice" \
+expect validate-stack-twice 2 err "tpplan: validate: --stack is given twice" \
 	"$BIN" validate "$ROOT/tests/data/runs/one-good-one-bad.tsv" --stack legacy --stack modern
 # --opt=value, as the getopt_long commands take it; the same checks
 expect validate-stack-equals 0 out "rows 2" \
@@ -1142,8 +1142,19 @@ expect validate-stack-equals-twice 2 err "--stack is given twice" \
 	"$BIN" validate "$ROOT/tests/data/runs/meta-llama3-405b.tsv" --stack=modern --stack legacy
 expect validate-json-value 2 err "unknown option '--json=1'" \
 	"$BIN" validate "$ROOT/tests/data/runs/meta-llama3-405b.tsv" --json=1
-expect validate-attention-twice 2 err "tpplan validate: --attention is given twice" \
+expect validate-attention-twice 2 err "tpplan: validate: --attention is given twice" \
 	"$BIN" validate --attention flash "$ROOT/tests/data/runs/one-good-one-bad.tsv" --attention unfused
+# validate reads its options as every command does (getopt_long: the
+# shared helpers of cli/args.c): an option for a value, a second file, an
+# unknown letter, and a file after "--"
+expect validate-stack-option 2 err "validate: --stack needs a value, got the option '--json'" \
+	"$BIN" validate "$ROOT/tests/data/runs/meta-llama3-405b.tsv" --stack --json
+expect validate-two-files 2 err "validate: only one runs file, got 'b.tsv'" \
+	"$BIN" validate a.tsv b.tsv
+expect validate-unknown-letter 2 err "unknown option '-x' (try \`tpplan validate --help\`)" \
+	"$BIN" validate -x "$ROOT/tests/data/runs/meta-llama3-405b.tsv"
+expect validate-after-dashes 0 out "rows 2" \
+	"$BIN" validate --stack modern -- "$ROOT/tests/data/runs/meta-llama3-405b.tsv"
 expect calibration-twice 2 err "--calibration is given twice" \
 	"$BIN" --model 125m --cluster dgx-a100 --calibration a.yaml --calibration b.yaml
 expect import-twice 2 err "--import is given twice" \
