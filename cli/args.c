@@ -1004,8 +1004,8 @@ static int search_within(const struct tpp_model *m, const struct tpp_cluster *c,
  */
 static int search_count(const struct tpp_model *m, const struct tpp_cluster *c,
 			const struct tpp_cost_opts *co, const struct tpp_search *s, int n,
-			int exclude_optimistic, double *spent_s, struct tpp_cluster *alt,
-			struct tpp_plan *tmp)
+			int exclude_optimistic, double cutoff_s, double *spent_s,
+			struct tpp_cluster *alt, struct tpp_plan *tmp)
 {
 	struct tpp_search s2 = *s;
 	*alt = *c;
@@ -1013,6 +1013,7 @@ static int search_count(const struct tpp_model *m, const struct tpp_cluster *c,
 	s2.gpus = n;
 	s2.dp = TPP_FREE;
 	s2.exclude_optimistic = exclude_optimistic;
+	s2.cutoff_s = cutoff_s;
 	return search_within(m, alt, co, &s2, spent_s, tmp);
 }
 
@@ -1030,7 +1031,7 @@ int tpp_cli_first_fit(const struct tpp_model *m, const struct tpp_cluster *c,
 		 * other): 5 GPUs on 8-GPU nodes try 40, not 10 or 20 */
 		if (!tpp_cli_whole_nodes(s->gpus << i, c->gpus_per_node))
 			continue;
-		rc = search_count(m, c, co, s, s->gpus << i, 0, &spent_s, alt, tmp);
+		rc = search_count(m, c, co, s, s->gpus << i, 0, 0, &spent_s, alt, tmp);
 		if (rc == TPP_OK) {
 			*found = tmp->top[0];
 			return s->gpus << i;
@@ -1093,9 +1094,12 @@ int tpp_cli_fewer_gpus(const struct tpp_model *m, const struct tpp_cluster *c,
 	for (i = 0; i < k; i++) {
 		/* ZeRO-3 across nodes is priced optimistically (the
 		 * cautions): against a best that is not, only layouts that
-		 * are not either compete */
+		 * are not either compete.  Only a step that ties or beats
+		 * the best is read: none above `tie` is simulated (its
+		 * bound proves it; a count with none under it is one with
+		 * none that fits, for what follows). */
 		int rc = search_count(m, c, co, s, counts[i], best && !tpp_eval_optimistic(best),
-				      spent_s, alt, tmp);
+				      best ? tie : 0, spent_s, alt, tmp);
 		if (rc != TPP_OK && (rc != TPP_E_INFEASIBLE || tmp->timed_out)) {
 			fw->complete = 0; /* an error, or out of time */
 			break;

@@ -63,6 +63,7 @@ void tpp_search_default(struct tpp_search *s, int gpus, int gbs)
 	s->simulate = 1;
 	s->exclude_optimistic = 0;
 	s->degree_tables = 1;
+	s->cutoff_s = 0;
 }
 
 void tpp_search_stated_recompute(struct tpp_search *s)
@@ -328,6 +329,13 @@ static void consider_fitted(struct ctx *x, const struct tpp_layout *l)
 	if (x->s->exclude_optimistic && tpp_eval_optimistic(&e))
 		return;
 	plan->feasible++;
+	/* its step, at least the bound, would be above the cutoff (the
+	 * simulate loop's margin: the bound and the step add the same times
+	 * in different orders) */
+	if (x->s->cutoff_s > 0 && e.bound_s * (1 - 1e-12) > x->s->cutoff_s) {
+		plan->pruned++;
+		return;
+	}
 	if (x->s->degree_tables) {
 		note_degree(x->pick_tp, &x->n_tp, l->tp, &e);
 		note_degree(x->pick_pp, &x->n_pp, l->pp, &e);
@@ -710,7 +718,7 @@ int tpp_plan_search(const struct tpp_model *m, const struct tpp_cluster *c,
 			 * times in different orders; keep exact ties */
 			if (plan->n_top == s->top_k &&
 			    x.cands[k].bound_s * (1 - 1e-12) >= plan->top[s->top_k - 1].step_s) {
-				plan->pruned = x.n - k;
+				plan->pruned += x.n - k;
 				break;
 			}
 			if (past_limit(&x))

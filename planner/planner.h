@@ -86,9 +86,17 @@ struct tpp_search {
 			       when simulating (default 1); 0: the top_k
 			       alone, their tables left empty -- for a
 			       follow-up search that reads only its best */
+	double cutoff_s;    /* > 0: only a layout whose step is at most this
+			       matters (a follow-up search asking whether
+			       fewer GPUs beat or tie another plan's best):
+			       a feasible layout whose lower bound is above it
+			       is discarded at once (counted in pruned, not
+			       simulated, not in the degree tables); when every
+			       one is, TPP_E_INFEASIBLE with feasible > 0
+			       (default 0: none) */
 };
 /* All layout fields free, top_k 5, max_mbs 16, max_cp 16, simulate on,
- * time limit 60 s, degree tables on. */
+ * time limit 60 s, degree tables on, no cutoff. */
 void tpp_search_default(struct tpp_search *s, int gpus, int gbs);
 /* A stated recompute=full is Megatron's full recompute of every layer
  * (recompute_layers 0) unless recompute_layers gives a block size; the
@@ -118,9 +126,11 @@ struct tpp_plan {
 	unsigned long long simulated;        /* finalists played by the simulator */
 	unsigned long long too_long;         /* finalists too long to play out,
 						priced by the analytic model */
-	unsigned long long pruned;           /* feasible, discarded by their bound:
+	unsigned long long pruned;           /* feasible, discarded by their bound
+						(the top K's or s->cutoff_s):
 						feasible = simulated + too_long + pruned
-						when simulating (all 0 with !simulate) */
+						when simulating (all 0 with !simulate,
+						but for s->cutoff_s's) */
 	unsigned long long simulated_picks;  /* further layouts simulated as the
 						best of their TP / PP degree */
 	unsigned long long rejected[TPP_REJ__COUNT];

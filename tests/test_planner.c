@@ -730,6 +730,61 @@ static void test_bound_sampled(void)
 	CHECK(checked >= 400 && piped >= 100 && zero3 >= 20 && capped >= 5);
 }
 
+/*
+ * A cutoff (the fewer-GPUs follow-up: does any layout beat or tie a step?)
+ * changes no answer under it and simulates less: at or above the best
+ * step the same best, with every other count the same; just below it none
+ * faster; below every bound none is left (TPP_E_INFEASIBLE, yet feasible
+ * as before); and the layouts it discards count as pruned.
+ */
+static void test_cutoff(struct tpp_plan *p)
+{
+	struct tpp_plan *q = malloc(sizeof(*q));
+	struct tpp_cluster c;
+	struct tpp_search s, f;
+	struct tpp_err err;
+	const struct tpp_model *m = preset("175b");
+	int k;
+
+	TPP_ASSERT(q);
+	load_cluster("dgx-a100", 1024, &c);
+	tpp_search_default(&s, 1024, 1536);
+	s.top_k = 1;
+	s.degree_tables = 0;
+	CHECK(search(m, &c, &s, p, &err) == TPP_OK);
+	for (k = 0; k < 2; k++) {
+		f = s;
+		/* exactly the best step, and the fewer-GPUs tie margin above it */
+		f.cutoff_s = p->top[0].step_s * (k ? 1 + TPP_MEASURED_SPREAD : 1);
+		CHECK(search(m, &c, &f, q, &err) == TPP_OK);
+		CHECK(q->n_top == 1 && q->top[0].step_s == p->top[0].step_s &&
+		      !memcmp(&q->top[0].layout, &p->top[0].layout, sizeof(q->top[0].layout)));
+		CHECK(q->feasible == p->feasible && q->considered == p->considered);
+		CHECK(q->simulated + q->too_long <= p->simulated + p->too_long);
+		CHECK(q->feasible == q->simulated + q->too_long + q->pruned);
+	}
+	/* just under the best step: none is under it, so what is listed
+	 * (a layout whose bound is) is no faster than the best */
+	f = s;
+	f.cutoff_s = p->top[0].step_s * (1 - 1e-6);
+	k = search(m, &c, &f, q, &err);
+	CHECK(k == TPP_E_INFEASIBLE || (k == TPP_OK && q->top[0].step_s >= p->top[0].step_s));
+	CHECK(q->feasible == p->feasible && q->feasible == q->simulated + q->too_long + q->pruned);
+	/* under every bound: none left, though as many fit */
+	f.cutoff_s = 1e-3;
+	CHECK(search(m, &c, &f, q, &err) == TPP_E_INFEASIBLE);
+	CHECK(q->n_top == 0 && !q->timed_out && q->simulated == 0);
+	CHECK(q->feasible == p->feasible && q->pruned == q->feasible);
+	/* analytic ranking: the same */
+	s.simulate = 0;
+	CHECK(search(m, &c, &s, p, &err) == TPP_OK);
+	f = s;
+	f.cutoff_s = p->top[0].step_s;
+	CHECK(search(m, &c, &f, q, &err) == TPP_OK);
+	CHECK(q->n_top == 1 && q->top[0].step_s == p->top[0].step_s);
+	free(q);
+}
+
 int main(void)
 {
 	struct tpp_plan *p = malloc(sizeof(*p)); /* large: heap */
@@ -744,6 +799,7 @@ int main(void)
 	test_exclude_optimistic(p);
 	test_degrees_not_powers_of_two(p);
 	test_degree_bests(p);
+	test_cutoff(p);
 	free(p);
 	return tpp_test_done("test_planner");
 }
