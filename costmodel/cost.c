@@ -867,8 +867,8 @@ static double flat_time(const struct tpp_tier *t, enum tpp_coll coll,
  * (NVL72), so the shortcuts matter: 87x fewer steps over 257,000 (n,
  * stride, S) cases, the same answers.
  */
-static void straddle_min(long long n, long long stride, long long S, long long total,
-			 int *m_min, int *k_dom)
+static void straddle_scan(long long n, long long stride, long long S, long long total,
+			  int *m_min, int *k_dom)
 {
 	long long block = n * stride, blocks, period = S / tpp_gcd(block, S), b, o, olim;
 	/* an interior domain holds at least S / stride members */
@@ -905,6 +905,37 @@ static void straddle_min(long long n, long long stride, long long S, long long t
 					return; /* none has fewer */
 			}
 		}
+}
+
+/*
+ * straddle_scan, remembered: a search prices the same few groups (n,
+ * stride) on one cluster for hundreds of thousands of layouts, and the
+ * scan was 14 % of a 4096-GPU NVL72 search.  A small direct-mapped table
+ * per thread (no allocation; the answer is a function of its key alone,
+ * so a stale entry can only miss, never differ).
+ */
+static void straddle_min(long long n, long long stride, long long S, long long total,
+			 int *m_min, int *k_dom)
+{
+	static _Thread_local struct {
+		long long n, stride, S, total;
+		int m, k;
+	} memo[64];
+	unsigned h = (unsigned)(((unsigned long long)n * 2654435761u) ^
+				((unsigned long long)stride * 40503u) ^ (unsigned long long)S) & 63u;
+	if (memo[h].n == n && memo[h].stride == stride && memo[h].S == S &&
+	    memo[h].total == total) {
+		*m_min = memo[h].m;
+		*k_dom = memo[h].k;
+		return;
+	}
+	straddle_scan(n, stride, S, total, m_min, k_dom);
+	memo[h].n = n;
+	memo[h].stride = stride;
+	memo[h].S = S;
+	memo[h].total = total;
+	memo[h].m = *m_min;
+	memo[h].k = *k_dom;
 }
 
 /*

@@ -1378,6 +1378,41 @@ static void test_straddle_domains(void)
 	      BASE_LAT_S + 62 * ib->latency_s + S * 2.0 * 31 / 32 / eff_bw(ib));
 }
 
+/*
+ * cost.c remembers straddle_min's answers per thread, keyed by the group
+ * and the cluster's size: the same collectives priced in another order,
+ * across clusters of four sizes (each other's entries in the table), give
+ * the same times to the last bit.
+ */
+static void test_straddle_memo(void)
+{
+	static const int sizes[4] = {128, 144, 576, 4096};
+	static const int strides[5] = {1, 2, 4, 8, 12};
+	static struct tpp_cluster cl[4];
+	static double first[4][5][100];
+	int ci, si, n, pass;
+	for (ci = 0; ci < 4; ci++)
+		load_cluster("gb200-nvl72", sizes[ci], &cl[ci]);
+	for (pass = 0; pass < 2; pass++)
+		for (n = 2; n < 100; n++)
+			for (si = 0; si < 5; si++)
+				for (ci = 0; ci < 4; ci++) {
+					/* the second pass walks clusters and
+					 * groups backwards */
+					int c2 = pass ? 3 - ci : ci, s2 = pass ? 4 - si : si;
+					int n2 = pass ? 101 - n : n;
+					double t;
+					if ((long long)n2 * strides[s2] > sizes[c2])
+						continue;
+					t = tpp_coll_time(&cl[c2], TPP_COLL_ALL_REDUCE, 1e9, n2,
+							  strides[s2]);
+					if (!pass)
+						first[c2][s2][n2] = t;
+					else
+						CHECK(t == first[c2][s2][n2]);
+				}
+}
+
 static void test_tp_overlap(void)
 {
 	struct fixture *f = fixture("22b", "dgx-a100", 8, k22_opts);
@@ -2586,6 +2621,7 @@ int main(int argc, char **argv)
 	test_tp_overlap();
 	test_nvls_small_groups();
 	test_straddle_domains();
+	test_straddle_memo();
 	test_nvls_latency();
 	test_nvls_group_size();
 	test_ib_default_eff();
