@@ -360,13 +360,22 @@ static int parse_measured(const char *s, double *out)
 	return 0;
 }
 
+/* The last cluster file read, as read (before a row resizes it): rows of
+ * one cluster read its YAML once. */
+struct cluster_cache {
+	int have;
+	char path[1024];
+	struct tpp_cluster c;
+};
+
 /* Predict one row (its step_time_s already read into r->measured_s);
  * fills r.  Returns 0, or -1 with r->reason set. */
 static int predict_row(char **fv, const int *col, const char *dir,
 		       const struct tpp_cost_opts *base_opts, int attn_given,
 		       enum stack stack,
 		       struct row_result *r, struct tpp_model *model,
-		       struct tpp_cluster *cluster, struct tpp_plan *plan)
+		       struct tpp_cluster *cluster, struct cluster_cache *cc,
+		       struct tpp_plan *plan)
 {
 	struct tpp_search s, s_row;
 	struct tpp_cost_opts co = *base_opts, co_row;
@@ -466,7 +475,9 @@ static int predict_row(char **fv, const int *col, const char *dir,
 		snprintf(r->reason, sizeof(r->reason), "cluster: %s", err.msg);
 		return -1;
 	}
-	if ((rc = tpp_cluster_load(path, NULL, cluster, &err))) {
+	if (cc->have && !strcmp(cc->path, path)) {
+		*cluster = cc->c;
+	} else if ((rc = tpp_cluster_load(path, NULL, cluster, &err))) {
 		BAD(C_CLUSTER);
 		/* at the cluster file's line:column, as plan names it */
 		if (err.file[0] && err.line > 0 && err.col > 0)
@@ -479,6 +490,10 @@ static int predict_row(char **fv, const int *col, const char *dir,
 			snprintf(r->reason, sizeof(r->reason), "cluster: %s%s%s", err.file,
 				 err.file[0] ? ": " : "", err.msg);
 		return -1;
+	} else {
+		cc->c = *cluster;
+		tpp_strlcpy(cc->path, path, sizeof(cc->path));
+		cc->have = 1;
 	}
 	if (gpus % cluster->gpus_per_node && gpus > cluster->gpus_per_node) {
 		BAD(C_GPUS);
@@ -693,6 +708,7 @@ int tpp_cmd_validate(int argc, char **argv)
 	struct row_result *rows = NULL;
 	struct tpp_model model;
 	struct tpp_cluster *cluster = NULL;
+	struct cluster_cache *cc = NULL;
 	struct tpp_plan *plan = NULL;
 	struct tpp_cost_opts co;
 	double *abserr = NULL;
@@ -776,8 +792,9 @@ int tpp_cmd_validate(int argc, char **argv)
 	rows = calloc(MAX_ROWS, sizeof(*rows));
 	abserr = calloc(MAX_ROWS, sizeof(*abserr));
 	cluster = malloc(sizeof(*cluster));
+	cc = calloc(1, sizeof(*cc));
 	plan = malloc(sizeof(*plan));
-	if (!rows || !abserr || !cluster || !plan) {
+	if (!rows || !abserr || !cluster || !cc || !plan) {
 		fprintf(stderr, "tpplan: out of memory\n");
 		rc = TPP_E_SYSTEM;
 		goto out;
@@ -952,7 +969,7 @@ int tpp_cmd_validate(int argc, char **argv)
 				}
 			if (!r->reason[0])
 				r->ok = predict_row(fv, col, dir, &co, attn_given, stack, r, &model,
-						    cluster, plan) == 0;
+						    cluster, cc, plan) == 0;
 			/* the field the reason is about (a column of the
 			 * format that the header has, and the row too: one it
 			 * left out has no place on the line) */
@@ -1100,6 +1117,7 @@ out:
 	free(rows);
 	free(abserr);
 	free(cluster);
+	free(cc);
 	free(plan);
 	return rc;
 }
