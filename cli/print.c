@@ -458,18 +458,23 @@ size_t tpp_print_training(char *buf, size_t size, const struct tpp_plan_ctx *x,
 		}
 		if (w > 0 && (size_t)w < size)
 			w += snprintf(buf + w, size - w, ".  ");
-	} else if (acc_zero3(e)) {
-		fmt_duration(d1, sizeof(d1), wall / (1 + TPP_ACC_Z3_ERR_MAX));
-		fmt_duration(d2, sizeof(d2), wall / (1 + TPP_ACC_Z3_ERR_MIN));
-		w += snprintf(buf + w, size - w, "%s to %s at the error range of the published ZeRO-3 / FSDP runs (How sure).  ", d1, d2);
-	} else if (x->opts->prec == TPP_PREC_FP8) {
-		fmt_duration(d1, sizeof(d1), wall / (1 + TPP_ACC_FP8_ERR_MAX));
-		fmt_duration(d2, sizeof(d2), wall / (1 + TPP_ACC_FP8_ERR_MIN));
-		w += snprintf(buf + w, size - w, "%s to %s at the error range of the published FP8 runs (How sure).  ", d1, d2);
 	} else {
-		fmt_duration(d1, sizeof(d1), wall / (1 + TPP_ACC_ERR_MAX));
-		fmt_duration(d2, sizeof(d2), wall / (1 + TPP_ACC_ERR_MIN));
-		w += snprintf(buf + w, size - w, "%s to %s at the published runs' error range (How sure).  ", d1, d2);
+		/* the range of the runs most like this plan (How sure): the
+		 * ZeRO-3 / FSDP ones, else the FP8 ones, else all */
+		double lo = TPP_ACC_ERR_MIN, hi = TPP_ACC_ERR_MAX;
+		const char *of = "the published runs' error range";
+		if (acc_zero3(e)) {
+			lo = TPP_ACC_Z3_ERR_MIN;
+			hi = TPP_ACC_Z3_ERR_MAX;
+			of = "the error range of the published ZeRO-3 / FSDP runs";
+		} else if (x->opts->prec == TPP_PREC_FP8) {
+			lo = TPP_ACC_FP8_ERR_MIN;
+			hi = TPP_ACC_FP8_ERR_MAX;
+			of = "the error range of the published FP8 runs";
+		}
+		fmt_duration(d1, sizeof(d1), wall / (1 + hi));
+		fmt_duration(d2, sizeof(d2), wall / (1 + lo));
+		w += snprintf(buf + w, size - w, "%s to %s at %s (How sure).  ", d1, d2, of);
 	}
 	if (w < 0 || (size_t)w >= size)
 		return w > 0 ? size - 1 : 0;
