@@ -377,6 +377,49 @@ static int write_text(const char *path, const char *text)
 
 static int head_lines(const char *src, const char *dst, int n);
 
+/*
+ * Importing `path` (written first with `text`, unless that is NULL) as
+ * `op`, `group` and `tier` into `cal` must be an input error at `w.line`
+ * and `w.col` (0: that one not checked) of the file, named by the error,
+ * whose message holds `w.msg` and `w.msg2` (unless NULL).  Returns 1 when it is; otherwise says what
+ * differed and returns 0, for the caller's CHECK to name the caller's
+ * line.
+ */
+struct import_want {
+	int line, col;
+	const char *msg, *msg2;
+};
+
+static int import_fails(struct tpp_calibration *cal, const char *path,
+			const char *text, enum tpp_coll op, int group, int tier,
+			struct import_want w)
+{
+	struct tpp_err err;
+	const char *base;
+	int rc;
+
+	if (text && write_text(path, text) != 0) {
+		fprintf(stderr, "import_fails: cannot write %s\n", path);
+		return 0;
+	}
+	rc = tpp_cal_import(path, op, group, tier, cal, &err);
+	if (rc != TPP_E_INPUT) {
+		fprintf(stderr, "import_fails: %s: rc %d, not an input error\n", path, rc);
+		return 0;
+	}
+	base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	if (!strstr(err.file, base) || (w.line && err.line != w.line) ||
+	    (w.col && err.col != w.col) || !strstr(err.msg, w.msg) ||
+	    (w.msg2 && !strstr(err.msg, w.msg2))) {
+		fprintf(stderr, "import_fails: got %s:%d:%d \"%s\", want %s:%d:%d \"%s\"%s%s%s\n",
+			err.file, err.line, err.col, err.msg, base, w.line, w.col, w.msg,
+			w.msg2 ? " and \"" : "", w.msg2 ? w.msg2 : "", w.msg2 ? "\"" : "");
+		return 0;
+	}
+	return 1;
+}
+
 static void test_roundtrip(void)
 {
 	static struct tpp_calibration a, b, c;
@@ -561,10 +604,10 @@ static void check_busbw_column(const char *file, const struct tpp_cal_coll *t)
 /*
  * An nccl-tests JSON file whose second result is `row2` (the first is a
  * good 1024-byte one) is an input error at line 4, column `col`, with
- * `needle` (and `needle2`, if not NULL) in its message.
+ * `needle` (and `needle2`, if not NULL) in its message: 1 if so.
  */
-static void json_row_err(const char *path, const char *row2, int col,
-			 const char *needle, const char *needle2)
+static int json_row_err(const char *path, const char *row2, int col,
+			const char *needle, const char *needle2)
 {
 	static const char head[] =
 		"{\"args\": [\"./all_reduce_perf\"],\n"
@@ -572,14 +615,9 @@ static void json_row_err(const char *path, const char *row2, int col,
 		"  {\"size\": 1024, \"out_of_place\": {\"time\": 10.5}},\n";
 	char text[1024];
 	struct tpp_calibration cal;
-	struct tpp_err err;
 	snprintf(text, sizeof(text), "%s%s ]}\n", head, row2);
-	CHECK(write_text(path, text) == 0);
-	CHECK(tpp_cal_import(path, TPP_COLL__COUNT, 8, 0, &cal, &err) == TPP_E_INPUT);
-	CHECK(err.line == 4 && err.col == col);
-	CHECK_STR_CONTAINS(err.msg, needle);
-	if (needle2)
-		CHECK_STR_CONTAINS(err.msg, needle2);
+	return import_fails(&cal, path, text, TPP_COLL__COUNT, 8, 0,
+			    (struct import_want){4, col, needle, needle2});
 }
 
 static void test_import(void)
@@ -642,10 +680,9 @@ static void test_import(void)
 	CHECK(!strcmp(cal.hosts, "dgx-a01"));
 
 	/* ... but not as an all-reduce */
-	rc = tpp_cal_import(TPP_TEST_DATA "/nccl-tests/all_gather_perf.txt",
-			    TPP_COLL_ALL_REDUCE, 8, 0, &cal, &err);
-	CHECK(rc == TPP_E_INPUT);
-	CHECK_STR_CONTAINS(err.msg, "all_gather");
+	CHECK(import_fails(&cal, TPP_TEST_DATA "/nccl-tests/all_gather_perf.txt", NULL,
+			   TPP_COLL_ALL_REDUCE, 8, 0,
+			   (struct import_want){0, 0, "all_gather", NULL}));
 	CHECK(cal.ncoll == 2);
 
 	/* -J JSON with -I statistics, 16 ranks on 2 nodes */
@@ -704,51 +741,45 @@ static void test_import(void)
 	remove(path);
 
 	snprintf(path, sizeof(path), "%s/all_to_all.txt", dir);
-	CHECK(write_text(path,
-			 "# size count type redop root time algbw busbw\n"
-			 "10-0-0-7:812:812 [0] NCCL INFO Channel 00/32 : 0 1 2 3\n"
-			 "  1024  32  float  none  -1  10.50  0.10  0.09  0\n"
-			 "  2048  64  float  none  -1  fast  0.19  0.17  0\n") == 0);
-	rc = tpp_cal_import(path, TPP_COLL__COUNT, 8, 0, &cal, &err);
-	CHECK(rc == TPP_E_INPUT);
-	CHECK(err.line == 4 && err.col == 30);
-	CHECK_STR_CONTAINS(err.msg, "out-of-place time");
-	CHECK_STR_CONTAINS(err.file, "all_to_all.txt");
+	CHECK(import_fails(&cal, path,
+			   "# size count type redop root time algbw busbw\n"
+			   "10-0-0-7:812:812 [0] NCCL INFO Channel 00/32 : 0 1 2 3\n"
+			   "  1024  32  float  none  -1  10.50  0.10  0.09  0\n"
+			   "  2048  64  float  none  -1  fast  0.19  0.17  0\n",
+			   TPP_COLL__COUNT, 8, 0,
+			   (struct import_want){4, 30, "out-of-place time", NULL}));
 
-	CHECK(write_text(path,
-			 "  2048  64  float  none  -1  10.50  0.19  0.17  0\n"
-			 "  1024  32  float  none  -1  10.50  0.09  0.09  0\n") == 0);
-	rc = tpp_cal_import(path, TPP_COLL__COUNT, 8, 0, &cal, &err);
-	CHECK(rc == TPP_E_INPUT);
-	CHECK(err.line == 2 && err.col == 3);
-	CHECK_STR_CONTAINS(err.msg, "not larger");
+	CHECK(import_fails(&cal, path,
+			   "  2048  64  float  none  -1  10.50  0.19  0.17  0\n"
+			   "  1024  32  float  none  -1  10.50  0.09  0.09  0\n",
+			   TPP_COLL__COUNT, 8, 0,
+			   (struct import_want){2, 3, "not larger", NULL}));
 
-	CHECK(write_text(path,
-			 "  1048576  262144  float  none  -1  10.50  5.00  4.38  0\n") == 0);
-	rc = tpp_cal_import(path, TPP_COLL__COUNT, 8, 0, &cal, &err);
-	CHECK(rc == TPP_E_INPUT); /* size / time = 100 GB/s, algbw 5 */
-	CHECK(err.line == 1);
-	CHECK_STR_CONTAINS(err.msg, "algbw");
+	/* size / time = 100 GB/s, algbw 5 */
+	CHECK(import_fails(&cal, path,
+			   "  1048576  262144  float  none  -1  10.50  5.00  4.38  0\n",
+			   TPP_COLL__COUNT, 8, 0,
+			   (struct import_want){1, 0, "algbw", NULL}));
 	remove(path);
 
 	snprintf(path, sizeof(path), "%s/run.json", dir);
-	json_row_err(path, "  {\"size\": 2048 \"out_of_place\": {\"time\": 11.5}}\n",
-		     31, "JSON syntax error", "expected ',' or '}'"); /* libyaml: at the ':' */
-	json_row_err(path, "  {\"size\": 2048, \"out_of_place\": {\"time\": \"nan\"}}\n",
-		     43, "\"time\"", NULL);
+	CHECK(json_row_err(path, "  {\"size\": 2048 \"out_of_place\": {\"time\": 11.5}}\n",
+			   31, "JSON syntax error", "expected ',' or '}'")); /* libyaml: at the ':' */
+	CHECK(json_row_err(path, "  {\"size\": 2048, \"out_of_place\": {\"time\": \"nan\"}}\n",
+			   43, "\"time\"", NULL));
 	/* sizes are whole bytes, as in the text form */
-	json_row_err(path, "  {\"size\": 2048.5, \"out_of_place\": {\"time\": 11.5}}\n",
-		     12, "whole number of bytes", NULL);
+	CHECK(json_row_err(path, "  {\"size\": 2048.5, \"out_of_place\": {\"time\": 11.5}}\n",
+			   12, "whole number of bytes", NULL));
 	/* alg_bw is size / time to 6 decimals: a row where they disagree
 	 * (2048 B in 11.5 us is 0.178087 GB/s) was edited; the error points
 	 * at alg_bw.  -C's cpu_time is not the time alg_bw comes from. */
-	json_row_err(path, "  {\"size\": 2048, \"out_of_place\": {\"time\": 11.5, \"alg_bw\": 0.200000}}\n",
-		     59, "\"alg_bw\" = 0.2 GB/s", "edited or mixed");
+	CHECK(json_row_err(path, "  {\"size\": 2048, \"out_of_place\": {\"time\": 11.5, \"alg_bw\": 0.200000}}\n",
+			   59, "\"alg_bw\" = 0.2 GB/s", "edited or mixed"));
 	/* no bandwidth is negative; none is finite over no time */
-	json_row_err(path, "  {\"size\": 2048, \"out_of_place\": {\"time\": 11.5, \"alg_bw\": -0.178087}}\n",
-		     59, "negative \"alg_bw\"", NULL);
-	json_row_err(path, "  {\"size\": 2048, \"out_of_place\": {\"time\": 0, \"alg_bw\": 0.178087}}\n",
-		     56, "edited or mixed", NULL);
+	CHECK(json_row_err(path, "  {\"size\": 2048, \"out_of_place\": {\"time\": 11.5, \"alg_bw\": -0.178087}}\n",
+			   59, "negative \"alg_bw\"", NULL));
+	CHECK(json_row_err(path, "  {\"size\": 2048, \"out_of_place\": {\"time\": 0, \"alg_bw\": 0.178087}}\n",
+			   56, "edited or mixed", NULL));
 	{
 		static const char *ok_rows[] = {
 			"{\"time\": 11.5, \"alg_bw\": 0.178087}",
@@ -871,20 +902,16 @@ static void test_import(void)
 	/* 1 GiB in 1 us (algbw printed as 0.00 so no cross-check): faster
 	 * than any interconnect, a misread time */
 	snprintf(path, sizeof(path), "%s/too_fast.txt", dir);
-	CHECK(write_text(path,
-			 "  1024        256  float  sum  -1  10.50  0.10  0.09  0\n"
-			 "  1073741824  268435456  float  sum  -1  1.00  0.00  0.00  0\n") == 0);
-	rc = tpp_cal_import(path, TPP_COLL_ALL_REDUCE, 8, 0, &cal, &err);
-	CHECK(rc == TPP_E_INPUT);
-	CHECK(err.line == 2);
-	CHECK_STR_CONTAINS(err.msg, "faster than any interconnect");
+	CHECK(import_fails(&cal, path,
+			   "  1024        256  float  sum  -1  10.50  0.10  0.09  0\n"
+			   "  1073741824  268435456  float  sum  -1  1.00  0.00  0.00  0\n",
+			   TPP_COLL_ALL_REDUCE, 8, 0,
+			   (struct import_want){2, 0, "faster than any interconnect", NULL}));
 	/* a time no collective takes (2e12 us) */
-	CHECK(write_text(path,
-			 "  1024  256  float  sum  -1  2e12  0.00  0.00  0\n") == 0);
-	rc = tpp_cal_import(path, TPP_COLL_ALL_REDUCE, 8, 0, &cal, &err);
-	CHECK(rc == TPP_E_INPUT);
-	CHECK(err.line == 1);
-	CHECK_STR_CONTAINS(err.msg, "not a measured collective");
+	CHECK(import_fails(&cal, path,
+			   "  1024  256  float  sum  -1  2e12  0.00  0.00  0\n",
+			   TPP_COLL_ALL_REDUCE, 8, 0,
+			   (struct import_want){1, 0, "not a measured collective", NULL}));
 	remove(path);
 
 	/* misread rows are errors, not lines to skip or numbers to guess:
@@ -923,11 +950,8 @@ static void test_import(void)
 			char text[256];
 			snprintf(text, sizeof(text), "  32  8  float  sum  -1  10.00  0.00  0.00  0\n%s",
 				 bad[b].row);
-			CHECK(write_text(path, text) == 0);
-			rc = tpp_cal_import(path, TPP_COLL_ALL_REDUCE, 8, 0, &cal, &err);
-			CHECK(rc == TPP_E_INPUT);
-			CHECK(err.line == 2 && err.col == bad[b].col);
-			CHECK_STR_CONTAINS(err.msg, bad[b].msg);
+			CHECK(import_fails(&cal, path, text, TPP_COLL_ALL_REDUCE, 8, 0,
+					   (struct import_want){2, bad[b].col, bad[b].msg, NULL}));
 		}
 		/* past a million nccl-tests print #wrong in e-notation: a
 		 * count under a #wrong header, or without a header when 1 or
@@ -973,53 +997,45 @@ static void test_import(void)
 			fclose(nf);
 		}
 	}
-	rc = tpp_cal_import(path, TPP_COLL_ALL_REDUCE, 8, 0, &cal, &err);
-	CHECK(rc == TPP_E_INPUT);
-	CHECK(err.line == 2 && err.col == 16);
-	CHECK_STR_CONTAINS(err.msg, "NUL byte");
+	CHECK(import_fails(&cal, path, NULL, TPP_COLL_ALL_REDUCE, 8, 0,
+			   (struct import_want){2, 16, "NUL byte", NULL}));
 	remove(path);
 
 	/* A collective tpplan does not model (broadcast), in a file named
 	 * after all_reduce and with --op all_reduce: refused, not imported
 	 * as all_reduce; in JSON too */
 	snprintf(path, sizeof(path), "%s/all_reduce_perf.txt", dir);
-	CHECK(write_text(path,
-			 "# nccl-tests version 2.13.8\n"
-			 "# Collective test starting: broadcast_perf\n"
-			 "  1024  256  float  none  0  10.50  0.10  0.09  0\n") == 0);
-	rc = tpp_cal_import(path, TPP_COLL__COUNT, 8, 0, &cal, &err);
-	CHECK(rc == TPP_E_INPUT);
-	CHECK(err.line == 2 && err.col == 29); /* at the name */
-	CHECK_STR_CONTAINS(err.msg, "holds broadcast_perf results, a collective tpplan does not model");
-	rc = tpp_cal_import(path, TPP_COLL_ALL_REDUCE, 8, 0, &cal, &err);
-	CHECK(rc == TPP_E_INPUT);
-	CHECK_STR_CONTAINS(err.msg, "holds broadcast_perf results");
+	CHECK(import_fails(&cal, path,
+			   "# nccl-tests version 2.13.8\n"
+			   "# Collective test starting: broadcast_perf\n"
+			   "  1024  256  float  none  0  10.50  0.10  0.09  0\n",
+			   TPP_COLL__COUNT, 8, 0,
+			   /* at the name */
+			   (struct import_want){2, 29, "holds broadcast_perf results, a collective tpplan does not model", NULL}));
+	CHECK(import_fails(&cal, path, NULL, TPP_COLL_ALL_REDUCE, 8, 0,
+			   (struct import_want){0, 0, "holds broadcast_perf results", NULL}));
 	remove(path);
 	/* a modelled collective other than --op: refused at its name */
-	CHECK(write_text(path,
-			 "# nccl-tests version 2.13.8\n"
-			 "# Collective test starting: all_reduce_perf\n"
-			 "  1024  256  float  sum  -1  10.50  0.10  0.09  0\n") == 0);
-	rc = tpp_cal_import(path, TPP_COLL_ALL_GATHER, 8, 0, &cal, &err);
-	CHECK(rc == TPP_E_INPUT);
-	CHECK(err.line == 2 && err.col == 29);
-	CHECK_STR_CONTAINS(err.msg, "holds all_reduce results, not all_gather (--op)");
+	CHECK(import_fails(&cal, path,
+			   "# nccl-tests version 2.13.8\n"
+			   "# Collective test starting: all_reduce_perf\n"
+			   "  1024  256  float  sum  -1  10.50  0.10  0.09  0\n",
+			   TPP_COLL_ALL_GATHER, 8, 0,
+			   (struct import_want){2, 29, "holds all_reduce results, not all_gather (--op)", NULL}));
 	remove(path);
 	snprintf(path, sizeof(path), "%s/all_reduce.json", dir);
-	CHECK(write_text(path,
-			 "{\"args\": [\"./reduce_perf\"],\n"
-			 " \"results\": [{\"size\": 1024, \"out_of_place\": {\"time\": 10.5}}]}\n") == 0);
-	rc = tpp_cal_import(path, TPP_COLL__COUNT, 8, 0, &cal, &err);
-	CHECK(rc == TPP_E_INPUT);
-	CHECK_STR_CONTAINS(err.msg, "holds reduce_perf results");
+	CHECK(import_fails(&cal, path,
+			   "{\"args\": [\"./reduce_perf\"],\n"
+			   " \"results\": [{\"size\": 1024, \"out_of_place\": {\"time\": 10.5}}]}\n",
+			   TPP_COLL__COUNT, 8, 0,
+			   (struct import_want){0, 0, "holds reduce_perf results", NULL}));
 	remove(path);
 
 	/* No rows at all */
 	snprintf(path, sizeof(path), "%s/empty.txt", dir);
-	CHECK(write_text(path, "# nothing here\n") == 0);
-	rc = tpp_cal_import(path, TPP_COLL_ALL_REDUCE, 8, 0, &cal, &err);
-	CHECK(rc == TPP_E_INPUT);
-	CHECK_STR_CONTAINS(err.msg, "no result rows");
+	CHECK(import_fails(&cal, path, "# nothing here\n",
+			   TPP_COLL_ALL_REDUCE, 8, 0,
+			   (struct import_want){0, 0, "no result rows", NULL}));
 	remove(path);
 	CHECK(rmdir(dir) == 0);
 }
@@ -1066,12 +1082,9 @@ static void test_import_ranks(void)
 
 	/* --group against the 8 "#  Rank" lines (the first at 10:4) */
 	memset(&cal, 0, sizeof(cal));
-	rc = tpp_cal_import(TPP_TEST_DATA "/nccl-tests/all_reduce_perf.txt",
-			    TPP_COLL__COUNT, 4, -1, &cal, &err);
-	CHECK(rc == TPP_E_INPUT);
-	CHECK(err.line == 10 && err.col == 4);
-	CHECK_STR_CONTAINS(err.msg, "--group 4");
-	CHECK_STR_CONTAINS(err.msg, "lists 8 ranks");
+	CHECK(import_fails(&cal, TPP_TEST_DATA "/nccl-tests/all_reduce_perf.txt", NULL,
+			   TPP_COLL__COUNT, 4, -1,
+			   (struct import_want){10, 4, "--group 4", "lists 8 ranks"}));
 	CHECK(cal.ncoll == 0);
 	rc = tpp_cal_import(TPP_TEST_DATA "/nccl-tests/all_reduce_perf.txt",
 			    TPP_COLL__COUNT, 8, -1, &cal, &err);
@@ -1080,12 +1093,9 @@ static void test_import_ranks(void)
 
 	/* ... and the 16 JSON "devices" (line 39, col 14) */
 	memset(&cal, 0, sizeof(cal));
-	rc = tpp_cal_import(TPP_TEST_DATA "/nccl-tests/reduce_scatter_perf.json",
-			    TPP_COLL__COUNT, 8, 1, &cal, &err);
-	CHECK(rc == TPP_E_INPUT);
-	CHECK(err.line == 39 && err.col == 14);
-	CHECK_STR_CONTAINS(err.msg, "--group 8");
-	CHECK_STR_CONTAINS(err.msg, "lists 16 ranks");
+	CHECK(import_fails(&cal, TPP_TEST_DATA "/nccl-tests/reduce_scatter_perf.json", NULL,
+			   TPP_COLL__COUNT, 8, 1,
+			   (struct import_want){39, 14, "--group 8", "lists 16 ranks"}));
 
 	/* one process driving 8 GPUs (nccl-tests -g 8): one "devices"
 	 * entry stands for config.nthreads x config.ngpus = 8 ranks */
@@ -1095,19 +1105,15 @@ static void test_import_ranks(void)
 	CHECK(rc == TPP_OK);
 	CHECK(cal.ncoll == 1 && cal.coll[0].tier == 0 && cal.coll[0].group == 8);
 	CHECK(cal.ranks_per_node == 8);
-	rc = tpp_cal_import(TPP_TEST_DATA "/nccl-tests/reduce_scatter_perf_g8.json",
-			    TPP_COLL__COUNT, 4, -1, &cal, &err);
-	CHECK(rc == TPP_E_INPUT);
-	CHECK_STR_CONTAINS(err.msg, "lists 8 ranks");
+	CHECK(import_fails(&cal, TPP_TEST_DATA "/nccl-tests/reduce_scatter_perf_g8.json", NULL,
+			   TPP_COLL__COUNT, 4, -1,
+			   (struct import_want){0, 0, "lists 8 ranks", NULL}));
 	memset(&cal, 0, sizeof(cal));
 
 	/* 16 ranks on node01 and node02: no --tier is an error naming it */
-	rc = tpp_cal_import(TPP_TEST_DATA "/nccl-tests/reduce_scatter_perf.json",
-			    TPP_COLL__COUNT, 16, -1, &cal, &err);
-	CHECK(rc == TPP_E_INPUT);
-	CHECK(err.line == 39 && err.col == 14);
-	CHECK_STR_CONTAINS(err.msg, "2 hosts (node01,node02)");
-	CHECK_STR_CONTAINS(err.msg, "--tier 1");
+	CHECK(import_fails(&cal, TPP_TEST_DATA "/nccl-tests/reduce_scatter_perf.json", NULL,
+			   TPP_COLL__COUNT, 16, -1,
+			   (struct import_want){39, 14, "2 hosts (node01,node02)", "--tier 1"}));
 	CHECK(cal.ncoll == 0);
 	/* --tier 0 said: one NVLink domain across hosts (NVL72) */
 	rc = tpp_cal_import(TPP_TEST_DATA "/nccl-tests/reduce_scatter_perf.json",
@@ -1140,11 +1146,8 @@ static void test_import_ranks(void)
 	CHECK(cal.ncoll == 1 && cal.coll[0].group == 8 && cal.coll[0].tier == 0);
 	CHECK(cal.ranks == 16 && cal.ranks_per_node == 8);
 	CHECK(cal.coll[0].concurrent == 2); /* both groups ran at once */
-	rc = tpp_cal_import(path, TPP_COLL__COUNT, 16, -1, &cal, &err);
-	CHECK(rc == TPP_E_INPUT);
-	CHECK(err.line == 2 && err.col == 4);
-	CHECK_STR_CONTAINS(err.msg, "NCCL_TESTS_SPLIT");
-	CHECK_STR_CONTAINS(err.msg, "--group 8");
+	CHECK(import_fails(&cal, path, NULL, TPP_COLL__COUNT, 16, -1,
+			   (struct import_want){2, 4, "NCCL_TESTS_SPLIT", "--group 8"}));
 	/* MOD 8: eight "rail" groups of 2, one rank per node */
 	used = 0;
 	for (r = 0; r < 16; r++)
@@ -1154,10 +1157,8 @@ static void test_import_ranks(void)
 	snprintf(text + used, sizeof(text) - used,
 		 "  1024  32  float  none  -1  10.50  0.10  0.05  0\n");
 	CHECK(write_text(path, text) == 0);
-	rc = tpp_cal_import(path, TPP_COLL__COUNT, 2, -1, &cal, &err);
-	CHECK(rc == TPP_E_INPUT);
-	CHECK_STR_CONTAINS(err.msg, "the 2 ranks of the group are on 2 hosts");
-	CHECK_STR_CONTAINS(err.msg, "--tier");
+	CHECK(import_fails(&cal, path, NULL, TPP_COLL__COUNT, 2, -1,
+			   (struct import_want){0, 0, "the 2 ranks of the group are on 2 hosts", "--tier"}));
 	rc = tpp_cal_import(path, TPP_COLL__COUNT, 2, 1, &cal, &err);
 	CHECK(rc == TPP_OK);
 	CHECK(cal.coll[cal.ncoll - 1].group == 2 && cal.coll[cal.ncoll - 1].tier == 1);
@@ -1225,11 +1226,9 @@ static void test_import_op_named(void)
 		}
 		CHECK(write_text(path, buf) == 0);
 	}
-	rc = tpp_cal_import(path, TPP_COLL__COUNT, 8, -1, &cal, &err);
-	CHECK(rc == TPP_E_INPUT);
-	CHECK_STR_CONTAINS(err.msg, "--op");
-	CHECK_STR_CONTAINS(err.msg, "all_reduce, all_gather, reduce_scatter, all_to_all, send_recv");
-	CHECK_STR_CONTAINS(err.file, "ar8.txt");
+	CHECK(import_fails(&cal, path, NULL, TPP_COLL__COUNT, 8, -1,
+			   (struct import_want){0, 0, "--op",
+						"all_reduce, all_gather, reduce_scatter, all_to_all, send_recv"}));
 	rc = tpp_cal_import(path, TPP_COLL_ALL_REDUCE, 8, -1, &cal, &err);
 	CHECK(rc == TPP_OK);
 	remove(path);
