@@ -741,6 +741,17 @@ static double nvls_group_scale(const struct tpp_tier *t, enum tpp_coll coll, int
 	return tpp_nvls_scale(m, t->nvls_gpus);
 }
 
+/* A tier's measured bus bandwidth for `coll` at large sizes: its figure,
+ * else its size curve's largest size, else 0. */
+static double tier_busbw_plateau(const struct tpp_tier *t, enum tpp_coll coll)
+{
+	if (t->busbw_Bps[coll] > 0)
+		return t->busbw_Bps[coll];
+	if (t->curve_n[coll] >= 2)
+		return t->curve_busbw_Bps[coll][t->curve_n[coll] - 1];
+	return 0;
+}
+
 static double tier_busbw(const struct tpp_tier *t, enum tpp_coll coll, int m,
 			 double bytes, int ring)
 {
@@ -754,8 +765,18 @@ static double tier_busbw(const struct tpp_tier *t, enum tpp_coll coll, int m,
 			bw = tpp_tier_busbw_at(t, TPP_COLL_ALL_GATHER, bytes);
 	} else {
 		bw = tpp_tier_busbw_at(t, coll, bytes);
+		/*
+		 * No figure of its own: the all-reduce's, as measured at its
+		 * plateau, not its size curve read at this size.  The curve
+		 * is end to end: at mid sizes it carries the all-reduce's
+		 * 2 (n - 1) hops of latency (8 x A100 at 4 MiB: 60 GB/s
+		 * against 234.9), which a send / all-to-all does not take and
+		 * flat_time adds for its own steps on top.  (All-gather and
+		 * reduce-scatter read that curve end to end instead: the
+		 * same ring, curve_of.)
+		 */
 		if (bw <= 0 && coll != TPP_COLL_ALL_REDUCE && !t->nvls)
-			bw = tpp_tier_busbw_at(t, TPP_COLL_ALL_REDUCE, bytes);
+			bw = tier_busbw_plateau(t, TPP_COLL_ALL_REDUCE);
 		/* a measured NVLS figure, for a group of another size
 		 * than the one it was measured over */
 		if (bw > 0 && !ring)

@@ -1269,6 +1269,44 @@ static void test_nvls_latency(void)
 }
 
 /*
+ * A send or an all-to-all on a tier with only an all-reduce figure and its
+ * size curve (dgx-a100's NVLink: 234.9 GB/s at 16 GiB, 60 GB/s read off
+ * the curve at 4 MiB, 18 at 1 MiB) takes the figure: the curve's mid
+ * sizes are the all-reduce's 14 hops of latency, which a send does not
+ * take, and its own hop is added on top.  Reading the curve there priced a
+ * 4 MiB pipeline send inside a node at 85.7 us against 33.8 (review,
+ * 2026-12-07).  Below the hop model's latency nothing goes faster than
+ * the figure, and an all-gather still reads the curve end to end.
+ */
+static void test_fallback_figure(void)
+{
+	static const double sizes[] = {4096, 1 << 20, 4.0 * (1 << 20), 64.0 * (1 << 20), 1e9};
+	struct tpp_cluster a;
+	const struct tpp_tier *nv;
+	size_t i;
+
+	load_cluster("dgx-a100", 8, &a);
+	nv = &a.tiers[0];
+	CHECK(nv->curve_n[TPP_COLL_ALL_REDUCE] >= 2 && nv->curve_n[TPP_COLL_SEND_RECV] == 0 &&
+	      nv->busbw_Bps[TPP_COLL_SEND_RECV] <= 0 && !nv->nvls);
+	CHECK_REL(nv->busbw_Bps[TPP_COLL_ALL_REDUCE], 234.9e9, 1e-12);
+	for (i = 0; i < TPP_ARRAY_LEN(sizes); i++) {
+		double S = sizes[i];
+		CHECK_REL(tpp_coll_time(&a, TPP_COLL_SEND_RECV, S, 2, 1),
+			  BASE_LAT_S + nv->latency_s + S / 234.9e9, 1e-12);
+		CHECK_REL(tpp_coll_time(&a, TPP_COLL_ALL_TO_ALL, S, 8, 1),
+			  BASE_LAT_S + 7 * nv->latency_s + S * 7 / 8 / 234.9e9, 1e-12);
+		/* the ring collectives keep the curve, end to end (inside
+		 * it: below, each rises from its own hops' latency) */
+		if (S >= nv->curve_bytes[TPP_COLL_ALL_REDUCE][0])
+			CHECK_REL(tpp_coll_time(&a, TPP_COLL_ALL_GATHER, S, 8, 1) * 2,
+				  tpp_coll_time(&a, TPP_COLL_ALL_REDUCE, S, 8, 1), 1e-12);
+	}
+	/* 4 MiB: 33.8 us, not the 85.7 of the curve plus a hop */
+	CHECK(tpp_coll_time(&a, TPP_COLL_SEND_RECV, 4.0 * (1 << 20), 2, 1) < 35e-6);
+}
+
+/*
  * An NVLS all-reduce of another GPU count than its figure was measured
  * over (measured.nvls_gpus): algbw = B_wire m/(m+1) barely moves with m,
  * so busbw = algbw 2(m-1)/m does (calibration.md 3.3).  From 8 x H200's
@@ -2622,6 +2660,7 @@ int main(int argc, char **argv)
 	test_nvls_small_groups();
 	test_straddle_domains();
 	test_straddle_memo();
+	test_fallback_figure();
 	test_nvls_latency();
 	test_nvls_group_size();
 	test_ib_default_eff();
