@@ -1012,9 +1012,14 @@ double tpp_coll_time(const struct tpp_cluster *c, enum tpp_coll coll,
 	 * through the outer links of the members on the thinner side, one
 	 * GPU's (TP = 3: GPUs 6, 7 | 8) at the outer tier's per-GPU rate, g
 	 * GPUs' as a flat ring with g members per domain (GPUs 64-71 | 72-95
-	 * of a group of 32 on NVL72: g = 8).
+	 * of a group of 32 on NVL72: g = 8).  So do blocks that tile them
+	 * with a stride under the span that does not divide it: 9 GPUs 16
+	 * apart fill two racks of 72 as 5 | 4, not 3 | 3 | 3 (and 8 GPUs 3
+	 * apart three nodes of 8 as 3 | 3 | 2).
 	 */
-	if (inner->span_gpus > 0 && ((long long)n * stride) % inner->span_gpus) {
+	if (inner->span_gpus > 0 &&
+	    (((long long)n * stride) % inner->span_gpus ||
+	     (stride < inner->span_gpus && inner->span_gpus % stride))) {
 		int g, kd;
 		straddle_min(n, stride, inner->span_gpus, tpp_cluster_gpus(c), &g, &kd);
 		if (g <= 1)

@@ -1405,6 +1405,12 @@ static void test_straddle_domains(void)
 	bw = fmin(7 * eff_bw(ib), nv->busbw_Bps[TPP_COLL_REDUCE_SCATTER]);
 	expect = BASE_LAT_S + 14 * nv->latency_s + 1 * ib->latency_s + S * 15.0 / 16 / bw;
 	CHECK_REL(tpp_coll_time(&c, TPP_COLL_REDUCE_SCATTER, S, 16, 8), expect, 1e-12);
+	/* 9 of stride 16 on 144 tile the two racks but split 5 | 4 (GPUs
+	 * 0-64 | 80-128, or 8-56 | 72-136): 4 members' NICs, two crossings;
+	 * priced as 3 | 3 | 3 over three racks before (review, 2026-12-07) */
+	bw = fmin(4 * eff_bw(ib), nv->busbw_Bps[TPP_COLL_REDUCE_SCATTER]);
+	expect = BASE_LAT_S + 14 * nv->latency_s + 2 * ib->latency_s + S * 2.0 * 8 / 9 / bw;
+	CHECK_REL(tpp_coll_time(&c, TPP_COLL_ALL_REDUCE, S, 9, 16), expect, 1e-12);
 	/* 64 of stride 8 on 576: one member alone in rack 7, one GPU's NIC */
 	load_cluster("gb200-nvl72", 576, &c);
 	expect = BASE_LAT_S + 126 * ib->latency_s + S * 2.0 * 63 / 64 / eff_bw(ib);
