@@ -678,6 +678,17 @@ static double ring_steps(enum tpp_coll coll, int n)
 	}
 }
 
+/*
+ * Wire efficiency of an NVLS all-reduce on a tier that has NVLS and no
+ * measured all-reduce figure: B_wire = busbw (n+1) / (2 (n-1)) over the
+ * datasheet rate, for the parts measured on 8 GPUs (calibration.md 7.1,
+ * the preset files' figures): H100 480 -> 0.686, H200 482.3 -> 0.689,
+ * B200 838 -> 0.599 of 450 / 450 / 900 GB/s; their median.  (A ring
+ * gets 0.76-0.82, TPP_DEFAULT_LINK_EFF; GB200's 850 on an NVL72 is left
+ * out: its slide does not say over how many GPUs.)
+ */
+#define TPP_DEFAULT_NVLS_EFF 0.686
+
 /* NCCL base latency of a ring collective, LL128 protocol (tuning.cc,
  * calibration.md 2.3): 14.0 us, the protocol of the per-hop latencies
  * the presets give (Ring/LL128: NVLink 1.9 us, network 4.0 us); NCCL
@@ -860,12 +871,16 @@ static double flat_time(const struct tpp_tier *t, enum tpp_coll coll,
 	 * tier has it and no measured all-reduce figure (a measured busbw
 	 * already includes it): each GPU sends its data once and receives the
 	 * result once, algbw = B_wire n/(n+1) (calibration.md 1.6, 3.3), and a
-	 * constant number of steps.  NCCL uses NVLS from 5 GPUs up.
+	 * constant number of steps.  NCCL uses NVLS from 5 GPUs up.  On
+	 * NVLink, B_wire is the datasheet rate times TPP_DEFAULT_NVLS_EFF,
+	 * what the measured NVLS parts get, not a ring's 0.8.
 	 */
 	if (coll == TPP_COLL_ALL_REDUCE && (t->nvls || t->sharp) && n >= TPP_NVLS_MIN_GPUS &&
-	    t->busbw_Bps[coll] <= 0)
+	    t->busbw_Bps[coll] <= 0) {
+		double wire = t->nvls ? t->bw_Bps * TPP_DEFAULT_NVLS_EFF : busbw;
 		return TPP_COLL_BASE_LAT_S + 2 * t->latency_s +
-		       bytes * (n + 1.0) / n / busbw;
+		       bytes * (n + 1.0) / n / wire;
+	}
 	return alpha + bytes * f / busbw;
 }
 

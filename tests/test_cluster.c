@@ -168,8 +168,9 @@ static void test_other_presets(void)
 	CHECK_REL(c.tiers[0].bw_Bps, 900e9, 1e-12);
 
 	/* dgx-b300 (calibration.md s6; ml-engineering @0359db89): sustained
-	 * (MSMF) GEMM figures, no shape, no measured busbw; 8 x XDR 800 Gb/s
-	 * per node = 100 GB/s per GPU */
+	 * (MSMF) GEMM figures, no shape; 8 x B200's NVLink5 busbw (the same
+	 * fabric), none on the network; 8 x XDR 800 Gb/s per node = 100 GB/s
+	 * per GPU */
 	CHECK(load("dgx-b300", &c) == TPP_OK);
 	CHECK_REL(c.gpu.peak_flops[TPP_PREC_FP8], 4500e12, 1e-12);
 	CHECK_REL(c.gpu.gemm_flops[TPP_PREC_BF16], 1519e12, 1e-12);
@@ -177,7 +178,10 @@ static void test_other_presets(void)
 	CHECK(c.gpu.gemm_burst_flops[TPP_PREC_BF16] == 0);
 	CHECK(c.gpu.gemm_shape[TPP_PREC_BF16][0] == 0);
 	CHECK_REL(c.gpu.hbm_bytes, 288e9, 1e-12);
-	CHECK(c.tiers[0].nvls && c.tiers[0].busbw_Bps[TPP_COLL_ALL_REDUCE] <= 0);
+	CHECK(c.tiers[0].nvls && c.tiers[0].nvls_gpus == 8);
+	CHECK_REL(c.tiers[0].busbw_Bps[TPP_COLL_ALL_REDUCE], 838.0e9, 1e-12);
+	CHECK_REL(c.tiers[0].busbw_Bps[TPP_COLL_REDUCE_SCATTER], 682.2e9, 1e-12);
+	CHECK(c.tiers[1].busbw_Bps[TPP_COLL_ALL_REDUCE] <= 0);
 	CHECK_REL(c.tiers[1].bw_Bps, 100e9, 1e-12);
 	CHECK(c.tiers[1].kind == TPP_TIER_INFINIBAND && !c.tiers[1].unverified[0]);
 
