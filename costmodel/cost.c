@@ -59,7 +59,7 @@ const char tpp_cost_flops_doc[] =
 	"model FLOPs = tokens * (6 * N_matmul + 12 * L * q_dim * s) "
 	"(PaLM App. B / SC21 Eq. 3 without recompute; attention counted "
 	"non-causal; N_matmul includes the LM head, not the embedding lookup); "
-	"hardware FLOPs add what recomputation executes";
+	"hardware FLOPs add what recomputation executes, counted alike";
 
 double tpp_time_part(const struct tpp_time_breakdown *t, int i)
 {
@@ -628,12 +628,12 @@ static void flash_rate(double seq, double *fwd, double *bwd)
  *            statistics, 5 GEMMs = 2.5x the forward's FLOPs (Dao 2023,
  *            FlashAttention-2 sec. 3.1; flash-attention
  *            benchmarks/benchmark_flash_attention.py counts bwd = 2.5 fwd).
- *            HBM traffic (Q, K, V, O once, their gradients once) bounds
- *            it from below.
+ *            HBM traffic (Q, K, V, O once, their gradients once; K and
+ *            V over the K/V heads, fewer under GQA) bounds it from below.
  */
 void tpp_attn_core_time(const struct tpp_gpu *g, enum tpp_prec p,
-			enum tpp_attn attn, double bh, double sq, double sk,
-			double dh, double *fwd_s, double *bwd_s)
+			enum tpp_attn attn, double bh, double bkv, double sq,
+			double sk, double dh, double *fwd_s, double *bwd_s)
 {
 	enum tpp_prec p16 = prec16(g, p);
 	double ef, eb, flops, rate, io;
@@ -647,7 +647,8 @@ void tpp_attn_core_time(const struct tpp_gpu *g, enum tpp_prec p,
 	flash_rate(sq, &ef, &eb);
 	flops = 0.5 * 4.0 * sq * sk * dh * bh;
 	rate = peak_flops(g, p16) * gemm_ceiling(g, p16);
-	io = (2.0 * sq + 2.0 * sk) * dh * bh * 2.0; /* Q, O and K, V, 16-bit */
+	/* Q, O over the query heads and K, V over the K/V heads, 16-bit */
+	io = (2.0 * sq * bh + 2.0 * sk * bkv) * dh * 2.0;
 	*fwd_s = fmax(flops / (rate * ef), mem_time(g, io));
 	*bwd_s = fmax(2.5 * flops / (rate * eb), mem_time(g, 2.0 * io));
 }
@@ -1259,7 +1260,6 @@ static void layer_cost(const struct tpp_model *m, const struct tpp_cluster *c,
 	double heads_local = m->heads / t;
 	double up_n = (m->mlp == TPP_MLP_SWIGLU ? 2.0 : 1.0) * f / t;
 	double rep = l->sp ? 1.0 / t : 1.0; /* replicated part, split by SP */
-	double causal = o->attn == TPP_ATTN_FLASH ? 0.5 : 1.0;
 	double gemm_f, gemm_b, gemm_w, attn_f, attn_b, ew_f, ew_attn_f, fp8_f, fp8_b;
 	double lin_w[4], dims[4][2];
 	double tp_one;
@@ -1282,7 +1282,8 @@ static void layer_cost(const struct tpp_model *m, const struct tpp_cluster *c,
 		}
 	}
 	/* Core attention; keys span the whole sequence under CP. */
-	tpp_attn_core_time(g, p, o->attn, b * heads_local, sl, s, dh, &attn_f, &attn_b);
+	tpp_attn_core_time(g, p, o->attn, b * heads_local, b * m->kv_heads / t, sl, s, dh,
+			   &attn_f, &attn_b);
 
 	/*
 	 * Element-wise HBM traffic, forward (bytes; 16-bit activations).
@@ -1332,8 +1333,11 @@ static void layer_cost(const struct tpp_model *m, const struct tpp_cluster *c,
 	lc->bwd_w_s = gemm_w;
 	lc->bwd_s = lc->bwd_in_s + lc->bwd_w_s;
 
+	/* in the model FLOPs' convention (attention non-causal, as
+	 * tpp_cost_flops_doc), so that hardware FLOPs are the model's plus
+	 * the recomputation counted alike, whatever the kernel skips */
 	lc->flops_fwd = 2.0 * T * h * ((qd + 2 * kvd) / t + qd / t + up_n + f / t) +
-			causal * 4.0 * T * s * dh * heads_local;
+			4.0 * T * s * dh * heads_local;
 
 	/* Tensor-parallel collectives (costmodel.md 2.1, 2.2): forward 2
 	 * all-reduces of b*s*h (or 2 all-gathers + 2 reduce-scatters with
@@ -1390,7 +1394,7 @@ static void layer_cost(const struct tpp_model *m, const struct tpp_cluster *c,
 		break;
 	case TPP_RECOMPUTE_SELECTIVE:
 		lc->recomp_s = attn_f + mem_time(g, ew_attn_f);
-		lc->flops_recomp = causal * 4.0 * T * s * dh * heads_local;
+		lc->flops_recomp = 4.0 * T * s * dh * heads_local;
 		break;
 	default:
 		lc->recomp_s = 0;

@@ -433,11 +433,13 @@ double tpp_nvls_scale(int m, int g);
 #define TPP_NVLS_MIN_BYTES (2.0 * 1024 * 1024)
 
 /* Forward and backward time (s) of core attention (QK^T, softmax, AV) for
- * bh (sequence, head) pairs of sq queries, sk keys, head dimension dh, with
- * attention kernel `attn` (cost.c documents the model and its check). */
+ * bh (sequence, query head) pairs of sq queries, sk keys, head dimension
+ * dh, whose K and V have bkv (sequence, K/V head) pairs (bh without GQA),
+ * with attention kernel `attn` (cost.c documents the model and its
+ * check). */
 void tpp_attn_core_time(const struct tpp_gpu *g, enum tpp_prec p,
-			enum tpp_attn attn, double bh, double sq, double sk,
-			double dh, double *fwd_s, double *bwd_s);
+			enum tpp_attn attn, double bh, double bkv, double sq,
+			double sk, double dh, double *fwd_s, double *bwd_s);
 
 /*
  * GEMM ceiling, as a fraction of the datasheet peak, where the cluster

@@ -1749,36 +1749,51 @@ static void test_attention_core(void)
 	sus = 755.0 / 794.5;
 
 	s = 8192;
-	tpp_attn_core_time(&c.gpu, TPP_PREC_BF16, TPP_ATTN_FLASH, heads, s, s, dh, &ff, &fb);
+	tpp_attn_core_time(&c.gpu, TPP_PREC_BF16, TPP_ATTN_FLASH, heads, heads, s, s, dh, &ff, &fb);
 	flops_f = 4.0 * s * s * dh * heads / 2;
 	CHECK_REL(flops_f / ff, sus * 529e12, 1e-9);
 	CHECK_REL(2.5 * flops_f / fb, sus * 518e12, 1e-9);
 	s = 2048;
-	tpp_attn_core_time(&c.gpu, TPP_PREC_BF16, TPP_ATTN_FLASH, heads, s, s, dh, &ff, &fb);
+	tpp_attn_core_time(&c.gpu, TPP_PREC_BF16, TPP_ATTN_FLASH, heads, heads, s, s, dh, &ff, &fb);
 	flops_f = 4.0 * s * s * dh * heads / 2;
 	CHECK_REL(flops_f / ff, sus * 484e12, 1e-9);
 	CHECK_REL(2.5 * flops_f / fb, sus * 465e12, 1e-9);
 	s = 2048 * 1.4142135623730951; /* halfway to 4096 in log2 */
-	tpp_attn_core_time(&c.gpu, TPP_PREC_BF16, TPP_ATTN_FLASH, heads, s, s, dh, &ff, &fb);
+	tpp_attn_core_time(&c.gpu, TPP_PREC_BF16, TPP_ATTN_FLASH, heads, heads, s, s, dh, &ff, &fb);
 	flops_f = 4.0 * s * s * dh * heads / 2;
 	CHECK_REL(flops_f / ff, sus * (0.5 * (484e12 + 518e12)), 1e-9);
 	/* beyond the table: its last rate */
 	s = 65536;
-	tpp_attn_core_time(&c.gpu, TPP_PREC_BF16, TPP_ATTN_FLASH, heads, s, s, dh, &ff, &fb);
+	tpp_attn_core_time(&c.gpu, TPP_PREC_BF16, TPP_ATTN_FLASH, heads, heads, s, s, dh, &ff, &fb);
 	CHECK_REL(4.0 * s * s * dh * heads / 2 / ff, sus * 539e12, 1e-9);
 
 	/* unfused: the full score matrix as two batched GEMMs, backward 2x */
 	s = 2048;
-	tpp_attn_core_time(&c.gpu, TPP_PREC_BF16, TPP_ATTN_UNFUSED, heads, s, s, dh, &uf, &ub);
+	tpp_attn_core_time(&c.gpu, TPP_PREC_BF16, TPP_ATTN_UNFUSED, heads, heads, s, s, dh, &uf, &ub);
 	CHECK_REL(ub, 2.0 * uf, 1e-12);
 	CHECK(uf >= 4.0 * s * s * dh * heads / (c.gpu.peak_flops[TPP_PREC_BF16] *
 						 (c.gpu.gemm_flops[TPP_PREC_BF16] /
 						  c.gpu.peak_flops[TPP_PREC_BF16])));
+	/* GQA (4 K/V heads for 16 query heads) reads a quarter of K and V:
+	 * where the traffic bounds the kernel (short sequences) it is
+	 * faster, where the FLOPs do (2k) the same */
+	{
+		double gf, gb;
+		s = 128;
+		tpp_attn_core_time(&c.gpu, TPP_PREC_BF16, TPP_ATTN_FLASH, heads, heads, s, s, dh, &ff, &fb);
+		tpp_attn_core_time(&c.gpu, TPP_PREC_BF16, TPP_ATTN_FLASH, heads, heads / 4, s, s, dh, &gf, &gb);
+		CHECK(gf < ff && gb < fb);
+		s = 2048;
+		tpp_attn_core_time(&c.gpu, TPP_PREC_BF16, TPP_ATTN_FLASH, heads, heads, s, s, dh, &ff, &fb);
+		tpp_attn_core_time(&c.gpu, TPP_PREC_BF16, TPP_ATTN_FLASH, heads, heads / 4, s, s, dh, &gf, &gb);
+		CHECK_REL(gf, ff, 1e-12);
+		CHECK_REL(gb, fb, 1e-12);
+	}
 	/* fp8 recipes keep attention in bf16 */
 	{
 		double f8, b8;
-		tpp_attn_core_time(&c.gpu, TPP_PREC_FP8, TPP_ATTN_FLASH, heads, s, s, dh, &f8, &b8);
-		tpp_attn_core_time(&c.gpu, TPP_PREC_BF16, TPP_ATTN_FLASH, heads, s, s, dh, &ff, &fb);
+		tpp_attn_core_time(&c.gpu, TPP_PREC_FP8, TPP_ATTN_FLASH, heads, heads, s, s, dh, &f8, &b8);
+		tpp_attn_core_time(&c.gpu, TPP_PREC_BF16, TPP_ATTN_FLASH, heads, heads, s, s, dh, &ff, &fb);
 		CHECK_REL(f8, ff, 1e-12);
 		CHECK_REL(b8, fb, 1e-12);
 	}
