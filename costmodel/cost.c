@@ -2417,8 +2417,9 @@ static void mem_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 	}
 	/* gathered 16-bit parameters of two units, the one computing and
 	 * the one prefetched: layers (FSDP), or a layer's largest Linear
-	 * weights (DeepSpeed, o->zero3_module_gather) */
-	if (tpp_zero_per_microbatch(l))
+	 * weights (DeepSpeed, o->zero3_module_gather); none with one
+	 * data-parallel rank, which holds every parameter already */
+	if (tpp_zero_per_microbatch(l) && (long long)l->dp * l->cp > 1)
 		mem->weights_bytes += 2.0 * zero3_unit_params(m, o, l) * 2.0;
 	mem->reserve_bytes = o->mem_reserve_bytes;
 	mem->total_bytes = mem->weights_bytes + mem->grads_bytes +
