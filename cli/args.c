@@ -16,15 +16,17 @@
 #include "tpp_yaml.h"
 
 void tpp_cli_print_opts(FILE *f, const struct tpp_optdoc *d, size_t n,
-			int width, int short_val)
+			int width, const char *shorts)
 {
 	size_t i;
 	for (i = 0; i < n; i++) {
 		char left[64], sh[8] = "";
+		int v = d[i].opt.val;
 		if (!d[i].help)
 			continue;
-		if (short_val && d[i].opt.val == short_val)
-			snprintf(sh, sizeof(sh), "-%c, ", short_val);
+		/* the short form getopt takes for it, if any */
+		if (v > ' ' && v < 127 && v != ':' && strchr(shorts, v))
+			snprintf(sh, sizeof(sh), "-%c, ", v);
 		snprintf(left, sizeof(left), "%s--%s%s%s", sh, d[i].opt.name,
 			 d[i].arg ? " " : "", d[i].arg ? d[i].arg : "");
 		fprintf(f, "  %-*s %s\n", width, left, d[i].help);

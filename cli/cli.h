@@ -120,7 +120,7 @@ int tpp_cli_problem_search(const struct tpp_cli_problem *p,
  * `width`, then the help; `short_val` (0: none) is the option also given
  * as "-x", shown as "-x, --name". */
 void tpp_cli_print_opts(FILE *f, const struct tpp_optdoc *d, size_t n,
-			int width, int short_val);
+			int width, const char *shorts);
 /* getopt_long's table from ours (n + 1 entries, zero-terminated). */
 void tpp_cli_long_opts(const struct tpp_optdoc *d, size_t n, struct option *lo);
 /* For getopt's ':' (missing value) and '?' (unknown option) results:

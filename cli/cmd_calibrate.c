@@ -60,6 +60,9 @@ static const struct tpp_optdoc opts[] = {
 	{{"help", no_argument, 0, O_HELP}, NULL, "this help"},
 };
 
+/* getopt's short options (the help shows them beside the long ones) */
+static const char shortopts[] = ":o:h";
+
 static void calibrate_usage(FILE *f)
 {
 	fprintf(f,
@@ -69,7 +72,7 @@ static void calibrate_usage(FILE *f)
 		"ranks and one-rank-per-node rails across nodes, tier 1) and GEMMs, fits\n"
 		"t = alpha + bytes * factor(n) / busbw per table and writes a calibration\n"
 		"file (schema tpplan.calibration/v1) that --cluster files can name.\n\n");
-	tpp_cli_print_opts(f, opts, TPP_ARRAY_LEN(opts), 24, 0);
+	tpp_cli_print_opts(f, opts, TPP_ARRAY_LEN(opts), 24, shortopts);
 	fprintf(f, "\nexit codes: 0 ok, 1 a correctness check failed, 2 usage, 3 input error,\n"
 		   "4 backend or system error (including a --timeout abort)\n");
 }
@@ -475,7 +478,7 @@ int tpp_cmd_calibrate(int argc, char **argv)
 	tpp_cli_long_opts(opts, TPP_ARRAY_LEN(opts), lo);
 	optind = 1;
 	opterr = 0;
-	while ((ch = tpp_cli_getopt(argc, argv, ":o:h", lo)) != -1) {
+	while ((ch = tpp_cli_getopt(argc, argv, shortopts, lo)) != -1) {
 		rc = TPP_OK;
 		switch (ch) {
 		case O_OUT: rc = tpp_cli_once("calibrate: ", "--out", "", &out, optarg); break;

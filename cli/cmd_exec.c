@@ -60,6 +60,9 @@ static const struct tpp_optdoc opts[] = {
 	{{"help", no_argument, 0, O_HELP}, NULL, "this help"},
 };
 
+/* getopt's short options (the help shows them beside the long ones) */
+static const char shortopts[] = ":h";
+
 static void exec_usage(FILE *f)
 {
 	fprintf(f,
@@ -72,7 +75,7 @@ static void exec_usage(FILE *f)
 		"model's prediction.  N must equal tp*pp*dp.  With --plan the layout, the\n"
 		"model and the cluster are the plan's; --model, --cluster and --calibration\n"
 		"given as well win over them.\n\n");
-	tpp_cli_print_opts(f, opts, TPP_ARRAY_LEN(opts), 24, 0);
+	tpp_cli_print_opts(f, opts, TPP_ARRAY_LEN(opts), 24, shortopts);
 	fprintf(f, "\nexit codes: 0 ok, 1 the numerics check failed, 2 usage, 3 input error,\n"
 		   "4 backend or system error (including a --timeout abort); a rank that dies\n"
 		   "ends the run with the status mpiexec gives for it (its exit code, or 128 +\n"
@@ -281,7 +284,7 @@ int tpp_cmd_exec(int argc, char **argv)
 	tpp_cli_long_opts(opts, TPP_ARRAY_LEN(opts), lo);
 	optind = 1;
 	opterr = 0;
-	while ((ch = tpp_cli_getopt(argc, argv, ":h", lo)) != -1) {
+	while ((ch = tpp_cli_getopt(argc, argv, shortopts, lo)) != -1) {
 		rc = TPP_OK;
 		switch (ch) {
 		case O_MODEL: rc = tpp_cli_once("exec: ", "--model", "", &model_arg, optarg); break;

@@ -18,7 +18,7 @@ enum {
 
 static const struct tpp_optdoc opts[] = {
 	TPP_CLI_PROBLEM_OPTDOCS,
-	{{"top", required_argument, 0, TPP_O_TOP}, "K", "show the K best layouts (default 5)"},
+	{{"top", required_argument, 0, TPP_O_TOP}, "K", "show the K best layouts (default 5, at most 64)"},
 	{{"json", no_argument, 0, O_JSON}, NULL, "print the plan as JSON (schema tpplan.plan/v1)"},
 	TPP_CLI_MODEL_OPTDOCS,
 	{{"time-limit", required_argument, 0, TPP_O_TIME_LIMIT}, "S", "stop a search that runs longer than S seconds, with an error (default 60; 0 = none)"},
@@ -27,10 +27,15 @@ static const struct tpp_optdoc opts[] = {
 	{{"help", no_argument, 0, O_HELP}, NULL, "this help"},
 };
 
+_Static_assert(TPP_TOP_MAX == 64, "--top's help says at most 64");
+
+/* getopt's short options (the help shows them beside the long ones) */
+static const char shortopts[] = ":m:c:h";
+
 static void plan_usage(FILE *f)
 {
 	fprintf(f, "usage: tpplan [plan] --model NAME|FILE --cluster NAME|FILE [options]\n\n");
-	tpp_cli_print_opts(f, opts, TPP_ARRAY_LEN(opts), 26, 0);
+	tpp_cli_print_opts(f, opts, TPP_ARRAY_LEN(opts), 26, shortopts);
 	fprintf(f, "\nexit codes: 0 ok, 1 no feasible layout (or the search ran past --time-limit), 2 usage,\n3 input error, 4 system error\n");
 }
 
@@ -59,7 +64,7 @@ int tpp_cmd_plan(int argc, char **argv)
 	tpp_cli_long_opts(opts, TPP_ARRAY_LEN(opts), lo);
 	optind = 1;
 	opterr = 0;
-	while ((ch = tpp_cli_getopt(argc, argv, ":m:c:h", lo)) != -1) {
+	while ((ch = tpp_cli_getopt(argc, argv, shortopts, lo)) != -1) {
 		rc = TPP_OK;
 		switch (ch) {
 		case O_JSON: json = 1; break;

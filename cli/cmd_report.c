@@ -18,7 +18,7 @@ enum {
 
 static const struct tpp_optdoc opts[] = {
 	TPP_CLI_PROBLEM_OPTDOCS,
-	{{"top", required_argument, 0, TPP_O_TOP}, "K", "report the K best layouts (default 5)"},
+	{{"top", required_argument, 0, TPP_O_TOP}, "K", "report the K best layouts (default 5, at most 64)"},
 	TPP_CLI_MODEL_OPTDOCS,
 	{{"calibration", required_argument, 0, TPP_O_CALIBRATION}, "FILE", "use (and plot) the figures measured by `tpplan calibrate`"},
 	{{"time-limit", required_argument, 0, TPP_O_TIME_LIMIT}, "S", "stop each search (the plan, every scaling and bandwidth point) that runs longer than S seconds (default 60; 0 = none): the plan's is an error, a point's is reported as stopped"},
@@ -27,6 +27,11 @@ static const struct tpp_optdoc opts[] = {
 	{{"no-plots", no_argument, 0, O_NO_PLOTS}, NULL, "tables only: do not run gnuplot"},
 	{{"help", no_argument, 0, O_HELP}, NULL, "this help"},
 };
+
+_Static_assert(TPP_TOP_MAX == 64, "--top's help says at most 64");
+
+/* getopt's short options (the help shows them beside the long ones) */
+static const char shortopts[] = ":m:c:o:h";
 
 static void report_usage(FILE *f)
 {
@@ -42,7 +47,7 @@ static void report_usage(FILE *f)
 		"problem, cost-model and search options are those of `tpplan plan`\n"
 		"and hold for every search the report runs (--layout's dp only for the\n"
 		"requested GPU count).\n\n");
-	tpp_cli_print_opts(f, opts, TPP_ARRAY_LEN(opts), 26, O_OUT);
+	tpp_cli_print_opts(f, opts, TPP_ARRAY_LEN(opts), 26, shortopts);
 	fprintf(f, "\nexit codes: 0 ok, 1 no feasible layout (the report explains it) or the\n"
 		"plan's search ran past --time-limit, 2 usage, 3 input error, 4 system\n"
 		"error (e.g. DIR cannot be written)\n");
@@ -171,7 +176,7 @@ int tpp_cmd_report(int argc, char **argv)
 	tpp_cli_long_opts(opts, TPP_ARRAY_LEN(opts), lo);
 	optind = 1;
 	opterr = 0;
-	while ((ch = tpp_cli_getopt(argc, argv, ":m:c:o:h", lo)) != -1) {
+	while ((ch = tpp_cli_getopt(argc, argv, shortopts, lo)) != -1) {
 		rc = TPP_OK;
 		switch (ch) {
 		case O_OUT: rc = tpp_cli_once("report: ", "--out", "", &out_dir, optarg); break;

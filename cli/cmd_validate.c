@@ -157,6 +157,9 @@ static const struct tpp_optdoc opts[] = {
 	{{"help", no_argument, 0, O_HELP}, NULL, "this help"},
 };
 
+/* getopt's short options (the help shows them beside the long ones) */
+static const char shortopts[] = ":h";
+
 static void validate_usage(FILE *f)
 {
 	fprintf(f, "usage: tpplan validate FILE [--json] [--attention unfused|flash]\n"
@@ -189,7 +192,7 @@ static void validate_usage(FILE *f)
 		   "(so no row id may start with #).  A row that ends before the header does\n"
 		   "(trailing tabs trimmed) has the fields it leaves out blank, unless one\n"
 		   "of them is required.\n\n");
-	tpp_cli_print_opts(f, opts, TPP_ARRAY_LEN(opts), 24, O_HELP);
+	tpp_cli_print_opts(f, opts, TPP_ARRAY_LEN(opts), 24, shortopts);
 	fprintf(f, "\nexit codes: 0 ok (rows that cannot be predicted are listed and counted),\n"
 		   "1 no row could be predicted, 2 usage, 3 input error\n");
 }
@@ -717,7 +720,7 @@ int tpp_cmd_validate(int argc, char **argv)
 	tpp_cli_long_opts(opts, TPP_ARRAY_LEN(opts), lo);
 	optind = 1;
 	opterr = 0;
-	while ((ch = tpp_cli_getopt(argc, argv, ":h", lo)) != -1) {
+	while ((ch = tpp_cli_getopt(argc, argv, shortopts, lo)) != -1) {
 		int given = ch == O_ATTN ? attn_given : ch == O_STACK ? stack != STACK_AUTO : 0;
 		const char *flag = ch == O_ATTN ? "--attention" : "--stack";
 		/* as plan: a second value would silently win */

@@ -74,6 +74,16 @@ expect help 0 out "exit codes" "$BIN" --help
 has help out "2  usage error"
 has help out "3  input or configuration error"
 expect no-args 2 err "usage: tpplan" "$BIN"
+# every short form getopt takes is in the help, beside its long one, and
+# works (the help listed only the long ones)
+expect help-short-plan 0 out "  -m, --model NAME|FILE" "$BIN" plan --help
+has help-short-plan out "  -c, --cluster NAME|FILE"
+has help-short-plan out "  -h, --help"
+has help-short-plan out "--top K                    show the K best layouts (default 5, at most 64)"
+expect help-short-report 0 out "  -o, --out DIR" "$BIN" report --help
+has help-short-report out "  -m, --model NAME|FILE"
+expect help-short-calibrate 0 out "  -o, --out FILE" "$BIN" calibrate --help
+expect short-forms-plan 0 out "best layouts" "$BIN" -m 125m -c dgx-a100 --gpus 8 --top 1
 expect unknown-option 2 err "unknown option '--frobnicate'" \
 	"$BIN" --frobnicate --model 175b --cluster dgx-a100
 # an abbreviation of several options names them (getopt_long refused it
