@@ -2415,12 +2415,25 @@ static void mem_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 			mem->layer_act_bytes = act;
 		}
 	}
-	/* gathered 16-bit parameters of two units, the one computing and
+	/*
+	 * Gathered 16-bit parameters of two units, the one computing and
 	 * the one prefetched: layers (FSDP), or a layer's largest Linear
 	 * weights (DeepSpeed, o->zero3_module_gather); none with one
-	 * data-parallel rank, which holds every parameter already */
-	if (tpp_zero_per_microbatch(l) && (long long)l->dp * l->cp > 1)
-		mem->weights_bytes += 2.0 * zero3_unit_params(m, o, l) * 2.0;
+	 * data-parallel rank, which holds every parameter already.  Where
+	 * the activations peak, at the turn from the last forward to the
+	 * backward, one of the two is the LM head (Vp h / t): FSDP keeps the
+	 * output layer gathered from its forward into its backward
+	 * (TorchTitan's apply_fsdp wraps norm and output with
+	 * reshard_after_forward off under its default policy; FSDP1 does not
+	 * reshard its root, which holds them), DeepSpeed gathers it as the
+	 * backward's first module; beside it the last layer's unit,
+	 * prefetched.  So the larger of two units and a unit plus the head
+	 * (a 128k vocabulary: Llama 3 8B's head is 2.4 layers).
+	 */
+	if (tpp_zero_per_microbatch(l) && (long long)l->dp * l->cp > 1) {
+		double unit = zero3_unit_params(m, o, l);
+		mem->weights_bytes += fmax(2.0 * unit, unit + Vp * h / t) * 2.0;
+	}
 	mem->reserve_bytes = o->mem_reserve_bytes;
 	mem->total_bytes = mem->weights_bytes + mem->grads_bytes +
 			   mem->optim_bytes + mem->act_bytes + mem->other_bytes +
