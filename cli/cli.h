@@ -117,8 +117,8 @@ int tpp_cli_problem_search(const struct tpp_cli_problem *p,
 			   struct tpp_search *s);
 
 /* The options part of a subcommand's help: "  --name ARG" padded to
- * `width`, then the help; `short_val` (0: none) is the option also given
- * as "-x", shown as "-x, --name". */
+ * `width`, then the help; an option whose value is a letter of `shorts`
+ * (the command's getopt short options) is shown as "-x, --name". */
 void tpp_cli_print_opts(FILE *f, const struct tpp_optdoc *d, size_t n,
 			int width, const char *shorts);
 /* getopt_long's table from ours (n + 1 entries, zero-terminated). */

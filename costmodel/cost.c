@@ -2421,7 +2421,7 @@ static void mem_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 	 * weights (DeepSpeed, o->zero3_module_gather); none with one
 	 * data-parallel rank, which holds every parameter already.  Where
 	 * the activations peak, at the turn from the last forward to the
-	 * backward, one of the two is the LM head (Vp h / t): FSDP keeps the
+	 * backward, one of the two is the LM head (rpx.emb): FSDP keeps the
 	 * output layer gathered from its forward into its backward
 	 * (TorchTitan's apply_fsdp wraps norm and output with
 	 * reshard_after_forward off under its default policy; FSDP1 does not
@@ -2432,7 +2432,7 @@ static void mem_eval(const struct tpp_model *m, const struct tpp_cluster *c,
 	 */
 	if (tpp_zero_per_microbatch(l) && (long long)l->dp * l->cp > 1) {
 		double unit = zero3_unit_params(m, o, l);
-		mem->weights_bytes += fmax(2.0 * unit, unit + Vp * h / t) * 2.0;
+		mem->weights_bytes += fmax(2.0 * unit, unit + rpx.emb) * 2.0;
 	}
 	mem->reserve_bytes = o->mem_reserve_bytes;
 	mem->total_bytes = mem->weights_bytes + mem->grads_bytes +

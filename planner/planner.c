@@ -451,16 +451,17 @@ static void enumerate_inner(struct ctx *x, struct tpp_layout *l)
 						for (zero = 0; zero <= 3; zero++) {
 							if (!in(s->zero, zero))
 								continue;
+							l->zero = zero;
 							/* nothing to shard with one data-parallel
-							 * rank -- but under fp8 the distributed
+							 * rank -- but where the distributed
 							 * optimizer (ZeRO-1) keeps fp8 primary
 							 * weights (tpp_fp8_params), half the
 							 * weight memory of ZeRO-0's 16-bit ones,
-							 * which can fit a faster layout (13B on 8
+							 * it can fit a faster layout (13B on 8
 							 * L40S: pp 8 with one layer recomputed,
 							 * 2.8 % faster than the best without) */
 							if (zero > 0 && l->dp * l->cp == 1 && s->zero == TPP_FREE &&
-							    !(zero == 1 && x->o->prec == TPP_PREC_FP8))
+							    (zero > 1 || !tpp_fp8_params(x->o, l)))
 								continue;
 							/* ZeRO-2/3 under pipelining
 							 * (tpp_zero_pipelined, FSDP2 that
@@ -483,7 +484,6 @@ static void enumerate_inner(struct ctx *x, struct tpp_layout *l)
 							 * kept, to be rejected as invalid */
 							l->recompute_layers = s->recompute_layers != TPP_FREE
 									      ? s->recompute_layers : 0;
-							l->zero = zero;
 							if (outer == TPP_INV_NONE) {
 								consider(x, l);
 							} else if (!x->timed_out &&
